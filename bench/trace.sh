@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Trace-module figures for issue 3: `bench_trace` (ingest + every analysis) beside Python's
+# `json.load` on the same file in the same run, on the decompressed 94 MB PyTorch 2.14 trace and on a
+# generated 1 GB trace: wall and CPU seconds, MB/s, peak RSS, and the speedup on CPU and on wall time.
+# Then a linearity line: our CPU time and peak RSS on generated 250 MB, 500 MB and 1 GB traces.
+# Large files go to $TL_BENCH_DIR (default /tmp/tl_bench), never the repository.
+#
+# The machine is shared, so each of our figures is the median of $TL_BENCH_RUNS runs (default 3; CPU
+# time is user + system of the process, which other people's work disturbs less than the wall clock);
+# json.load runs once per file (it takes ~40 s on 1 GB). `uptime` is printed with the figures.
+# usage: bench/trace.sh [BUILD_DIR]     (BUILD_DIR holds bench/bench_trace; default build)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build}
+bench=$build/bench/bench_trace
+shared=${TORCHLINT_SHARED_TRACES:-$here/../../shared/traces}
+work=${TL_BENCH_DIR:-/tmp/tl_bench}
+runs=${TL_BENCH_RUNS:-3}
+src=$shared/cpu/torch2.14.1/h_big.active30.pt.trace.json.gz
+[ -x "$bench" ] || { echo "build bench_trace first (cmake --build $build --target bench_trace)"; exit 2; }
+[ -f "$src" ] || { echo "skipped: $src not found"; exit 0; }
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package: time)"; exit 2; }
+mkdir -p "$work"
+[ -f "$work/h_big.json" ] || gzip -dc "$src" > "$work/h_big.json"
+for size in 250 500 1000; do
+  name=big_${size}mb.json
+  [ "$size" = 1000 ] && name=big_1gb.json
+  [ -f "$work/$name" ] || python3 "$here/gen_big_trace.py" "$src" "$work/$name" "$size" >&2
+done
+
+# "wall user sys maxrss_kb" of a command, from GNU time.
+measure() { { /usr/bin/time -f '%e %U %S %M' "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1; }
+# Median (by CPU) of $runs runs of bench_trace: "wall cpu rss_mb".
+ours() {
+  for _ in $(seq "$runs"); do
+    read -r w u s k < <( { /usr/bin/time -f '%e %U %S %M' "$bench" "$1" > /dev/null; } 2>&1 | tail -1)
+    python3 -c "print(f'{$w:.3f} {$u+$s:.3f} {$k/1024:.1f}')"
+  done | sort -n -k2 | sed -n "$(( (runs + 1) / 2 ))p"
+}
+mb_of() { python3 -c "import os; print(f'{os.path.getsize(\"$1\")/1e6:.1f}')"; }
+
+echo "# $(date -u '+%F %T UTC')  $(uptime | sed 's/.*load/load/')  $(nproc) CPUs"
+echo "# ours = bench_trace (read + analyse), median of $runs; json = python3 -c 'import json; json.load(open(F))'"
+printf '%-14s %7s | %7s %7s %8s %7s | %7s %7s %8s | %9s %9s\n' \
+  file MB ours_s ours_cpu MB/s_cpu rss_MB json_s json_cpu rss_MB x_cpu x_wall
+for f in "$work/h_big.json" "$work/big_1gb.json"; do
+  mb=$(mb_of "$f")
+  read -r ow oc orss < <(ours "$f")
+  read -r pw pu ps pk < <(measure python3 -c "import json; json.load(open('$f'))")
+  python3 - "$f" "$mb" "$ow" "$oc" "$orss" "$pw" "$pu" "$ps" "$pk" <<'EOF'
+import os, sys
+f, mb, ow, oc, orss, pw, pu, ps, pk = sys.argv[1], *map(float, sys.argv[2:])
+pc = pu + ps
+print(f"{os.path.basename(f):<14} {mb:7.1f} | {ow:7.3f} {oc:7.3f} {mb / oc:8.0f} {orss:7.1f} | {pw:7.2f} {pc:7.2f} "
+      f"{pk / 1024:8.0f} | {pc / oc:8.1f}x {pw / ow:8.1f}x")
+EOF
+done
+
+# Linearity: CPU seconds per GB and peak RSS as the input grows; both should stay flat per MB, and
+# the peak RSS below the file's size.
+line="linearity (ours, CPU):"
+for name in big_250mb.json big_500mb.json big_1gb.json; do
+  f=$work/$name
+  mb=$(mb_of "$f")
+  read -r _ oc orss < <(ours "$f")
+  line+=$(python3 -c "print(f'  {$mb:.0f} MB: {$oc:.2f} s ({$oc / $mb * 1000:.2f} s/GB), rss {$orss:.0f} MB ({$orss / $mb * 100:.0f}% of file)')")
+  line+=";"
+done
+echo "${line%;}"

@@ -1,0 +1,325 @@
+// `torchlint check [PATH...]`: the linter's main job, with Ruff's flags and exit codes (0 clean,
+// 1 findings, 2 usage or input error, and 2 for bad input only when no file at all could be analysed).
+// This file only wires things together: discovery, configuration and the torch pin come from
+// linter/engine, the checks from the parallel driver, the formats from linter/output.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/core.h>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "linter/cli/command.h"
+#include "linter/core/fix.h"
+#include "linter/core/fs.h"
+#include "linter/engine/config.h"
+#include "linter/engine/discovery.h"
+#include "linter/engine/driver.h"
+#include "linter/engine/torch_pin.h"
+#include "linter/output/report.h"
+
+namespace tl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CheckArgs {
+  std::vector<std::string> paths;
+  std::string stdin_filename;
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  std::string target_torch;
+  std::string config;
+  bool exit_zero = false;
+  bool fix = false;
+  bool diff = false;
+  size_t jobs = 0;
+  std::string output_format = "text";
+  std::string color = "auto";
+  int64_t min_dim = 0;
+  double max_file_size_mb = static_cast<double>(kDefaultMaxFileBytes) / 1e6;
+  bool no_respect_gitignore = false;
+  bool force_exclude = false;
+  bool quiet = false;
+};
+
+int UsageError(const std::string& message) {
+  fmt::print(stderr, "error: {}\n", message);
+  return 2;
+}
+
+bool UseColor(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+Result<std::vector<std::string>> NormalizeSelectors(const std::vector<std::string>& raw, std::string_view flag) {
+  std::vector<std::string> out;
+  for (const std::string& selector : raw) {
+    if (selector.empty()) continue;
+    auto normalized = NormalizeSelector(selector);
+    if (!normalized.ok()) return Error{fmt::format("{}: {}", flag, normalized.error().message)};
+    out.push_back(std::move(*normalized));
+  }
+  return out;
+}
+
+fs::path Absolute(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal();
+}
+
+// A path as the user would write it from here: relative below the working folder, else absolute.
+std::string ForDisplay(const fs::path& path) {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (ec) return path.string();
+  const fs::path relative = path.lexically_relative(cwd);
+  if (relative.empty() || *relative.begin() == "..") return path.string();
+  return relative.generic_string();
+}
+
+int RunCheck(const CheckArgs& args) {
+  // Flags first: every usage error is reported before any file is read.
+  const auto format = ParseOutputFormat(args.output_format);
+  if (!format) return UsageError(fmt::format("unknown --output-format `{}`; use text, json, sarif or github",
+                                             args.output_format));
+  CliOverrides cli;
+  if (!args.select.empty()) {
+    auto select = NormalizeSelectors(args.select, "--select");
+    if (!select.ok()) return UsageError(select.error().message);
+    cli.select = std::move(*select);
+  }
+  auto ignore = NormalizeSelectors(args.ignore, "--ignore");
+  if (!ignore.ok()) return UsageError(ignore.error().message);
+  cli.ignore = std::move(*ignore);
+  if (!args.target_torch.empty()) {
+    cli.target_torch = TorchVersion::Parse(args.target_torch);
+    if (!cli.target_torch) {
+      return UsageError(fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1",
+                                    args.target_torch));
+    }
+  }
+  if (args.min_dim < 0 || args.min_dim > (1 << 30)) {
+    return UsageError("--min-dim: use a positive integer such as 64");
+  }
+  if (args.min_dim > 0) cli.min_dim = static_cast<uint32_t>(args.min_dim);
+  if (!(args.max_file_size_mb > 0) || args.max_file_size_mb > 4000) {
+    return UsageError("--max-file-size: use a size in MB between 0 and 4000, such as 10");
+  }
+  const auto max_file_bytes = static_cast<uint64_t>(args.max_file_size_mb * 1e6);
+
+  std::optional<Config> forced;
+  if (!args.config.empty()) {
+    auto loaded = LoadConfigFile(args.config);
+    if (!loaded.ok()) return UsageError(loaded.error().message);
+    if (!*loaded) {
+      return UsageError(fmt::format("{}: no [tool.torchlint] table; add one or pass a torchlint.toml", args.config));
+    }
+    Config config = std::move(**loaded);
+    config.root = Absolute(config.root.empty() ? fs::path(".") : config.root);
+    forced = std::move(config);
+  }
+  ConfigResolver configs(std::move(forced));
+  TorchPinResolver pins;
+
+  std::vector<std::string> paths = args.paths;
+  if (paths.empty()) paths.push_back(".");
+  bool read_stdin = false;
+  std::vector<std::string> file_arguments;
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      read_stdin = true;
+    } else {
+      file_arguments.push_back(path);
+    }
+  }
+
+  // Discovery. A config error met while deciding exclusions stops the run: its patterns are unknown.
+  std::optional<std::string> config_error;
+  DiscoveryOptions discovery_options;
+  discovery_options.respect_gitignore = !args.no_respect_gitignore;
+  discovery_options.force_exclude = args.force_exclude;
+  discovery_options.excluded = [&](const fs::path& path, bool is_dir) {
+    auto config = configs.ForDirectory(path.parent_path());
+    if (!config.ok()) {
+      if (!config_error) config_error = config.error().message;
+      return false;
+    }
+    return (*config)->Excludes(path, is_dir);
+  };
+  DiscoveryResult discovered = DiscoverFiles(file_arguments, discovery_options);
+  if (config_error) return UsageError(*config_error);
+
+  // One task per file, each with the options its own config gives.
+  std::set<fs::path> announced_pins;
+  auto make_options = [&](const fs::path& absolute) -> Result<std::shared_ptr<const CheckOptions>> {
+    auto config = configs.ForDirectory(absolute.parent_path());
+    if (!config.ok()) return config.error();
+    auto options = std::make_shared<CheckOptions>();
+    options->selection = ResolveSelection(**config, cli, absolute);
+    RuleOptions& rule_options = options->rule_options;
+    if (cli.target_torch) {
+      rule_options.target_torch = *cli.target_torch;
+    } else if ((*config)->target_torch) {
+      rule_options.target_torch = *(*config)->target_torch;
+    } else if (auto pin = pins.ForDirectory(absolute.parent_path())) {
+      rule_options.target_torch = pin->version;
+      if (announced_pins.insert(pin->source).second) {
+        fmt::print(stderr, "note: target PyTorch {} inferred from `{}` in {}; pass --target-torch to override\n",
+                   pin->version.ToString(), pin->requirement, ForDisplay(pin->source));
+      }
+    } else {
+      rule_options.target_torch_inferred = true;
+    }
+    if (cli.min_dim) {
+      rule_options.min_dim = *cli.min_dim;
+    } else if ((*config)->min_dim) {
+      rule_options.min_dim = *(*config)->min_dim;
+    }
+    return std::shared_ptr<const CheckOptions>(std::move(options));
+  };
+
+  std::vector<FileTask> tasks;
+  if (read_stdin) {
+    auto text = ReadStdin(max_file_bytes);
+    if (!text.ok()) return UsageError(text.error().message + "; raise it with --max-file-size");
+    FileTask task;
+    task.display_path = args.stdin_filename.empty() ? "-" : args.stdin_filename;
+    task.path = Absolute(args.stdin_filename.empty() ? fs::path("stdin.py") : fs::path(args.stdin_filename));
+    task.text = std::move(*text);
+    task.write_back = false;
+    auto options = make_options(task.path);
+    if (!options.ok()) return UsageError(options.error().message);
+    task.options = std::move(*options);
+    tasks.push_back(std::move(task));
+  }
+  for (DiscoveredFile& file : discovered.files) {
+    auto options = make_options(file.path);
+    if (!options.ok()) return UsageError(options.error().message);
+    FileTask task;
+    task.display_path = std::move(file.display_path);
+    task.path = std::move(file.path);
+    task.options = std::move(*options);
+    tasks.push_back(std::move(task));
+  }
+
+  // With stdin and --fix the fixed source goes to stdout (as Ruff does), so findings go to stderr.
+  const bool fix_stdin = read_stdin && args.fix && !args.diff;
+  OutputOptions output_options;
+  output_options.out = fix_stdin ? stderr : stdout;
+  output_options.color = *format == OutputFormat::kText && UseColor(args.color);
+  output_options.tool_version = "0.1.0";
+  std::unique_ptr<Reporter> reporter = MakeReporter(*format, output_options);
+
+  size_t failed = 0;
+  for (const PathError& error : discovered.errors) {
+    fmt::print(stderr, "error: {}\n", error.message);
+    reporter->AddError(error.path, error.message);
+    ++failed;
+  }
+  if (tasks.empty() && failed == 0) {
+    fmt::print(stderr, "warning: no Python files found under the given paths\n");
+    reporter->Finish();
+    return 0;
+  }
+
+  DriverOptions driver_options;
+  driver_options.jobs = args.jobs;
+  driver_options.max_file_bytes = max_file_bytes;
+  driver_options.fix_mode = args.diff ? FixMode::kDiff : args.fix ? FixMode::kApply : FixMode::kNone;
+
+  ReportSummary summary;
+  summary.diff_mode = args.diff;
+  summary.fix_mode = args.fix;
+  size_t analysed = 0;
+  size_t write_errors = 0;
+  RunChecks(std::move(tasks), driver_options, [&](FileOutcome&& outcome) {
+    for (const std::string& note : outcome.notes) fmt::print(stderr, "warning: {}\n", note);
+    if (outcome.error) {
+      fmt::print(stderr, "error: {}\n", *outcome.error);
+      reporter->AddError(outcome.display_path, *outcome.error);
+      if (outcome.source) {
+        ++write_errors;
+      } else {
+        ++failed;
+      }
+    }
+    if (!outcome.source) return;
+    ++analysed;
+    summary.fixed += outcome.fixes_applied;
+    if (args.diff) {
+      if (outcome.fixes_applied > 0) {
+        const std::string diff = UnifiedDiff(outcome.display_path, outcome.original, outcome.source->text());
+        std::fwrite(diff.data(), 1, diff.size(), stdout);
+      }
+      return;
+    }
+    summary.findings += outcome.diagnostics.size();
+    for (const Diagnostic& diagnostic : outcome.diagnostics) {
+      if (diagnostic.fix && diagnostic.fix->applicability == Applicability::kSafe) ++summary.fixable;
+    }
+    reporter->AddFile(*outcome.source, outcome.diagnostics);
+    if (fix_stdin) {
+      const std::string_view text = outcome.source->text();
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+  });
+  reporter->Finish();
+  std::fflush(stdout);
+
+  if (*format == OutputFormat::kText && !args.quiet) fmt::print(stderr, "{}\n", FormatSummary(summary));
+
+  if (analysed == 0 && failed > 0) return 2;
+  if (args.exit_zero) return 0;
+  if (args.diff) return summary.fixed > 0 || failed > 0 ? 1 : 0;
+  return summary.findings > 0 || failed > 0 || write_errors > 0 ? 1 : 0;
+}
+
+Command AddCheckCommand(CLI::App& root) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* app = root.add_subcommand("check", "Check Python files for PyTorch performance anti-patterns");
+  app->add_option("paths", args->paths, "Files or folders to check (default: the current folder); - reads stdin");
+  app->add_option("--stdin-filename", args->stdin_filename,
+                  "The path to report and to find the config for when reading stdin");
+  app->add_option("--select", args->select, "Rule codes or prefixes to enable (TL1,TL201); replaces the config's")
+      ->delimiter(',');
+  app->add_option("--ignore", args->ignore, "Rule codes or prefixes to disable, on top of the config's")
+      ->delimiter(',');
+  app->add_option("--target-torch", args->target_torch,
+                  "PyTorch version the code runs on (2.1); default: the config, a torch pin, or 2.x");
+  app->add_option("--min-dim", args->min_dim, "TL401: dims below this are never reported (default 64)");
+  app->add_option("--config", args->config, "Use this pyproject.toml or torchlint.toml for every file");
+  app->add_option("--max-file-size", args->max_file_size_mb,
+                  "Skip files larger than this many MB, with a message (default 10)");
+  app->add_flag("--exit-zero", args->exit_zero, "Exit 0 even when there are findings");
+  app->add_flag("--fix", args->fix, "Apply safe fixes, writing each file atomically");
+  app->add_flag("--diff", args->diff, "Print the safe fixes as a unified diff and change nothing");
+  app->add_option("-j,--jobs", args->jobs, "Files checked in parallel (default: one per CPU); output order is fixed");
+  app->add_option("--output-format", args->output_format, "text, json, sarif or github")
+      ->check(CLI::IsMember({"text", "full", "concise", "json", "sarif", "github"}));
+  app->add_option("--color", args->color, "Colour the text output: auto (on a terminal, unless NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app->add_flag("--no-respect-gitignore", args->no_respect_gitignore, "Also check files that .gitignore excludes");
+  app->add_flag("--force-exclude", args->force_exclude,
+                "Apply the config's exclude to files named on the command line too (for pre-commit)");
+  app->add_flag("-q,--quiet", args->quiet, "Do not print the summary line");
+  return {app, [args] { return RunCheck(*args); }};
+}
+
+}  // namespace
+
+TL_REGISTER_COMMAND(10, AddCheckCommand);
+
+}  // namespace tl::cli

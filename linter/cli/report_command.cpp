@@ -1,0 +1,127 @@
+// `torchlint report SCRIPT... --trace PATH [--format markdown|json] [--lang en|zh]`: the brief's full
+// report (第四步: environment, top 10 ops, GPU utilisation, memory, bottleneck diagnosis, recommendations)
+// for a profiler trace, with the static findings of the scripts cross-checked against it and ranked by
+// the time their fix would save. The trace sections are traceio's rendering; this file checks the
+// scripts and hands both to the cross-check (linter/engine/crosscheck.h). Exit codes: 0 written, 2 a
+// usage error or nothing readable.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linter/cli/command.h"
+#include "linter/core/fs.h"
+#include "linter/engine/check.h"
+#include "linter/engine/config.h"
+#include "linter/engine/crosscheck.h"
+#include "linter/engine/discovery.h"
+
+namespace tl::cli {
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> scripts;
+  std::string trace;
+  std::string format = "markdown";
+  std::string lang = "en";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  std::string target_torch;
+};
+
+int UsageError(const std::string& message) {
+  fmt::print(stderr, "error: {}\n", message);
+  return 2;
+}
+
+int RunReport(const ReportArgs& args) {
+  CheckOptions options;
+  for (const auto& raw : args.select) {
+    auto s = NormalizeSelector(raw);
+    if (!s.ok()) return UsageError(fmt::format("--select: {}", s.error().message));
+    options.selection.select.push_back(std::move(*s));
+  }
+  for (const auto& raw : args.ignore) {
+    auto s = NormalizeSelector(raw);
+    if (!s.ok()) return UsageError(fmt::format("--ignore: {}", s.error().message));
+    options.selection.ignore.push_back(std::move(*s));
+  }
+  auto cross_check = CrossCheck::Load(args.trace);
+  if (!cross_check.ok()) return UsageError(cross_check.error().message);
+  for (const auto& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
+
+  // The version the code runs on: --target-torch, else what the trace shows, else the current default.
+  if (!args.target_torch.empty()) {
+    auto v = TorchVersion::Parse(args.target_torch);
+    if (!v) return UsageError(fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1", args.target_torch));
+    options.rule_options.target_torch = *v;
+  } else if (auto v = cross_check->TraceTorch()) {
+    options.rule_options.target_torch = *v;
+    fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n", v->ToString(),
+               cross_check->TraceTorchReason());
+  } else {
+    options.rule_options.target_torch_inferred = true;
+  }
+
+  DiscoveryOptions discovery;
+  DiscoveryResult found = DiscoverFiles(args.scripts, discovery);
+  for (const auto& error : found.errors) fmt::print(stderr, "error: {}\n", error.message);
+  if (found.files.empty() && !found.errors.empty()) return 2;
+
+  std::vector<std::unique_ptr<SourceFile>> sources;
+  std::vector<RankedFinding> findings;
+  for (const auto& file : found.files) {
+    auto text = ReadFile(file.path);
+    if (!text.ok()) {
+      fmt::print(stderr, "error: {}\n", text.error().message);
+      continue;
+    }
+    auto source = std::make_unique<SourceFile>(file.display_path, std::move(*text));
+    FileReport report = CheckSource(*source, options);
+    cross_check->Annotate(*source, report.diagnostics);
+    for (auto& d : report.diagnostics) {
+      if (FindRule(d.code) == nullptr) continue;  // parse-error notices are not findings to rank
+      findings.push_back({source.get(), std::move(d)});
+    }
+    sources.push_back(std::move(source));
+  }
+  RankFindings(findings);
+
+  const trace::Language lang = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
+  std::string out;
+  if (args.format == "json") {
+    out = CrossCheckReportJson(*cross_check, findings).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    out += '\n';
+  } else {
+    out = RenderCrossCheckReport(*cross_check, findings, lang);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+Command AddReportCommand(CLI::App& root) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* app = root.add_subcommand(
+      "report", "Write the full performance report of a profiler trace, with the scripts' findings ranked by it");
+  app->add_option("scripts", args->scripts, "The training scripts (files or folders) the trace was recorded from")
+      ->required();
+  app->add_option("--trace", args->trace, "A profiler trace file (.json, .json.gz) or a folder of them")->required();
+  app->add_option("--format", args->format, "markdown (default) or json")->check(CLI::IsMember({"markdown", "json"}));
+  app->add_option("--lang", args->lang, "en (default) or zh: the brief's own section titles")
+      ->check(CLI::IsMember({"en", "zh"}));
+  app->add_option("--select", args->select, "Rule codes or prefixes to enable (TL1,TL201)")->delimiter(',');
+  app->add_option("--ignore", args->ignore, "Rule codes or prefixes to disable")->delimiter(',');
+  app->add_option("--target-torch", args->target_torch,
+                  "PyTorch version the code runs on (2.1); default: what the trace shows, else 2.x");
+  return {app, [args] { return RunReport(*args); }};
+}
+
+}  // namespace
+
+TL_REGISTER_COMMAND(42, AddReportCommand);
+
+}  // namespace tl::cli

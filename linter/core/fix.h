@@ -1,0 +1,35 @@
+// The one edit applier. --fix, LSP code actions and the instrumenter all go through ApplyEdits /
+// ApplyFixes, so the rules for ordering, overlap and conflicts are decided (and tested) in one place.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linter/core/diagnostic.h"
+#include "linter/core/result.h"
+
+namespace tl {
+
+// Applies edits to `text`. The edits may come in any order; they are sorted by range. Two edits that
+// overlap, or an edit outside the text, is an error and nothing is applied. Two insertions at the same
+// offset are applied in the order given.
+Result<std::string> ApplyEdits(std::string_view text, std::vector<Edit> edits);
+
+struct FixOutcome {
+  std::string text;
+  size_t applied = 0;  // fixes applied
+  size_t skipped = 0;  // fixes left out because they overlapped an earlier one or were invalid
+};
+
+// Applies whole fixes in the order given, skipping any fix whose edits overlap an edit already taken
+// (a fix is all or nothing). Only fixes with applicability at or below `max_level` are considered
+// (kSafe: safe only; kUnsafe: safe and unsafe; display-only fixes are never applied).
+FixOutcome ApplyFixes(std::string_view text, const std::vector<const Fix*>& fixes,
+                      Applicability max_level = Applicability::kSafe);
+
+// A unified diff (as `diff -u` prints it, 3 lines of context) from `before` to `after`, with the
+// headers `--- a/PATH` and `+++ b/PATH`. Empty when the texts are equal.
+std::string UnifiedDiff(std::string_view path, std::string_view before, std::string_view after);
+
+}  // namespace tl

@@ -1,0 +1,317 @@
+#include "linter/engine/check.h"
+
+#include <fmt/core.h>
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "linter/semantic/model.h"
+#include "linter/ts/ts.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
+  return s;
+}
+
+// tree-sitter 0.20.7 double-frees when it deletes a tree whose parse stack went 65,535 brackets
+// deep (an overflow in the runtime, seen under ASan with 65,535 unclosed `(`). CPython refuses
+// more than 200 levels, so no runnable file comes near; files past this limit are reported, not
+// parsed.
+constexpr uint32_t kMaxBracketDepth = 60000;
+
+// The deepest bracket nesting of the raw bytes (strings and comments included: it is a bound, not
+// a tokenizer), stopping as soon as the limit is passed.
+uint32_t BracketDepth(std::string_view text) {
+  uint32_t depth = 0;
+  uint32_t deepest = 0;
+  for (const char c : text) {
+    if (c == '(' || c == '[' || c == '{') {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > kMaxBracketDepth) break;
+      }
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Parses the file. A UTF-8 BOM is excluded from the parse with an included range rather than by
+// handing tree-sitter a shifted buffer, so every node offset is a file offset and no rule has to
+// correct for it.
+Result<ts::Tree> ParseFile(const SourceFile& file) {
+  const std::string_view text = file.text();
+  if (!file.has_bom()) {
+    // One parser per thread: creating one per file costs allocations the benchmark would see.
+    thread_local ts::Parser parser;
+    return parser.Parse(text);
+  }
+  if (text.size() > UINT32_MAX) return Error{"file is too large to parse (over 4 GiB)"};
+  std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser(ts_parser_new(), &ts_parser_delete);
+  ts_parser_set_language(parser.get(), ts::PythonLanguage());
+  const TSRange range{TSPoint{0, static_cast<uint32_t>(kBom.size())}, TSPoint{UINT32_MAX, UINT32_MAX},
+                      static_cast<uint32_t>(kBom.size()), UINT32_MAX};
+  ts_parser_set_included_ranges(parser.get(), &range, 1);
+  TSTree* tree =
+      ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  if (tree == nullptr) return Error{"the parser gave up on this file"};
+  return ts::Tree(tree);
+}
+
+// The first ERROR or MISSING node in document order. Only subtrees that contain an error are
+// entered, so a clean file costs one flag test on the root.
+ts::Node FirstSyntaxError(ts::Node root) {
+  ts::Node found;
+  if (!root.HasError()) return found;
+  ts::Walk(root, [&](ts::Node node) {
+    if (found) return false;
+    if (node.IsError() || node.IsMissing()) {
+      found = node;
+      return false;
+    }
+    return node.HasError();
+  });
+  return found;
+}
+
+Diagnostic ParseErrorDiagnostic(const SourceFile& file, ts::Node node) {
+  Diagnostic diagnostic;
+  diagnostic.code = "parse-error";
+  diagnostic.name = "parse-error";
+  diagnostic.severity = Severity::kError;
+  if (node.IsMissing()) {
+    diagnostic.range = {node.StartByte(), node.StartByte()};
+    diagnostic.message = fmt::format(
+        "Syntax error: expected `{}` here; the rest of the file was still checked", node.Type());
+  } else {
+    // Point at the first token of the ERROR node; an ERROR can swallow the rest of the file.
+    ts::Node first = node;
+    while (first.ChildCount() > 0) first = first.Child(0);
+    diagnostic.range = first.Range();
+    std::string_view token = first.Text(file.text());
+    if (const size_t newline = token.find_first_of("\r\n"); newline != std::string_view::npos) {
+      token = token.substr(0, newline);
+    }
+    if (token.size() > 40) token = token.substr(0, 40);
+    diagnostic.message =
+        token.empty()
+            ? std::string("Syntax error; the rest of the file was still checked")
+            : fmt::format("Syntax error at `{}`; the rest of the file was still checked", token);
+  }
+  return diagnostic;
+}
+
+// A `# noqa` comment on one line: all codes (bare) or a list of exact codes.
+struct LineSuppression {
+  bool present = false;
+  bool all = false;
+  std::vector<std::string_view> codes;
+  bool Covers(std::string_view code) const {
+    if (!present) return false;
+    return all || std::find(codes.begin(), codes.end(), code) != codes.end();
+  }
+};
+
+// Reads the code list after `noqa:`: codes separated by commas and/or blanks, each `[A-Z]+[0-9]+`.
+// Parsing stops at the first word that is not a code, so `# noqa: TL101 because slow` works.
+void ParseCodeList(std::string_view rest, std::vector<std::string_view>& codes) {
+  size_t i = 0;
+  for (;;) {
+    while (i < rest.size() && (IsBlank(rest[i]) || rest[i] == ',')) ++i;
+    size_t end = i;
+    while (end < rest.size() && std::isupper(static_cast<unsigned char>(rest[end]))) ++end;
+    const size_t letters = end;
+    while (end < rest.size() && std::isdigit(static_cast<unsigned char>(rest[end]))) ++end;
+    if (letters == i || end == letters) return;
+    codes.push_back(rest.substr(i, end - i));
+    i = end;
+  }
+}
+
+// Whether byte `offset` starts a comment token (and not a `#` inside a string).
+bool IsCommentAt(const ts::Tree& tree, uint32_t offset) {
+  const TSNode node = ts_node_descendant_for_byte_range(tree.Root().raw(), offset, offset + 1);
+  return !ts_node_is_null(node) && std::string_view(ts_node_type(node)) == "comment" &&
+         ts_node_start_byte(node) == offset;
+}
+
+// Parses `comment` (starting at '#') as `# noqa` or `# noqa: CODES`. `#noqa` and any letter case of
+// the keyword are accepted, as Ruff does.
+LineSuppression ParseNoqa(std::string_view comment) {
+  LineSuppression out;
+  std::string_view s = TrimLeft(comment.substr(1));
+  if (s.size() < 4 || !IEquals(s.substr(0, 4), "noqa")) return out;
+  s.remove_prefix(4);
+  if (!s.empty() && s.front() == ':') {
+    out.present = true;
+    ParseCodeList(s.substr(1), out.codes);
+    // `# noqa:` with nothing after it reads as a bare noqa, as in Ruff.
+    out.all = out.codes.empty();
+    return out;
+  }
+  if (s.empty() || IsBlank(s.front()) || s.front() == '#') {
+    out.present = true;
+    out.all = true;
+  }
+  return out;
+}
+
+LineSuppression NoqaOnLine(const SourceFile& file, const ts::Tree& tree, uint32_t line0) {
+  const std::string_view line = file.lines().LineText(line0);
+  const uint32_t start = file.lines().LineStart(line0);
+  size_t pos = 0;
+  while ((pos = line.find('#', pos)) != std::string_view::npos) {
+    if (IsCommentAt(tree, start + static_cast<uint32_t>(pos))) {
+      // Ruff also accepts `# type: ignore # noqa`, so look through every `#` of the comment.
+      std::string_view comment = line.substr(pos);
+      for (size_t hash = 0; hash != std::string_view::npos; hash = comment.find('#', hash + 1)) {
+        LineSuppression suppression = ParseNoqa(comment.substr(hash));
+        if (suppression.present) return suppression;
+      }
+      return {};
+    }
+    ++pos;
+  }
+  return {};
+}
+
+// File-wide suppression: a comment line `# torchlint: noqa` (everything) or
+// `# torchlint: noqa: TL101, TL2xx...` (those codes).
+LineSuppression FileSuppression(const SourceFile& file, const ts::Tree& tree) {
+  LineSuppression out;
+  constexpr std::string_view kMarker = "torchlint:";
+  const std::string_view text = file.text();
+  size_t pos = 0;
+  while ((pos = text.find(kMarker, pos)) != std::string_view::npos) {
+    // Walk back over blanks to the '#'.
+    size_t hash = pos;
+    while (hash > 0 && IsBlank(text[hash - 1])) --hash;
+    if (hash > 0 && text[hash - 1] == '#' && IsCommentAt(tree, static_cast<uint32_t>(hash - 1))) {
+      std::string_view rest = TrimLeft(text.substr(pos + kMarker.size()));
+      if (rest.size() >= 4 && IEquals(rest.substr(0, 4), "noqa")) {
+        rest.remove_prefix(4);
+        if (!rest.empty() && rest.front() == ':') {
+          const size_t line_end = rest.find_first_of("\r\n");
+          std::vector<std::string_view> codes;
+          ParseCodeList(rest.substr(1, line_end == std::string_view::npos ? line_end : line_end - 1),
+                        codes);
+          if (codes.empty()) {
+            out.all = true;
+          }
+          out.codes.insert(out.codes.end(), codes.begin(), codes.end());
+          out.present = true;
+        } else if (rest.empty() || IsBlank(rest.front()) || rest.front() == '\n' ||
+                   rest.front() == '\r') {
+          out.present = true;
+          out.all = true;
+        }
+      }
+    }
+    pos += kMarker.size();
+  }
+  return out;
+}
+
+bool MatchesCodeOrPrefix(std::string_view code, const std::vector<std::string>& patterns) {
+  for (const std::string& pattern : patterns) {
+    if (pattern == "ALL" || code.starts_with(pattern)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool RuleSelection::Enabled(std::string_view code) const {
+  if (!select.empty() && !MatchesCodeOrPrefix(code, select)) return false;
+  return !MatchesCodeOrPrefix(code, ignore);
+}
+
+FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
+  FileReport report;
+  if (const uint32_t depth = BracketDepth(file.text()); depth > kMaxBracketDepth) {
+    Diagnostic diagnostic;
+    diagnostic.code = "parse-error";
+    diagnostic.name = "parse-error";
+    diagnostic.severity = Severity::kError;
+    diagnostic.message = fmt::format(
+        "Brackets are nested over {} deep, beyond what the parser supports; the file was not analysed",
+        kMaxBracketDepth);
+    report.diagnostics.push_back(std::move(diagnostic));
+    report.parse_error = true;
+    return report;
+  }
+  Result<ts::Tree> parsed = ParseFile(file);
+  if (!parsed.ok()) {
+    Diagnostic diagnostic;
+    diagnostic.code = "parse-error";
+    diagnostic.name = "parse-error";
+    diagnostic.severity = Severity::kError;
+    diagnostic.message = fmt::format("Cannot parse this file: {}", parsed.error().message);
+    report.diagnostics.push_back(std::move(diagnostic));
+    report.parse_error = true;
+    return report;
+  }
+  const ts::Tree& tree = *parsed;
+
+  const LineSuppression file_noqa = FileSuppression(file, tree);
+  std::vector<Diagnostic> found;
+  if (!(file_noqa.present && file_noqa.all)) {
+    const std::unique_ptr<semantic::Model> model = semantic::Model::Build(file, tree);
+    const CheckContext context{file, tree, *model, options.rule_options};
+    for (const Rule* rule : AllRules()) {
+      if (!options.selection.Enabled(rule->Meta().code)) continue;
+      if (file_noqa.Covers(rule->Meta().code)) continue;
+      rule->Check(context, found);
+    }
+  }
+
+  // Suppressions: look each reported line up once (diagnostics are few; lines are many).
+  std::sort(found.begin(), found.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.code < b.code;
+  });
+  uint32_t cached_line = UINT32_MAX;
+  LineSuppression line_noqa;
+  for (Diagnostic& diagnostic : found) {
+    const uint32_t line0 = file.lines().Locate(diagnostic.range.begin).line - 1;
+    if (line0 != cached_line) {
+      cached_line = line0;
+      line_noqa = NoqaOnLine(file, tree, line0);
+    }
+    if (line_noqa.Covers(diagnostic.code)) continue;
+    report.diagnostics.push_back(std::move(diagnostic));
+  }
+
+  // Syntax errors are reported, never suppressed (as in Ruff): a `# noqa` cannot make a file parse.
+  if (const ts::Node error = FirstSyntaxError(tree.Root())) {
+    report.diagnostics.push_back(ParseErrorDiagnostic(file, error));
+    report.parse_error = true;
+  }
+  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return a.range.begin != b.range.begin ? a.range.begin < b.range.begin
+                                                           : a.code < b.code;
+                   });
+  return report;
+}
+
+}  // namespace tl

@@ -1,0 +1,64 @@
+#include "linter/engine/rule.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/core.h>
+#include <mutex>
+
+namespace tl {
+namespace {
+
+struct Registry {
+  std::vector<std::unique_ptr<Rule>> owned;
+  std::vector<const Rule*> sorted;
+};
+
+Registry& GetRegistry() {
+  static Registry registry;
+  return registry;
+}
+
+}  // namespace
+
+namespace detail {
+void RegisterRule(std::unique_ptr<Rule> rule) {
+  auto& registry = GetRegistry();
+  registry.sorted.push_back(rule.get());
+  registry.owned.push_back(std::move(rule));
+  std::sort(registry.sorted.begin(), registry.sorted.end(),
+            [](const Rule* a, const Rule* b) { return a->Meta().code < b->Meta().code; });
+}
+}  // namespace detail
+
+const std::vector<const Rule*>& AllRules() { return GetRegistry().sorted; }
+
+const Rule* FindRule(std::string_view code) {
+  for (const Rule* rule : AllRules()) {
+    if (rule->Meta().code == code || rule->Meta().name == code) return rule;
+  }
+  return nullptr;
+}
+
+std::optional<TorchVersion> TorchVersion::Parse(std::string_view text) {
+  auto parse_int = [](std::string_view s, int& out) {
+    if (s.empty()) return false;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && ptr == s.data() + s.size() && out >= 0 && out < 1000;
+  };
+  TorchVersion version{0, 0};
+  const size_t dot = text.find('.');
+  if (dot == std::string_view::npos) {
+    if (!parse_int(text, version.major)) return std::nullopt;
+    return version;
+  }
+  if (!parse_int(text.substr(0, dot), version.major)) return std::nullopt;
+  std::string_view rest = text.substr(dot + 1);
+  size_t end = 0;
+  while (end < rest.size() && rest[end] >= '0' && rest[end] <= '9') ++end;
+  if (!parse_int(rest.substr(0, end), version.minor)) return std::nullopt;
+  return version;
+}
+
+std::string TorchVersion::ToString() const { return fmt::format("{}.{}", major, minor); }
+
+}  // namespace tl

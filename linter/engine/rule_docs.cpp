@@ -1,0 +1,103 @@
+#include "linter/engine/rule_docs.h"
+
+#include <fmt/core.h>
+
+#include <regex>
+#include <set>
+#include <vector>
+
+#include "linter/core/fs.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kGeneratedNote =
+    "<!-- Generated from the rule's metadata by `torchlint rules --write-docs docs/rules`; do not edit. -->\n";
+
+bool IsRuleDocName(const std::string& name) {
+  static const std::regex kPattern("TL[0-9]{3}\\.md");
+  return std::regex_match(name, kPattern);
+}
+
+std::string TrimmedDocs(std::string_view docs) {
+  while (!docs.empty() && (docs.front() == '\n' || docs.front() == ' ')) docs.remove_prefix(1);
+  while (!docs.empty() && (docs.back() == '\n' || docs.back() == ' ')) docs.remove_suffix(1);
+  return std::string(docs);
+}
+
+}  // namespace
+
+std::string_view FixAvailabilityText(FixAvailability fix) {
+  switch (fix) {
+    case FixAvailability::kAlways:
+      return "Fix is always available.";
+    case FixAvailability::kSometimes:
+      return "Fix is sometimes available.";
+    case FixAvailability::kNone:
+      return "Fix is not available.";
+  }
+  return "Fix is not available.";
+}
+
+std::string RenderRuleDoc(const RuleMeta& meta) {
+  return fmt::format("{}# {} ({})\n\nFamily: `{}`. Default severity: {}. {}\n\n{}\n", kGeneratedNote, meta.name,
+                     meta.code, meta.family, ToString(meta.severity), FixAvailabilityText(meta.fix),
+                     TrimmedDocs(meta.docs));
+}
+
+std::string RenderRulesIndex() {
+  std::string out = fmt::format("{}# Rules\n\n| Code | Name | Summary | Fix |\n| --- | --- | --- | --- |\n",
+                                kGeneratedNote);
+  for (const Rule* rule : AllRules()) {
+    const RuleMeta& meta = rule->Meta();
+    const std::string_view fix = meta.fix == FixAvailability::kAlways      ? "always"
+                                 : meta.fix == FixAvailability::kSometimes ? "sometimes"
+                                                                            : "no";
+    out += fmt::format("| [{}]({}.md) | `{}` | {} | {} |\n", meta.code, meta.code, meta.name, meta.summary, fix);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> RenderAllRuleDocs() {
+  std::map<std::string, std::string> files;
+  for (const Rule* rule : AllRules()) {
+    files[fmt::format("{}.md", rule->Meta().code)] = RenderRuleDoc(rule->Meta());
+  }
+  files["index.md"] = RenderRulesIndex();
+  return files;
+}
+
+Status WriteRuleDocs(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{fmt::format("{}: cannot create the folder: {}", dir.string(), ec.message())};
+  const auto files = RenderAllRuleDocs();
+  for (const auto& [name, text] : files) {
+    auto existing = ReadFile(dir / name);
+    if (existing.ok() && *existing == text) continue;
+    Status written = WriteFileAtomically(dir / name, text);
+    if (!written.ok()) return written;
+  }
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (IsRuleDocName(name) && !files.contains(name)) std::filesystem::remove(it->path(), ec);
+  }
+  return Ok{};
+}
+
+std::vector<std::string> StaleRuleDocs(const std::filesystem::path& dir) {
+  std::vector<std::string> stale;
+  const auto files = RenderAllRuleDocs();
+  for (const auto& [name, text] : files) {
+    auto existing = ReadFile(dir / name);
+    if (!existing.ok() || *existing != text) stale.push_back(name);
+  }
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (IsRuleDocName(name) && !files.contains(name)) stale.push_back(name);
+  }
+  return stale;
+}
+
+}  // namespace tl

@@ -1,0 +1,33 @@
+// Rule documentation rendered from RuleMeta, so the docs cannot drift from the code: `torchlint rule`
+// prints it, `torchlint rules --write-docs docs/rules` writes docs/rules/<CODE>.md and an index, and a
+// unit test fails when the committed files differ from what this renders (Ruff's generate_docs).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "linter/core/result.h"
+#include "linter/engine/rule.h"
+
+namespace tl {
+
+std::string_view FixAvailabilityText(FixAvailability fix);  // "Fix is always available."
+
+// docs/rules/<CODE>.md for one rule.
+std::string RenderRuleDoc(const RuleMeta& meta);
+
+// docs/rules/index.md: a table of every rule.
+std::string RenderRulesIndex();
+
+// Every generated file by name ("TL101.md", "index.md").
+std::map<std::string, std::string> RenderAllRuleDocs();
+
+// Writes RenderAllRuleDocs() into `dir` (created when missing) and removes stale <CODE>.md files.
+Status WriteRuleDocs(const std::filesystem::path& dir);
+
+// The names of files in `dir` that differ from what would be generated (missing, changed or stale).
+std::vector<std::string> StaleRuleDocs(const std::filesystem::path& dir);
+
+}  // namespace tl

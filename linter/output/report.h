@@ -1,0 +1,73 @@
+// The report: how findings leave torchlint. One Reporter per run, fed one file at a time in input order
+// (so text and GitHub output stream while the check runs, and JSON and SARIF are built from compact
+// records, never from the sources). Formats follow Ruff's conventions: `text` (path:line:col: CODE
+// message, the source line with an underline and the fix title), `json` (an array of findings),
+// `sarif` (SARIF 2.1.0 as GitHub code scanning reads it) and `github` (Actions annotation lines).
+// Lines and columns are 1-based and count code points; byte offsets never leave the engine.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linter/core/diagnostic.h"
+#include "linter/core/source_file.h"
+
+namespace tl {
+
+enum class OutputFormat { kText, kJson, kSarif, kGithub };
+
+std::optional<OutputFormat> ParseOutputFormat(std::string_view name);
+
+struct OutputOptions {
+  std::FILE* out = stdout;
+  bool color = false;        // ANSI colour (text only); the caller decides from --color, NO_COLOR and isatty
+  std::string tool_version;  // "0.1.0", for SARIF
+};
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  // The findings of one analysed file; `source` is the text their ranges refer to.
+  virtual void AddFile(const SourceFile& source, const std::vector<Diagnostic>& diagnostics) = 0;
+  // A file that could not be analysed; `message` is one line that starts with the path.
+  virtual void AddError(std::string_view path, std::string_view message) = 0;
+  // Writes whatever was buffered (JSON, SARIF). Called once.
+  virtual void Finish() = 0;
+};
+
+std::unique_ptr<Reporter> MakeReporter(OutputFormat format, const OutputOptions& options);
+
+struct ReportSummary {
+  size_t findings = 0;  // diagnostics reported (after fixes)
+  size_t fixable = 0;   // of them, with a safe fix
+  size_t fixed = 0;     // fixes applied by --fix, or that --diff would apply
+  bool diff_mode = false;
+  bool fix_mode = false;
+};
+
+// "Found 3 errors (2 fixable with --fix).", "Found 4 errors (3 fixed, 1 remaining).",
+// "Would fix 2 errors.", "All checks passed!"
+std::string FormatSummary(const ReportSummary& summary);
+
+// Helpers shared by the formats and the LSP server's neighbours.
+struct Span {
+  uint32_t line;
+  uint32_t column;
+  uint32_t end_line;
+  uint32_t end_column;
+};
+Span ToSpan(const SourceFile& source, TextRange range);
+
+// Renders one finding in the text format (without the trailing blank line), for tests and the LSP's logs.
+std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, bool color);
+
+// A relative URI for SARIF: '/' separators, percent-encoded, no leading "./". Absolute paths become
+// file:// URIs.
+std::string PathToUri(std::string_view path);
+
+}  // namespace tl

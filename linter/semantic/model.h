@@ -1,0 +1,259 @@
+// The semantic model: what rules ask about one file, computed once by a single iterative walk of the
+// tree and shared read-only by every rule, the instrumenter and the trace cross-check. It knows the
+// file's imports (so rules match canonical names such as `torch.utils.data.DataLoader`, never
+// spellings), its scopes and name bindings, every call site, f-string interpolation and branch
+// condition with the loop, guard and function around it, which loops are training step loops (once
+// per batch), epoch loops or per-element loops, which functions of the file run every step because a
+// step loop calls them (transitively), `if step % N == 0` guards with N resolved, constants (module
+// and function assignments, dict literals passed as `**kwargs`, argparse defaults read as
+// `args.name`), and whether the script can run on CUDA. Anything it cannot resolve stays unknown; it
+// never guesses a value. Nodes borrowed from the tree stay valid while the tree lives.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "linter/core/source_file.h"
+#include "linter/ts/ts.h"
+
+namespace tl::semantic {
+
+// A resolved constant. `origin` is the literal that produced it (null when computed, e.g. `4 * 192`),
+// so a fix can point at the definition rather than the use.
+enum class ValueKind : uint8_t { kUnknown, kInt, kFloat, kBool, kNone, kString };
+struct Value {
+  ValueKind kind = ValueKind::kUnknown;
+  int64_t int_value = 0;          // kInt; kBool as 0/1
+  double float_value = 0;         // kFloat
+  std::string_view string_value;  // kString: the content between the quotes (no escapes decoded)
+  ts::Node origin;
+
+  bool known() const { return kind != ValueKind::kUnknown; }
+  // The value as an integer when it is an int or a bool (True is 1, as Python says).
+  std::optional<int64_t> AsInt() const;
+  // Python truthiness when known.
+  std::optional<bool> Truthy() const;
+};
+
+// What the model can say about an expression's type, as far as syncs go.
+enum class TensorKind : uint8_t { kUnknown, kTensor, kNotTensor };
+
+// Module, function (or lambda) and class bodies. Index 0 is the module.
+enum class ScopeKind : uint8_t { kModule, kFunction, kClass };
+struct Scope {
+  ScopeKind kind = ScopeKind::kModule;
+  ts::Node node;          // module, function_definition, lambda or class_definition
+  std::string_view name;  // empty for the module and lambdas
+  int parent = -1;        // enclosing scope
+  // Functions only: true when some step loop runs this function on every step, directly or through
+  // other functions of the file (calls under a periodic guard do not count).
+  bool runs_per_step = false;
+  int step_loop = -1;  // one step loop that reaches it, when runs_per_step
+};
+
+enum class LoopKind : uint8_t { kFor, kWhile };
+// kStep: the body runs once per batch. kEpoch: the body contains a step loop (or calls a function of
+// the file that does). kPerElement: anything else (over layers, parameters, list items...).
+enum class LoopRole : uint8_t { kPerElement, kStep, kEpoch };
+
+// Why a loop was taken for a step loop (a bit set).
+enum StepEvidence : uint32_t {
+  kIteratesLoader = 1u << 0,  // for over a DataLoader, or enumerate/zip/tqdm/iter of one
+  kNextBatch = 1u << 1,       // next() on a DataLoader iterator in its body
+  kBackward = 1u << 2,        // loss.backward()
+  kOptimizerStep = 1u << 3,   // optimizer.step() / scaler.step(optimizer)
+  kModelCall = 1u << 4,       // model(x)
+  kTrainingHelper = 1u << 5,  // calls a function of the file that does one of the above
+};
+
+struct Loop {
+  ts::Node node;  // for_statement or while_statement
+  LoopKind kind = LoopKind::kFor;
+  LoopRole role = LoopRole::kPerElement;
+  int scope = 0;        // enclosing function (or module / class)
+  int parent = -1;      // nearest enclosing loop in the same scope
+  int epoch_loop = -1;  // step loops: the nearest enclosing epoch loop in the same scope
+  uint32_t evidence = 0;  // StepEvidence bits
+  ts::Node target;        // for: the `left` pattern (`step, batch`); null for while
+  ts::Node iterable;      // for: the `right` expression; while: the condition
+  ts::Node body;          // block
+};
+
+// The phase a statement of a step loop's body belongs to (what template F labels).
+enum class Phase : uint8_t { kOther, kData, kForward, kLoss, kBackward, kOptimizer };
+std::string_view ToString(Phase phase);
+
+// An `if` / `elif` branch. The guarded block is the consequence; `else` branches are not guards.
+struct Guard {
+  ts::Node condition;
+  ts::Node block;
+  int parent = -1;  // enclosing guard in the same scope
+  int scope = 0;
+  // True when the branch runs once every N > 1 iterations: `i % N == 0` (also `not i % N`, and
+  // under `and`) with N a constant above 1, or N unknown (see TL101's docs for why).
+  bool periodic = false;
+  Value period;  // N as resolved (unknown when it could not be)
+};
+
+// A place rules care about: a call, an f-string interpolation, or an if/elif/while condition.
+enum class SiteKind : uint8_t { kCall, kInterpolation, kCondition };
+struct Site {
+  ts::Node node;  // call, interpolation, or the condition expression
+  // Calls only: the function expression. `name` is its last segment after alias resolution, so
+  // `DL(ds)` with `from torch.utils.data import DataLoader as DL` is named "DataLoader".
+  ts::Node callee;
+  std::string_view name;
+  int scope = 0;
+  int loop = -1;   // innermost enclosing loop in the same scope
+  int guard = -1;  // innermost enclosing guard in the same scope
+  // The step loop this site runs under on every step (directly, or in a function called every
+  // step); -1 when it does not run every step.
+  int step_loop = -1;
+  SiteKind kind = SiteKind::kCall;
+
+  bool per_step() const { return step_loop >= 0; }
+  // Calls: `x` in `x.item()` (null for plain names), and the argument_list. Computed on demand to
+  // keep the site table small: files have hundreds of thousands of calls.
+  ts::Node Receiver() const;
+  ts::Node Arguments() const;
+};
+
+// An argument of a call as the callee sees it.
+struct Argument {
+  ts::Node node;   // the keyword_argument, or the positional expression
+  ts::Node value;  // the expression passed
+};
+
+// What a `**kwargs` splat says about one key.
+enum class KeyPresence : uint8_t { kAbsent, kPresent, kUnknown };
+struct KeyLookup {
+  KeyPresence presence = KeyPresence::kUnknown;
+  Value value;     // when present and resolvable
+  ts::Node node;   // the pair / keyword that gave it, when present
+};
+
+class Model {
+ public:
+  // Builds the model for a parsed file. Never fails: what cannot be resolved stays unknown.
+  static std::unique_ptr<Model> Build(const SourceFile& file, const ts::Tree& tree);
+
+  // The node's source text; empty for a null node (fields are often absent in broken code).
+  std::string_view Text(ts::Node node) const { return node.IsNull() ? std::string_view() : node.Text(source_); }
+
+  const std::vector<Scope>& Scopes() const { return scopes_; }
+  const std::vector<Loop>& Loops() const { return loops_; }
+  const std::vector<Guard>& Guards() const { return guards_; }
+  // All sites in document order (preorder of the tree).
+  const std::vector<Site>& Sites() const { return sites_; }
+  // Indices into Sites() of the calls whose resolved last name is `name` ("DataLoader", "item").
+  // A scan, not an index: rules ask a handful of names per file, and building an index for every
+  // call would cost more than the scans.
+  std::vector<uint32_t> CallsNamed(std::string_view name) const;
+
+  // The dotted canonical name of an expression through the file's imports: `tud.DataLoader` ->
+  // "torch.utils.data.DataLoader", `nn.Linear` -> "torch.nn.Linear". Empty when the head of the
+  // name is not imported.
+  std::string CanonicalName(ts::Node expr) const;
+  bool IsCanonical(const Site& call, std::string_view canonical) const;
+
+  // Arguments: the keyword `name`, else the positional at `position` (0-based; -1 for none).
+  // Splats (`*args`, `**kwargs`) are not looked through here; see KwargsLookupIn.
+  std::optional<Argument> FindArgument(const Site& call, std::string_view name, int position) const;
+  // Looks `key` up in the call's `**dict` splats. kAbsent when every splat is a resolved closed dict
+  // literal without the key (or there is no splat); kUnknown when any splat cannot be resolved.
+  KeyLookup KwargsLookupIn(const Site& call, std::string_view key) const;
+  // Where a new keyword argument goes: right after the last argument (before any trailing comma), or
+  // after `(` when there are none. Returns the text to insert for `keyword=value`, with its comma.
+  struct Insertion {
+    uint32_t offset = 0;
+    std::string text;
+  };
+  std::optional<Insertion> AppendKeyword(const Site& call, std::string_view keyword,
+                                         std::string_view value) const;
+  // True when the call has a `*args` splat (positions after it are unknown).
+  bool HasStarArgs(const Site& call) const;
+
+  // Constant value of an expression seen from `scope`: literals, unary minus, + - * // on ints,
+  // names bound once (in the scope, then enclosing ones, then the module), `args.name` read from an
+  // argparse default. Unknown otherwise.
+  Value Resolve(ts::Node expr, int scope) const;
+  TensorKind TensorKindOf(ts::Node expr, int scope) const;
+  // Is the expression a DataLoader, or an iterator / wrapper (enumerate, zip, tqdm, iter) of one?
+  bool IsDataLoaderLike(ts::Node expr, int scope) const;
+
+  // Whether the script can run on CUDA, and the first piece of evidence for it.
+  bool UsesCuda() const { return !cuda_evidence_.IsNull(); }
+  ts::Node CudaEvidence() const { return cuda_evidence_; }
+
+  // Step loops in document order (indices into Loops()).
+  std::vector<int> StepLoops() const;
+  // The statements of a loop's body, in order, and the phase of one of them.
+  std::vector<ts::Node> BodyStatements(int loop) const;
+  Phase PhaseOf(ts::Node statement) const;
+
+  // The site recorded for a node (a call, interpolation or condition), or null.
+  const Site* SiteOf(ts::Node node) const;
+
+  // The innermost scope whose node contains `offset`.
+  int ScopeAt(uint32_t offset) const;
+
+  // Implementation types, public so the builder (model.cpp) can fill them.
+  enum class BindingKind : uint8_t { kAssign, kAugmented, kLoopTarget, kParameter, kImport, kOther };
+  struct Binding {
+    std::string_view name;  // the identifier, or the attribute's text (`self.workers`)
+    int scope = 0;
+    BindingKind kind = BindingKind::kAssign;
+    ts::Node value;    // right-hand side (assign), the iterable (loop target), default (parameter)
+    ts::Node target;   // the identifier / attribute bound
+    int position = -1;  // index inside a tuple target (`a, b = ...`), -1 when the whole value
+    int loop = -1;      // loop targets: the loop
+  };
+  struct Import {
+    std::string_view local;  // the name the file uses ("tud", "DL", "torch")
+    std::string canonical;   // "torch.utils.data", "torch.utils.data.DataLoader"
+  };
+  struct ArgparseDefault {
+    std::string dest;
+    Value value;  // unknown when there is no default or it conflicts
+    bool conflicting = false;
+  };
+
+ private:
+  friend class Builder;
+  Model() = default;
+
+  std::span<const Binding> BindingsOf(std::string_view name) const;
+  std::span<const std::pair<std::string_view, int>> FunctionsNamed(std::string_view name) const;
+  const Binding* SingleBinding(std::string_view name, int scope) const;
+  Value ResolveDepth(ts::Node expr, int scope, int depth) const;
+  TensorKind TensorKindDepth(ts::Node expr, int scope, int depth) const;
+  bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
+  bool IsModelLike(ts::Node expr, int scope, int depth) const;
+  bool IsOptimizerLike(ts::Node expr, int scope) const;
+  bool IsLossCall(const Site& call) const;
+  std::string_view ResolvedHead(std::string_view local) const;
+  const Import* FindImport(std::string_view local) const;
+  const ArgparseDefault* FindArgparse(std::string_view dest) const;
+
+  std::string_view source_;
+  std::vector<Scope> scopes_;
+  std::vector<Loop> loops_;
+  std::vector<Guard> guards_;
+  std::vector<Site> sites_;
+  std::vector<Binding> bindings_;  // sorted by name (stable: document order within a name)
+  std::vector<Import> imports_;
+  std::vector<std::string> star_imports_;  // modules imported with `*`
+  std::vector<ArgparseDefault> argparse_;
+  std::vector<std::pair<std::string_view, int>> functions_;  // (name, scope), sorted by name
+  std::vector<std::string_view> open_dicts_;  // dict names mutated after creation
+  ts::Node cuda_evidence_;
+  bool argparse_cuda_flag_ = false;
+};
+
+}  // namespace tl::semantic

@@ -1,0 +1,110 @@
+// TL202 dataloader-pin-memory: a DataLoader without `pin_memory=True` in a script that trains on
+// CUDA, so every host-to-device copy of a batch goes through pageable memory.
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for `torch.utils.data.DataLoader` calls without `pin_memory=True` in scripts that run on CUDA
+(`.cuda()`, a `"cuda"` device string, `torch.device("cuda")`, `torch.cuda.*` calls, or a `--cuda` /
+`--gpu` flag). The keyword, the eighth positional argument and `**kwargs` dict literals are followed;
+a value torchlint cannot resolve is not reported. Scripts that never use a GPU are not reported:
+pinning only helps copies to a device.
+
+## Why is this bad?
+A batch in pageable host memory is first copied by the driver into a pinned staging buffer and only
+then to the GPU, synchronously with respect to the host. With `pin_memory=True` the DataLoader's
+pinning thread places batches in page-locked memory, so `.to(device, non_blocking=True)` can copy them
+asynchronously while the GPU computes, at full PCIe bandwidth.
+
+## Example
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=4)
+for x, y in loader:
+    x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
+```
+
+## Use instead
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+```
+
+## Fix safety
+The fix adds `pin_memory=True` (or turns a literal `False` into `True`) and is **safe**: the batches
+hold the same values; only the kind of host memory they live in changes. Page-locked memory is a
+limited resource, so very large batches on a machine short of RAM are the one case to watch.
+
+## Trace evidence
+Confirmed when the trace shows host-to-device copies from pageable memory (`Memcpy HtoD (Pageable ->
+Device)`) under the step, and their total time per step; pinned copies show as `Pinned -> Device`
+and overlap with kernels.
+
+## Options
+None.
+
+## References
+- [PyTorch: Memory pinning](https://pytorch.org/docs/stable/data.html#memory-pinning)
+- [CUDA: How to optimize data transfers](https://developer.nvidia.com/blog/how-optimize-data-transfers-cuda-cc/)
+)md";
+
+class DataLoaderPinMemory final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL202", "dataloader-pin-memory", "data-loading",
+                               "`DataLoader` batches are copied to the GPU from pageable memory", kDocs,
+                               FixAvailability::kSometimes, Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (!model.UsesCuda()) return;
+    for (uint32_t index : model.CallsNamed("DataLoader")) {
+      const semantic::Site& call = model.Sites()[index];
+      if (!model.IsCanonical(call, "torch.utils.data.DataLoader")) continue;
+      if (auto arg = model.FindArgument(call, "pin_memory", 7)) {
+        const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
+        if (!truthy.has_value() || *truthy) continue;
+        Diagnostic diagnostic = Make(call, "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        if (model.Text(arg->value) == "False") {
+          diagnostic.fix = Fix{"Set `pin_memory=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
+        }
+        out.push_back(std::move(diagnostic));
+        continue;
+      }
+      if (model.HasStarArgs(call)) continue;
+      const semantic::KeyLookup lookup = model.KwargsLookupIn(call, "pin_memory");
+      if (lookup.presence == semantic::KeyPresence::kUnknown) continue;
+      if (lookup.presence == semantic::KeyPresence::kPresent) {
+        const auto truthy = lookup.value.Truthy();
+        if (!truthy.has_value() || *truthy) continue;
+        out.push_back(Make(call, "`DataLoader` with `pin_memory=False` copies batches from pageable memory"));
+        continue;
+      }
+      Diagnostic diagnostic = Make(call, "`DataLoader` without `pin_memory=True` copies batches from pageable memory");
+      if (auto insertion = model.AppendKeyword(call, "pin_memory", "True")) {
+        diagnostic.fix = Fix{"Add `pin_memory=True`", Applicability::kSafe,
+                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+      }
+      out.push_back(std::move(diagnostic));
+    }
+  }
+
+ private:
+  Diagnostic Make(const semantic::Site& call, std::string message) const {
+    Diagnostic diagnostic;
+    diagnostic.code = std::string(Meta().code);
+    diagnostic.name = std::string(Meta().name);
+    diagnostic.severity = Meta().severity;
+    diagnostic.message = std::move(message);
+    diagnostic.range = call.node.Range();
+    return diagnostic;
+  }
+};
+
+TL_REGISTER_RULE(DataLoaderPinMemory);
+
+}  // namespace
+}  // namespace tl

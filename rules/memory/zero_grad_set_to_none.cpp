@@ -1,0 +1,106 @@
+// TL301 zero-grad-set-to-none: `zero_grad(set_to_none=False)` always, and a bare `zero_grad()` when
+// the target PyTorch is older than 2.0 (2.0 made `set_to_none=True` the default).
+#include <fmt/core.h>
+
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for `zero_grad(set_to_none=False)` on optimizers and modules, and for a bare `zero_grad()`
+when the target PyTorch is older than 2.0. PyTorch 2.0 made `set_to_none=True` the default, so a bare
+call is only reported for older targets.
+
+## Why is this bad?
+`set_to_none=False` launches a fill kernel per gradient tensor (`aten::zero_`, `aten::fill_`) on every
+step and keeps the gradient memory allocated between steps. Setting gradients to `None` costs nothing
+on the device, frees that memory until backward needs it again, and lets backward write the first
+gradient instead of accumulating into zeros.
+
+## Example
+```python
+optimizer.zero_grad(set_to_none=False)
+```
+
+## Use instead
+```python
+optimizer.zero_grad(set_to_none=True)  # the default since PyTorch 2.0
+```
+
+## Fix safety
+The fix sets `set_to_none=True` and is **unsafe**: after it, `p.grad` is `None` rather than a zero
+tensor until the next backward, so code that reads or updates gradients in place between
+`zero_grad()` and `backward()` (manual accumulation, gradient logging, `p.grad.add_(...)`) fails or
+behaves differently. Optimizers and `clip_grad_norm_` already skip `None` gradients.
+
+## Trace evidence
+Confirmed when the trace shows fill work under `Optimizer.zero_grad#...` each step: `aten::zero_` /
+`aten::fill_` operators and their `fill` kernels on the device, and the time they take per step.
+
+## Options
+- `target-torch` (`--target-torch`): a bare `zero_grad()` is reported only when it is below 2.0. When
+  not set, it is read from a `torch` pin in `pyproject.toml` or `requirements*.txt`, else a current
+  2.x is assumed.
+
+## References
+- [torch.optim.Optimizer.zero_grad](https://pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html)
+- [PyTorch performance tuning guide: use parameter.grad = None](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html)
+)md";
+
+class ZeroGradSetToNone final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL301", "zero-grad-set-to-none", "memory",
+                               "`zero_grad()` fills gradients with zeros instead of freeing them", kDocs,
+                               FixAvailability::kSometimes, Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    const bool old_torch = context.options.target_torch < TorchVersion{2, 0};
+    for (uint32_t index : model.CallsNamed("zero_grad")) {
+      const semantic::Site& call = model.Sites()[index];
+      if (call.Receiver().IsNull()) continue;  // a function named zero_grad, not the method
+      if (auto arg = model.FindArgument(call, "set_to_none", 0)) {
+        const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
+        if (!truthy.has_value() || *truthy) continue;
+        Diagnostic diagnostic =
+            Make(call, "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step");
+        if (model.Text(arg->value) == "False") {
+          diagnostic.fix = Fix{"Set `set_to_none=True`", Applicability::kUnsafe, {Edit{arg->value.Range(), "True"}}};
+        }
+        out.push_back(std::move(diagnostic));
+        continue;
+      }
+      if (!old_torch || model.HasStarArgs(call)) continue;
+      if (model.KwargsLookupIn(call, "set_to_none").presence != semantic::KeyPresence::kAbsent) continue;
+      Diagnostic diagnostic = Make(call, fmt::format("`zero_grad()` fills every gradient with zeros before "
+                                                     "PyTorch 2.0 (target is {})",
+                                                     context.options.target_torch.ToString()));
+      if (auto insertion = model.AppendKeyword(call, "set_to_none", "True")) {
+        diagnostic.fix = Fix{"Pass `set_to_none=True`", Applicability::kUnsafe,
+                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+      }
+      out.push_back(std::move(diagnostic));
+    }
+  }
+
+ private:
+  Diagnostic Make(const semantic::Site& call, std::string message) const {
+    Diagnostic diagnostic;
+    diagnostic.code = std::string(Meta().code);
+    diagnostic.name = std::string(Meta().name);
+    diagnostic.severity = Meta().severity;
+    diagnostic.message = std::move(message);
+    diagnostic.range = call.node.Range();
+    return diagnostic;
+  }
+};
+
+TL_REGISTER_RULE(ZeroGradSetToNone);
+
+}  // namespace
+}  // namespace tl

@@ -1,0 +1,167 @@
+// Trace-only findings (what no line can be blamed for) on the shared GPU traces, and `torchlint report`
+// in markdown (English and the brief's Chinese titles) and JSON, with the findings ranked.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/crosscheck/support.h"
+
+namespace tl::test {
+namespace {
+
+const TraceFinding* FindTraceOnly(const std::vector<TraceFinding>& findings, std::string_view code) {
+  for (const auto& f : findings) {
+    if (f.code == code) return &f;
+  }
+  return nullptr;
+}
+
+double Figure(const TraceFinding& f, std::string_view metric) {
+  for (const auto& fig : f.figures) {
+    if (fig.metric == metric) return fig.value;
+  }
+  return -1.0;
+}
+
+TEST_CASE("H100 bert-small: launch-bound and low GPU busy, with their figures") {
+  auto trace = SharedTrace("real/TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz");
+  if (!trace) return;
+  auto cc = LoadTrace(*trace);
+  REQUIRE(cc);
+  const auto found = cc->TraceOnly();
+  const TraceFinding* launch = FindTraceOnly(found, "trace-launch-bound");
+  REQUIRE(launch != nullptr);
+  CHECK(Figure(*launch, "gpu.short_kernel_share") == doctest::Approx(0.967).epsilon(0.03));  // 97% under 10 µs
+  CHECK(Figure(*launch, "gpu.busy_share") == doctest::Approx(0.07).epsilon(0.15));          // busy 7%
+  CHECK(launch->level == trace::Severity::kHigh);
+  CHECK(launch->recommendation.find("CUDA Graph") != std::string::npos);
+  CHECK(launch->saved_ms_per_step > 0.0);
+  const TraceFinding* busy = FindTraceOnly(found, "trace-low-gpu-busy");
+  REQUIRE(busy != nullptr);
+  CHECK(Figure(*busy, "gpu.busy_share") < 0.10);
+  CHECK(FindTraceOnly(found, "trace-no-tensor-cores") == nullptr);  // 77% tensor-core time
+  // In Chinese, the brief's own recommendation.
+  const auto zh = cc->TraceOnly(trace::Language::kChinese);
+  const TraceFinding* launch_zh = FindTraceOnly(zh, "trace-launch-bound");
+  REQUIRE(launch_zh != nullptr);
+  CHECK(launch_zh->recommendation.find("CUDA Graph") != std::string::npos);
+  CHECK(launch_zh->recommendation.find("torch.compile") != std::string::npos);
+}
+
+TEST_CASE("T4 fp32: no tensor-core kernel at all on a GPU that has them; its AMP twin uses them") {
+  auto fp32 = SharedTrace("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
+  auto amp = SharedTrace("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/amp.pt.trace.json");
+  if (!fp32 || !amp) return;
+  auto cc = LoadTrace(*fp32);
+  REQUIRE(cc);
+  const auto found = cc->TraceOnly();
+  const TraceFinding* tc = FindTraceOnly(found, "trace-no-tensor-cores");
+  REQUIRE(tc != nullptr);
+  CHECK(tc->message.find("Tesla T4") != std::string::npos);
+  CHECK(Figure(*tc, "gpu.fp32_gemm_ms_per_step") > 0.0);
+  CHECK(tc->saved_ms_per_step == doctest::Approx(0.5 * Figure(*tc, "gpu.fp32_gemm_ms_per_step")));
+  const TraceFinding* busy = FindTraceOnly(found, "trace-low-gpu-busy");
+  REQUIRE(busy != nullptr);
+  CHECK(Figure(*busy, "gpu.busy_share") == doctest::Approx(0.237).epsilon(0.15));  // busy ~24% over the steps
+
+  auto cc_amp = LoadTrace(*amp);
+  REQUIRE(cc_amp);
+  const auto amp_found = cc_amp->TraceOnly();
+  CHECK(FindTraceOnly(amp_found, "trace-no-tensor-cores") == nullptr);
+}
+
+TEST_CASE("HTA trace_diff/control (A100 DDP): communication-bound") {
+  auto trace = SharedTrace("real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz");
+  if (!trace) return;
+  auto cc = LoadTrace(*trace);
+  REQUIRE(cc);
+  const auto found = cc->TraceOnly();
+  const TraceFinding* comm = FindTraceOnly(found, "trace-communication-bound");
+  REQUIRE(comm != nullptr);
+  CHECK(Figure(*comm, "communication.share") == doctest::Approx(0.366).epsilon(0.1));  // NCCL 37% of kernel time
+}
+
+constexpr std::string_view kResnetScript = R"py(import torch
+import torch.nn as nn
+import torchvision
+from torch.utils.data import DataLoader
+
+
+def main(trainset):
+    model = torchvision.models.resnet50().cuda()
+    loader = DataLoader(trainset, batch_size=32, shuffle=True)
+    criterion = nn.CrossEntropyLoss().cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)
+    model.train()
+    for step, (inputs, labels) in enumerate(loader):
+        inputs, labels = inputs.cuda(), labels.cuda()
+        outputs = model(inputs)
+        loss = criterion(outputs, labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+)py";
+
+TEST_CASE("torchlint report --lang zh: the brief's sections, findings ranked by the time saved") {
+  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  if (!trace) return;
+  TempFolder dir;
+  dir.Write("train.py", kResnetScript);
+  RunResult r = RunTorchlint({"report", "train.py", "--trace", trace->string(), "--lang", "zh"}, dir.path());
+  CHECK(r.exit_code == 0);
+  for (std::string_view title : {"# PyTorch 性能分析报告", "## 环境信息", "## Top 10 耗时算子", "## GPU 利用率概览",
+                                 "## 显存分析", "## 瓶颈诊断", "## 优化建议（按优先级）"}) {
+    CAPTURE(title);
+    CHECK(r.out.find(title) != std::string::npos);
+  }
+  // The 1.9 trace sets the version for TL301, and says so.
+  CHECK(r.err.find("target PyTorch 1.9") != std::string::npos);
+  // 优化建议: the DataLoader fix comes first, with its expected gain and the source line.
+  const size_t recs = r.out.find("## 优化建议（按优先级）");
+  REQUIRE(recs != std::string::npos);
+  const std::string rec_section = r.out.substr(recs);
+  const size_t first = rec_section.find("\n1. ");
+  REQUIRE(first != std::string::npos);
+  const std::string first_item = rec_section.substr(first, rec_section.find("\n2. ") - first);
+  CHECK(first_item.find("TL201") != std::string::npos);
+  CHECK(first_item.find("预期收益") != std::string::npos);
+  CHECK(first_item.find("train.py:9") != std::string::npos);
+  CHECK(rec_section.find("TL301") != std::string::npos);
+  CHECK(rec_section.find("TL202") != std::string::npos);
+  CHECK(r.out.find("已证实") != std::string::npos);
+}
+
+TEST_CASE("torchlint report --format json: ranked findings with evidence, and the trace's own object") {
+  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  if (!trace) return;
+  TempFolder dir;
+  dir.Write("train.py", kResnetScript);
+  RunResult r = RunTorchlint({"report", "train.py", "--trace", trace->string(), "--format", "json"}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["findings"].size() == 3);
+  CHECK(j["findings"][0]["code"] == "TL201");
+  CHECK(j["findings"][0]["rank"] == 1);
+  CHECK(j["findings"][0]["evidence"]["verdict"] == "confirmed");
+  CHECK(j["findings"][0]["evidence"]["share_of_step"].get<double>() == doctest::Approx(0.35).epsilon(0.2));
+  double previous = 1e9;
+  for (const auto& f : j["findings"]) {
+    const double saved = f["evidence"]["saved_ms_per_step"].get<double>();
+    CHECK(saved <= previous);
+    previous = saved;
+  }
+  CHECK(j["trace"]["dataloader"]["iterator"] == "single");
+  CHECK(j["trace_findings"].is_array());
+}
+
+TEST_CASE("torchlint report: an unreadable trace is a one-line error and exit 2") {
+  TempFolder dir;
+  dir.Write("train.py", kResnetScript);
+  dir.Write("bad.json", "{\"traceEvents\": [ {\"ph\": ");
+  RunResult r = RunTorchlint({"report", "train.py", "--trace", "missing.json"}, dir.path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--trace") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tl::test

@@ -1,0 +1,37 @@
+"""Loop inside a function, called from a main guard."""
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train(model, loader, optimizer, criterion):
+    model.train()
+    with torch.profiler.profile(  # torchlint: instrument
+        activities=[torch.profiler.ProfilerActivity.CPU]  # torchlint: instrument
+        + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),  # torchlint: instrument
+        schedule=torch.profiler.schedule(skip_first=10, wait=5, warmup=1, active=3, repeat=2),  # torchlint: instrument
+        on_trace_ready=torch.profiler.tensorboard_trace_handler("./profiler_logs"),  # torchlint: instrument
+        record_shapes=True,  # torchlint: instrument
+        profile_memory=True,  # torchlint: instrument
+        with_stack=True,  # torchlint: instrument
+    ) as prof:  # torchlint: instrument indent=4
+        for inputs, targets in loader:
+            # move the batch
+            if prof.step_num >= 28:  # torchlint: instrument
+                break  # torchlint: instrument
+            inputs = inputs.float()
+            outputs = model(inputs)
+            loss = criterion(outputs, targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            prof.step()  # torchlint: instrument
+    # torchlint: instrument dedent
+    return model
+
+
+if __name__ == "__main__":
+    data = TensorDataset(torch.randn(64, 16), torch.randint(0, 4, (64,)))
+    loader = DataLoader(data, batch_size=8)
+    model = nn.Linear(16, 4)
+    train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), nn.CrossEntropyLoss())

@@ -1,0 +1,40 @@
+"""Loop inside a function, called from a main guard."""
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+import os  # torchlint: instrument
+
+
+def train(model, loader, optimizer, criterion):
+    model.train()
+    def tl_on_trace_ready(prof):  # torchlint: instrument
+        metric = "self_cuda_time_total" if torch.cuda.is_available() else "self_cpu_time_total"  # torchlint: instrument
+        print(prof.key_averages(group_by_stack_n=5).table(sort_by=metric, row_limit=10))  # torchlint: instrument
+        torch.profiler.tensorboard_trace_handler("./profiler_logs")(prof)  # torchlint: instrument
+        prof.export_stacks(os.path.join("./profiler_logs", f"profiler_stacks_step{prof.step_num}.txt"), metric=metric)  # torchlint: instrument
+    with torch.profiler.profile(  # torchlint: instrument
+        activities=[torch.profiler.ProfilerActivity.CPU]  # torchlint: instrument
+        + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),  # torchlint: instrument
+        schedule=torch.profiler.schedule(skip_first=10, wait=5, warmup=1, active=3, repeat=2),  # torchlint: instrument
+        on_trace_ready=tl_on_trace_ready,  # torchlint: instrument
+        with_stack=True,  # torchlint: instrument
+        experimental_config=torch._C._profiler._ExperimentalConfig(verbose=True),  # torchlint: instrument
+    ) as prof:  # torchlint: instrument indent=4
+        for inputs, targets in loader:
+            # move the batch
+            inputs = inputs.float()
+            outputs = model(inputs)
+            loss = criterion(outputs, targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            prof.step()  # torchlint: instrument
+    # torchlint: instrument dedent
+    return model
+
+
+if __name__ == "__main__":
+    data = TensorDataset(torch.randn(64, 16), torch.randint(0, 4, (64,)))
+    loader = DataLoader(data, batch_size=8)
+    model = nn.Linear(16, 4)
+    train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), nn.CrossEntropyLoss())

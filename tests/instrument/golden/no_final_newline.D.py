@@ -1,0 +1,24 @@
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+import os  # torchlint: instrument
+
+loader = DataLoader(TensorDataset(torch.randn(16, 2), torch.randn(16, 1)), batch_size=4)
+model = nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+def tl_on_trace_ready(prof):  # torchlint: instrument
+    os.makedirs("./profiler_logs", exist_ok=True)  # torchlint: instrument
+    prof.export_chrome_trace(os.path.join("./profiler_logs", f"chrome_step{prof.step_num}.pt.trace.json"))  # torchlint: instrument
+with torch.profiler.profile(  # torchlint: instrument
+    activities=[torch.profiler.ProfilerActivity.CPU]  # torchlint: instrument
+    + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),  # torchlint: instrument
+    schedule=torch.profiler.schedule(skip_first=10, wait=5, warmup=1, active=3, repeat=2),  # torchlint: instrument
+    on_trace_ready=tl_on_trace_ready,  # torchlint: instrument
+) as prof:  # torchlint: instrument indent=4
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        prof.step()  # torchlint: instrument
+# torchlint: instrument dedent

@@ -1,0 +1,29 @@
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+import os  # torchlint: instrument
+
+prof = "a name the script already uses"
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=4)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+def tl_on_trace_ready(tl_prof):  # torchlint: instrument
+    os.makedirs("./profiler_logs", exist_ok=True)  # torchlint: instrument
+    tl_prof.export_chrome_trace(os.path.join("./profiler_logs", f"chrome_step{tl_prof.step_num}.pt.trace.json"))  # torchlint: instrument
+with torch.profiler.profile(  # torchlint: instrument
+    activities=[torch.profiler.ProfilerActivity.CPU]  # torchlint: instrument
+    + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),  # torchlint: instrument
+    schedule=torch.profiler.schedule(skip_first=10, wait=5, warmup=1, active=3, repeat=2),  # torchlint: instrument
+    on_trace_ready=tl_on_trace_ready,  # torchlint: instrument
+) as tl_prof:  # torchlint: instrument indent=4
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        # torchlint: profile-off
+        total = sum(p.detach().abs().sum() for p in model.parameters())
+        # torchlint: profile-on
+        optimizer.step()
+        optimizer.zero_grad()
+        tl_prof.step()  # torchlint: instrument
+# torchlint: instrument dedent
+print(prof)

@@ -1,0 +1,25 @@
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+import contextlib  # torchlint: instrument
+
+prof = "a name the script already uses"
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=4)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+tl_nvtx = torch.cuda.nvtx.range if torch.cuda.is_available() else contextlib.nullcontext  # torchlint: instrument
+for x, y in loader:
+    with tl_nvtx("train_step"):  # torchlint: instrument indent=4
+        with tl_nvtx("loss_compute"):  # torchlint: instrument indent=4
+            loss = nn.functional.mse_loss(model(x), y)
+        with tl_nvtx("backward"):  # torchlint: instrument dedent indent=4
+            loss.backward()
+        # torchlint: instrument dedent
+        # torchlint: profile-off
+        total = sum(p.detach().abs().sum() for p in model.parameters())
+        # torchlint: profile-on
+        with tl_nvtx("optimizer_step"):  # torchlint: instrument indent=4
+            optimizer.step()
+            optimizer.zero_grad()
+    # torchlint: instrument dedent dedent
+print(prof)

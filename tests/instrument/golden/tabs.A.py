@@ -1,0 +1,35 @@
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train(loader, model, opt):
+	def tl_on_trace_ready(prof):  # torchlint: instrument
+		sort_by = "cuda_time_total" if torch.cuda.is_available() else "cpu_time_total"  # torchlint: instrument
+		print(prof.key_averages().table(sort_by=sort_by, row_limit=20))  # torchlint: instrument
+		torch.profiler.tensorboard_trace_handler("./profiler_logs")(prof)  # torchlint: instrument
+	with torch.profiler.profile(  # torchlint: instrument
+		activities=[torch.profiler.ProfilerActivity.CPU]  # torchlint: instrument
+		+ ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),  # torchlint: instrument
+		schedule=torch.profiler.schedule(skip_first=10, wait=5, warmup=1, active=3, repeat=2),  # torchlint: instrument
+		on_trace_ready=tl_on_trace_ready,  # torchlint: instrument
+		record_shapes=True,  # torchlint: instrument
+		with_flops=True,  # torchlint: instrument
+	) as prof:  # torchlint: instrument indent=tab
+		for x, y in loader:
+			try:  # torchlint: instrument indent=tab
+				if x.shape[0] == 0:
+					continue
+				loss = nn.functional.mse_loss(model(x), y)
+				opt.zero_grad()
+				loss.backward()
+				opt.step()
+			finally:  # torchlint: instrument dedent
+				prof.step()  # torchlint: instrument
+	# torchlint: instrument dedent
+
+
+if __name__ == "__main__":
+	net = nn.Linear(3, 1)
+	data = DataLoader(TensorDataset(torch.randn(24, 3), torch.randn(24, 1)), batch_size=4)
+	train(data, net, torch.optim.SGD(net.parameters(), lr=0.1))

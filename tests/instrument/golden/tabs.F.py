@@ -1,0 +1,36 @@
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train(loader, model, opt):
+	with torch.profiler.profile(  # torchlint: instrument
+		activities=[torch.profiler.ProfilerActivity.CPU]  # torchlint: instrument
+		+ ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),  # torchlint: instrument
+		schedule=torch.profiler.schedule(skip_first=10, wait=5, warmup=1, active=3, repeat=2),  # torchlint: instrument
+		on_trace_ready=torch.profiler.tensorboard_trace_handler("./profiler_logs"),  # torchlint: instrument
+		record_shapes=True,  # torchlint: instrument
+		profile_memory=True,  # torchlint: instrument
+		with_stack=True,  # torchlint: instrument
+	) as prof:  # torchlint: instrument indent=tab
+		for x, y in loader:
+			try:  # torchlint: instrument indent=tab
+				if x.shape[0] == 0:
+					continue
+				with torch.profiler.record_function("loss_compute"):  # torchlint: instrument indent=tab
+					loss = nn.functional.mse_loss(model(x), y)
+				with torch.profiler.record_function("optimizer_step"):  # torchlint: instrument dedent indent=tab
+					opt.zero_grad()
+				with torch.profiler.record_function("backward"):  # torchlint: instrument dedent indent=tab
+					loss.backward()
+				with torch.profiler.record_function("optimizer_step"):  # torchlint: instrument dedent indent=tab
+					opt.step()
+			finally:  # torchlint: instrument dedent dedent
+				prof.step()  # torchlint: instrument
+	# torchlint: instrument dedent
+
+
+if __name__ == "__main__":
+	net = nn.Linear(3, 1)
+	data = DataLoader(TensorDataset(torch.randn(24, 3), torch.randn(24, 1)), batch_size=4)
+	train(data, net, torch.optim.SGD(net.parameters(), lr=0.1))

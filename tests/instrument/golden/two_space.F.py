@@ -1,0 +1,36 @@
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Trainer:
+  def __init__(self):
+    self.model = nn.Linear(4, 4)
+    self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+    self.loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 4)), batch_size=4)
+
+  def fit(self):
+    with torch.profiler.profile(  # torchlint: instrument
+      activities=[torch.profiler.ProfilerActivity.CPU]  # torchlint: instrument
+      + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),  # torchlint: instrument
+      schedule=torch.profiler.schedule(skip_first=10, wait=5, warmup=1, active=3, repeat=2),  # torchlint: instrument
+      on_trace_ready=torch.profiler.tensorboard_trace_handler("./profiler_logs"),  # torchlint: instrument
+      record_shapes=True,  # torchlint: instrument
+      profile_memory=True,  # torchlint: instrument
+      with_stack=True,  # torchlint: instrument
+    ) as prof:  # torchlint: instrument indent=2
+      for x, y in self.loader:
+        with torch.profiler.record_function("loss_compute"):  # torchlint: instrument indent=2
+          loss = nn.functional.mse_loss(self.model(x), y)
+        with torch.profiler.record_function("optimizer_step"):  # torchlint: instrument dedent indent=2
+          self.optimizer.zero_grad()
+        with torch.profiler.record_function("backward"):  # torchlint: instrument dedent indent=2
+          loss.backward()
+        with torch.profiler.record_function("optimizer_step"):  # torchlint: instrument dedent indent=2
+          self.optimizer.step()
+        prof.step()  # torchlint: instrument dedent
+    # torchlint: instrument dedent
+
+
+if __name__ == "__main__":
+  Trainer().fit()

@@ -1,0 +1,7 @@
+﻿# torchlint-test: select=TL2
+import torch
+from torch.utils.data import DataLoader
+
+device = "cuda"
+if True:
+	loader = DataLoader(ds, num_workers=4, pin_memory=True)  # error: [TL202]

@@ -1,0 +1,4 @@
+# torchlint: noqa
+from torch.utils.data import DataLoader
+
+a = DataLoader(ds)

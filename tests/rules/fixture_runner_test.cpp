@@ -1,0 +1,216 @@
+// Runs every rule fixture under tests/rules/. A fixture is a Python file with inline expectations,
+// in the manner of clang-tidy's CHECK-MESSAGES and ty's mdtest:
+//
+//   loader = DataLoader(ds)  # error: [TL201, TL202]
+//
+// says that exactly these codes start on this line (a code may repeat to expect it twice). Any
+// diagnostic nobody expected fails, and so does any expectation that did not fire. All rules run
+// unless the header narrows them. Header lines set options:
+//
+//   # torchlint-test: target-torch=1.13 min-dim=32 select=TL3 unsafe-fixes
+//
+// When fixes apply (safe ones; unsafe ones too under `unsafe-fixes`), `<name>.fixed.py` beside the
+// fixture must hold the result, and checking that result again must change nothing more.
+// TORCHLINT_UPDATE_FIXTURES=1 rewrites the goldens instead of comparing them.
+#include <doctest/doctest.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "linter/core/fix.h"
+#include "linter/core/source_file.h"
+#include "linter/engine/check.h"
+#include "tests/support/paths.h"
+
+namespace tl {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::vector<std::string> SplitCodes(std::string_view list) {
+  std::vector<std::string> out;
+  std::string current;
+  for (char c : list) {
+    if (c == ',' || c == ' ' || c == '\t') {
+      if (!current.empty()) out.push_back(std::move(current));
+      current.clear();
+    } else {
+      current.push_back(c);
+    }
+  }
+  if (!current.empty()) out.push_back(std::move(current));
+  return out;
+}
+
+struct Fixture {
+  CheckOptions options;
+  bool unsafe_fixes = false;
+  std::multimap<uint32_t, std::string> expected;  // 1-based line -> code
+  std::vector<std::string> errors;                // malformed header or expectation
+};
+
+Fixture ParseFixture(const SourceFile& file) {
+  Fixture fixture;
+  const LineIndex& lines = file.lines();
+  for (uint32_t line = 0; line < lines.LineCount(); ++line) {
+    const std::string_view text = lines.LineText(line);
+    if (const size_t header = text.find("# torchlint-test:"); header != std::string_view::npos) {
+      std::istringstream options{std::string(text.substr(header + 17))};
+      for (std::string option; options >> option;) {
+        const size_t eq = option.find('=');
+        const std::string key = option.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : option.substr(eq + 1);
+        if (key == "target-torch") {
+          if (auto version = TorchVersion::Parse(value)) {
+            fixture.options.rule_options.target_torch = *version;
+          } else {
+            fixture.errors.push_back("bad target-torch " + value);
+          }
+        } else if (key == "min-dim") {
+          fixture.options.rule_options.min_dim = static_cast<uint32_t>(std::stoul(value));
+        } else if (key == "select") {
+          fixture.options.selection.select = SplitCodes(value);
+        } else if (key == "unsafe-fixes") {
+          fixture.unsafe_fixes = true;
+        } else {
+          fixture.errors.push_back("unknown option " + key);
+        }
+      }
+    }
+    size_t pos = 0;
+    while ((pos = text.find("# error: [", pos)) != std::string_view::npos) {
+      const size_t close = text.find(']', pos);
+      if (close == std::string_view::npos) {
+        fixture.errors.push_back("unclosed expectation on line " + std::to_string(line + 1));
+        break;
+      }
+      for (std::string& code : SplitCodes(text.substr(pos + 10, close - pos - 10))) {
+        fixture.expected.emplace(line + 1, std::move(code));
+      }
+      pos = close;
+    }
+  }
+  return fixture;
+}
+
+std::vector<fs::path> FixtureFiles() {
+  std::vector<fs::path> out;
+  const fs::path root = test::SourceDir() / "tests" / "rules";
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const fs::path& path = entry.path();
+    if (!entry.is_regular_file() || path.extension() != ".py") continue;
+    if (path.stem().extension() == ".fixed") continue;
+    out.push_back(path);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Checks one fixture; returns the failures as lines of text (empty when it passes).
+std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, int>& counts) {
+  std::vector<std::string> failures;
+  const std::string display = fs::relative(path, test::SourceDir()).string();
+  SourceFile file(display, ReadFile(path));
+  Fixture fixture = ParseFixture(file);
+  for (const std::string& error : fixture.errors) failures.push_back(display + ": " + error);
+
+  const FileReport report = CheckSource(file, fixture.options);
+  std::multimap<uint32_t, std::string> unmatched = fixture.expected;
+  for (const Diagnostic& diagnostic : report.diagnostics) {
+    const LineColumn at = file.lines().Locate(diagnostic.range.begin);
+    auto range = unmatched.equal_range(at.line);
+    auto hit = std::find_if(range.first, range.second, [&](const auto& e) { return e.second == diagnostic.code; });
+    if (hit != range.second) {
+      unmatched.erase(hit);
+      ++counts[diagnostic.code];
+      continue;
+    }
+    failures.push_back(fmt::format("{}:{}:{}: unexpected {} {}", display, at.line, at.column, diagnostic.code,
+                                   diagnostic.message));
+  }
+  for (const auto& [line, code] : unmatched) {
+    failures.push_back(fmt::format("{}:{}: expected {} did not fire", display, line, code));
+  }
+
+  // Fixes.
+  const Applicability level = fixture.unsafe_fixes ? Applicability::kUnsafe : Applicability::kSafe;
+  std::vector<const Fix*> fixes;
+  for (const Diagnostic& diagnostic : report.diagnostics) {
+    if (diagnostic.fix) fixes.push_back(&*diagnostic.fix);
+  }
+  const FixOutcome outcome = ApplyFixes(file.text(), fixes, level);
+  fs::path golden = path;
+  golden.replace_extension(".fixed.py");
+  const bool update = std::getenv("TORCHLINT_UPDATE_FIXTURES") != nullptr;
+  if (outcome.text != file.text()) {
+    if (update) {
+      std::ofstream(golden, std::ios::binary) << outcome.text;
+    } else if (!fs::exists(golden)) {
+      failures.push_back(display + ": fixes change the file but " + golden.filename().string() +
+                         " is missing (TORCHLINT_UPDATE_FIXTURES=1 writes it)");
+    } else if (ReadFile(golden) != outcome.text) {
+      failures.push_back(display + ": fixed text differs from " + golden.filename().string() + ":\n" +
+                         UnifiedDiff(golden.filename().string(), ReadFile(golden), outcome.text));
+    }
+    // Fixes converge: checking the fixed text offers no further applicable change.
+    SourceFile fixed(display, outcome.text);
+    const FileReport again = CheckSource(fixed, fixture.options);
+    std::vector<const Fix*> more;
+    for (const Diagnostic& diagnostic : again.diagnostics) {
+      if (diagnostic.fix) more.push_back(&*diagnostic.fix);
+    }
+    if (ApplyFixes(fixed.text(), more, level).text != fixed.text()) {
+      failures.push_back(display + ": fixes do not converge (a second pass changes the text again)");
+    }
+  } else if (fs::exists(golden) && !update) {
+    failures.push_back(display + ": no fix applies but " + golden.filename().string() + " exists");
+  }
+  return failures;
+}
+
+TEST_CASE("rule fixtures") {
+  const std::vector<fs::path> files = FixtureFiles();
+  REQUIRE_MESSAGE(!files.empty(), "no fixtures under tests/rules");
+  std::map<std::string, int> counts;
+  size_t failed = 0;
+  for (const fs::path& path : files) {
+    const std::vector<std::string> failures = RunFixture(path, counts);
+    for (const std::string& failure : failures) FAIL_CHECK(failure);
+    if (!failures.empty()) ++failed;
+  }
+  std::string summary = fmt::format("{} fixtures, {} failed; expectations met:", files.size(), failed);
+  for (const auto& [code, count] : counts) summary += fmt::format(" {}={}", code, count);
+  MESSAGE(summary);
+}
+
+TEST_CASE("fixture expectations parse") {
+  SourceFile file("x.py", "# torchlint-test: target-torch=1.13 min-dim=32 select=TL3 unsafe-fixes\n"
+                          "x = 1  # error: [TL101, TL202]\n"
+                          "y = 2  # error: [TL101] # error: [TL101]\n");
+  const Fixture fixture = ParseFixture(file);
+  CHECK(fixture.errors.empty());
+  CHECK(fixture.options.rule_options.target_torch == TorchVersion{1, 13});
+  CHECK(fixture.options.rule_options.min_dim == 32);
+  CHECK(fixture.unsafe_fixes);
+  REQUIRE(fixture.options.selection.select.size() == 1);
+  CHECK(fixture.options.selection.select[0] == "TL3");
+  CHECK(fixture.expected.count(2) == 2);
+  CHECK(fixture.expected.count(3) == 2);
+}
+
+}  // namespace
+}  // namespace tl

@@ -1,0 +1,157 @@
+// The parallel driver: the same results in the same order with 1 and 8 jobs, one-line errors for files
+// that cannot be analysed while the others still are, and --fix that never leaves a half-written file.
+#include <doctest/doctest.h>
+
+#include <fmt/core.h>
+
+#include "engine_test_support.h"
+#include "linter/engine/driver.h"
+
+using tl::FileOutcome;
+using tl::FileTask;
+using tl::FixMode;
+using tl::test::TempDir;
+
+namespace {
+
+constexpr std::string_view kScript = R"(import torch
+from torch.utils.data import DataLoader
+
+model = torch.nn.Linear(1000, 1000).cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(dataset, batch_size=32)
+for x, y in loader:
+    optimizer.zero_grad(set_to_none=False)
+    loss = model(x.cuda()).sum()
+    loss.backward()
+    optimizer.step()
+    print(loss.item())
+)";
+
+std::shared_ptr<const tl::CheckOptions> Defaults() { return std::make_shared<const tl::CheckOptions>(); }
+
+FileTask Task(const std::filesystem::path& path, std::string display) {
+  FileTask task;
+  task.display_path = std::move(display);
+  task.path = path;
+  task.options = Defaults();
+  return task;
+}
+
+std::vector<FileOutcome> RunAll(std::vector<FileTask> tasks, size_t jobs, FixMode mode = FixMode::kNone) {
+  std::vector<FileOutcome> outcomes;
+  tl::DriverOptions options;
+  options.jobs = jobs;
+  options.fix_mode = mode;
+  tl::RunChecks(std::move(tasks), options, [&](FileOutcome&& outcome) { outcomes.push_back(std::move(outcome)); });
+  return outcomes;
+}
+
+std::string Summary(const std::vector<FileOutcome>& outcomes) {
+  std::string out;
+  for (const auto& outcome : outcomes) {
+    out += outcome.display_path + (outcome.error ? " error" : "") + ":";
+    for (const auto& d : outcome.diagnostics) out += fmt::format(" {}@{}", d.code, d.range.begin);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("output order and content do not depend on the number of jobs") {
+  TempDir dir;
+  std::vector<FileTask> tasks;
+  for (int i = 0; i < 40; ++i) {
+    // Different sizes so workers finish out of order.
+    std::string text(kScript);
+    for (int k = 0; k < (i * 7) % 13; ++k) text += fmt::format("value_{} = {}\n", k, k);
+    const auto path = dir.Write(fmt::format("f{:02}.py", i), text);
+    tasks.push_back(Task(path, path.filename().string()));
+  }
+  tasks.push_back(Task(dir / "missing.py", "missing.py"));
+  const std::string one = Summary(RunAll(tasks, 1));
+  const std::string many = Summary(RunAll(tasks, 8));
+  CHECK(one == many);
+  CHECK(one.find("f00.py:") == 0);
+  CHECK(one.find("missing.py error:") != std::string::npos);
+}
+
+TEST_CASE("files that cannot be analysed get one line each; the others are analysed") {
+  TempDir dir;
+  const auto good = dir.Write("good.py", kScript);
+  const auto binary = dir.Write("blob.py", std::string("\x7f" "ELF\0\0\x01", 7));
+  const auto latin1 = dir.Write("latin1.py", "# caf\xE9\nx = 1\n");
+  const auto outcomes =
+      RunAll({Task(dir / "nope.py", "nope.py"), Task(binary, "blob.py"), Task(latin1, "latin1.py"), Task(good, "good.py")}, 2);
+  REQUIRE(outcomes.size() == 4);
+  REQUIRE(outcomes[0].error);
+  CHECK(*outcomes[0].error == "nope.py: cannot open: No such file or directory; skipped");
+  REQUIRE(outcomes[1].error);
+  CHECK(outcomes[1].error->find("blob.py: not Python source") == 0);
+  CHECK_FALSE(outcomes[2].error);
+  REQUIRE(outcomes[2].notes.size() == 1);
+  CHECK(outcomes[2].notes[0].find("latin1.py: not valid UTF-8") == 0);
+  CHECK_FALSE(outcomes[3].error);
+  CHECK(outcomes[3].source.has_value());
+  for (const auto& outcome : outcomes) {
+    CHECK(outcome.error.value_or("").find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("--diff computes fixes and writes nothing; --fix writes them and re-checks") {
+  TempDir dir;
+  const auto path = dir.Write("train.py", kScript);
+  auto diff = RunAll({Task(path, "train.py")}, 1, FixMode::kDiff);
+  REQUIRE(diff.size() == 1);
+  CHECK(tl::test::ReadAllText(path) == kScript);
+  if (diff[0].fixes_applied == 0) {
+    MESSAGE("skipped: no rule offers a safe fix on this script yet");
+    return;
+  }
+  CHECK(diff[0].original == kScript);
+  const std::string fixed_text(diff[0].source->text());
+  CHECK(fixed_text != kScript);
+
+  auto fixed = RunAll({Task(path, "train.py")}, 1, FixMode::kApply);
+  REQUIRE(fixed.size() == 1);
+  CHECK(fixed[0].written);
+  CHECK(tl::test::ReadAllText(path) == fixed_text);
+  // What is reported is what is left after fixing: no safe fix remains.
+  for (const auto& d : fixed[0].diagnostics) {
+    CHECK_FALSE((d.fix && d.fix->applicability == tl::Applicability::kSafe));
+  }
+  // Fixing again changes nothing.
+  auto again = RunAll({Task(path, "train.py")}, 1, FixMode::kApply);
+  CHECK(again[0].fixes_applied == 0);
+  CHECK(tl::test::ReadAllText(path) == fixed_text);
+}
+
+TEST_CASE("--fix whose write fails leaves no file behind and reports the original findings") {
+  // The file was read, then its folder vanished before the write (root may write anywhere, so a
+  // read-only folder would not fail here; a missing folder fails for everyone).
+  TempDir dir;
+  FileTask task = Task(dir / "vanished" / "train.py", "vanished/train.py");
+  task.text = std::string(kScript);
+  const auto before = RunAll({task}, 1, FixMode::kNone);
+  const auto outcomes = RunAll({task}, 1, FixMode::kApply);
+  REQUIRE(outcomes.size() == 1);
+  if (before[0].diagnostics.empty() || (outcomes[0].fixes_applied == 0 && !outcomes[0].error)) {
+    MESSAGE("skipped: no rule offers a safe fix on this script yet");
+    return;
+  }
+  REQUIRE(outcomes[0].error);
+  CHECK(outcomes[0].error->find("vanished/train.py: cannot create a temporary file") == 0);
+  CHECK(outcomes[0].error->find("unchanged") != std::string::npos);
+  CHECK_FALSE(outcomes[0].written);
+  CHECK(outcomes[0].fixes_applied == 0);
+  CHECK(outcomes[0].source->text() == kScript);
+  CHECK(outcomes[0].diagnostics.size() == before[0].diagnostics.size());
+  CHECK_FALSE(std::filesystem::exists(dir / "vanished"));
+}
+
+TEST_CASE("jobs: 0 means one per CPU, never more than the files") {
+  CHECK(tl::EffectiveJobs(0, 1000) >= 1);
+  CHECK(tl::EffectiveJobs(8, 3) == 3);
+  CHECK(tl::EffectiveJobs(4, 0) == 1);
+}

@@ -1,0 +1,348 @@
+// Unit tests of the semantic model: imports and canonical names, loop roles, guards, constants,
+// argparse defaults, **kwargs dicts, device facts, per-step propagation through helpers, phases,
+// and that nothing recurses on deeply nested input.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "linter/core/source_file.h"
+#include "linter/semantic/model.h"
+#include "linter/ts/ts.h"
+
+namespace tl::semantic {
+namespace {
+
+struct Parsed {
+  SourceFile file;
+  ts::Tree tree;
+  std::unique_ptr<Model> model;
+};
+
+std::unique_ptr<Parsed> Build(std::string text) {
+  SourceFile file("t.py", std::move(text));
+  ts::Parser parser;
+  auto tree = parser.Parse(file.text());
+  REQUIRE(tree.ok());
+  auto parsed = std::unique_ptr<Parsed>(new Parsed{std::move(file), std::move(tree).value(), nullptr});
+  parsed->model = Model::Build(parsed->file, parsed->tree);
+  return parsed;
+}
+
+// The first call site whose source text starts with `prefix`.
+const Site* CallStartingWith(const Model& model, std::string_view prefix) {
+  for (const Site& site : model.Sites()) {
+    if (site.kind == SiteKind::kCall && model.Text(site.node).starts_with(prefix)) return &site;
+  }
+  return nullptr;
+}
+
+const Loop* LoopStartingWith(const Model& model, std::string_view prefix) {
+  for (const Loop& loop : model.Loops()) {
+    if (model.Text(loop.node).starts_with(prefix)) return &loop;
+  }
+  return nullptr;
+}
+
+TEST_CASE("imports resolve to canonical names") {
+  auto p = Build(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.utils.data as tud\n"
+      "from torch.utils.data import DataLoader as DL\n"
+      "from torch import nn as tnn, optim\n"
+      "a = tud.DataLoader(x)\n"
+      "b = DL(x)\n"
+      "c = nn.Linear(1, 2)\n"
+      "d = optim.SGD(p)\n"
+      "e = torch.utils.data.DataLoader(x)\n"
+      "f = tnn.Conv2d(1, 2, 3)\n"
+      "g = unknown.DataLoader(x)\n");
+  const Model& m = *p->model;
+  CHECK(m.CanonicalName(CallStartingWith(m, "tud.")->callee) == "torch.utils.data.DataLoader");
+  const Site* dl = CallStartingWith(m, "DL(");
+  CHECK(dl->name == "DataLoader");
+  CHECK(m.IsCanonical(*dl, "torch.utils.data.DataLoader"));
+  CHECK(m.CanonicalName(CallStartingWith(m, "nn.Linear")->callee) == "torch.nn.Linear");
+  CHECK(m.CanonicalName(CallStartingWith(m, "optim.SGD")->callee) == "torch.optim.SGD");
+  CHECK(m.CanonicalName(CallStartingWith(m, "torch.utils")->callee) == "torch.utils.data.DataLoader");
+  CHECK(m.CanonicalName(CallStartingWith(m, "tnn.Conv2d")->callee) == "torch.nn.Conv2d");
+  CHECK(m.CanonicalName(CallStartingWith(m, "unknown.")->callee).empty());
+  CHECK(m.CallsNamed("DataLoader").size() == 4);
+}
+
+TEST_CASE("step, epoch and per-element loops") {
+  auto p = Build(
+      "for epoch in range(10):\n"
+      "    for step, (x, y) in enumerate(train_loader):\n"
+      "        for micro in x.chunk(4):\n"
+      "            loss = model(micro).mean()\n"
+      "            loss.backward()\n"
+      "        optimizer.step()\n"
+      "    for layer in layers:\n"
+      "        print(layer)\n"
+      "for i in range(100):\n"
+      "    out = net(batch)\n"
+      "    out.backward()\n"
+      "it = iter(loader)\n"
+      "while True:\n"
+      "    batch = next(it)\n");
+  const Model& m = *p->model;
+  const Loop* epoch = LoopStartingWith(m, "for epoch");
+  const Loop* step = LoopStartingWith(m, "for step");
+  const Loop* micro = LoopStartingWith(m, "for micro");
+  const Loop* layer = LoopStartingWith(m, "for layer");
+  const Loop* plain = LoopStartingWith(m, "for i in");
+  const Loop* loop_while = LoopStartingWith(m, "while True");
+  REQUIRE(epoch);
+  REQUIRE(step);
+  REQUIRE(micro);
+  REQUIRE(layer);
+  REQUIRE(plain);
+  REQUIRE(loop_while);
+  CHECK(epoch->role == LoopRole::kEpoch);
+  CHECK(step->role == LoopRole::kStep);
+  CHECK((step->evidence & kIteratesLoader) != 0);
+  CHECK(step->epoch_loop == 0);
+  CHECK(micro->role == LoopRole::kPerElement);
+  CHECK(layer->role == LoopRole::kPerElement);
+  CHECK(plain->role == LoopRole::kStep);
+  CHECK((plain->evidence & kModelCall) != 0);
+  CHECK(loop_while->role == LoopRole::kStep);
+  CHECK(loop_while->kind == LoopKind::kWhile);
+  CHECK((loop_while->evidence & kNextBatch) != 0);
+  CHECK(m.StepLoops().size() == 3);
+}
+
+TEST_CASE("helpers called from the step loop run every step, transitively") {
+  auto p = Build(
+      "def log(x):\n"
+      "    inner(x)\n"
+      "def inner(x):\n"
+      "    x.item()\n"
+      "def rare(x):\n"
+      "    x.tolist()\n"
+      "def once(x):\n"
+      "    x.cpu()\n"
+      "for epoch in range(3):\n"
+      "    for i, b in enumerate(loader):\n"
+      "        log(b)\n"
+      "        if i % 50 == 0:\n"
+      "            rare(b)\n"
+      "    once(b)\n");
+  const Model& m = *p->model;
+  CHECK(CallStartingWith(m, "x.item()")->per_step());
+  CHECK_FALSE(CallStartingWith(m, "x.tolist()")->per_step());
+  CHECK_FALSE(CallStartingWith(m, "x.cpu()")->per_step());
+  CHECK(CallStartingWith(m, "log(b)")->per_step());
+  CHECK_FALSE(CallStartingWith(m, "once(b)")->per_step());
+  int log_scope = -1;
+  for (size_t i = 0; i < m.Scopes().size(); ++i) {
+    if (m.Scopes()[i].name == "inner") log_scope = static_cast<int>(i);
+  }
+  REQUIRE(log_scope > 0);
+  CHECK(m.Scopes()[static_cast<size_t>(log_scope)].runs_per_step);
+}
+
+TEST_CASE("an epoch loop calling a function with a step loop") {
+  auto p = Build(
+      "def train_one_epoch(model, train_loader):\n"
+      "    for x in train_loader:\n"
+      "        model(x).backward()\n"
+      "for epoch in range(5):\n"
+      "    train_one_epoch(model, loader)\n"
+      "    val.item()\n");
+  const Model& m = *p->model;
+  CHECK(LoopStartingWith(m, "for epoch")->role == LoopRole::kEpoch);
+  CHECK(LoopStartingWith(m, "for x")->role == LoopRole::kStep);
+  CHECK_FALSE(CallStartingWith(m, "val.item()")->per_step());
+}
+
+TEST_CASE("guards resolve N") {
+  auto p = Build(
+      "import argparse\n"
+      "EVERY = 10\n"
+      "ONE = 1\n"
+      "parser = argparse.ArgumentParser()\n"
+      "parser.add_argument('--log-interval', type=int, default=1)\n"
+      "args = parser.parse_args()\n"
+      "for i, b in enumerate(loader):\n"
+      "    if i % EVERY == 0:\n"
+      "        a1()\n"
+      "    if i % ONE == 0:\n"
+      "        a2()\n"
+      "    if i % args.log_interval == 0:\n"
+      "        a3()\n"
+      "    if i % cfg.n == 0:\n"
+      "        a4()\n"
+      "    if not (i + 1) % 7:\n"
+      "        a5()\n");
+  const Model& m = *p->model;
+  REQUIRE(m.Guards().size() == 5);
+  CHECK(m.Guards()[0].periodic);
+  CHECK(m.Guards()[0].period.AsInt() == 10);
+  CHECK_FALSE(m.Guards()[1].periodic);
+  CHECK_FALSE(m.Guards()[2].periodic);
+  CHECK(m.Guards()[2].period.AsInt() == 1);
+  CHECK(m.Guards()[3].periodic);
+  CHECK_FALSE(m.Guards()[3].period.known());
+  CHECK(m.Guards()[4].periodic);
+  CHECK_FALSE(CallStartingWith(m, "a1")->per_step());
+  CHECK(CallStartingWith(m, "a2")->per_step());
+  CHECK(CallStartingWith(m, "a3")->per_step());
+  CHECK_FALSE(CallStartingWith(m, "a4")->per_step());
+  CHECK_FALSE(CallStartingWith(m, "a5")->per_step());
+}
+
+TEST_CASE("constants, argparse and kwargs") {
+  auto p = Build(
+      "import argparse\n"
+      "A = 4\n"
+      "B = A * 2 + 1\n"
+      "C = 0\n"
+      "C = 1\n"
+      "S = 'x'\n"
+      "p = argparse.ArgumentParser()\n"
+      "p.add_argument('--workers', '-j', type=int, default=A)\n"
+      "p.add_argument('--none')\n"
+      "p.add_argument('--flag', action='store_true')\n"
+      "p.add_argument('-b', dest='batch', default='32', type=int)\n"
+      "args = p.parse_args()\n"
+      "kw = {'num_workers': 0, 'x': 1}\n"
+      "def f(n=3):\n"
+      "    local = 7\n"
+      "    use(A, B, C, S, n, local, args.workers, args.none, args.flag, args.batch, -A, 0x10, 1_000)\n"
+      "    g(**kw)\n"
+      "    g(**other)\n"
+      "    g(**dict(num_workers=2))\n");
+  const Model& m = *p->model;
+  const Site* use = CallStartingWith(m, "use(");
+  REQUIRE(use);
+  auto arg = [&](int i) { return m.Resolve(use->Arguments().NamedChild(static_cast<uint32_t>(i)), use->scope); };
+  CHECK(arg(0).AsInt() == 4);
+  CHECK(arg(0).origin.StartByte() > 0);
+  CHECK(arg(1).AsInt() == 9);
+  CHECK_FALSE(arg(2).known());  // rebound: no single value
+  CHECK(arg(3).kind == ValueKind::kString);
+  CHECK(arg(3).string_value == "x");
+  CHECK_FALSE(arg(4).known());  // a parameter
+  CHECK(arg(5).AsInt() == 7);
+  CHECK(arg(6).AsInt() == 4);
+  CHECK_FALSE(arg(7).known());  // no default: unknown, never guessed
+  CHECK(arg(8).kind == ValueKind::kBool);
+  CHECK(arg(8).Truthy() == false);
+  CHECK(arg(9).AsInt() == 32);
+  CHECK(arg(10).AsInt() == -4);
+  CHECK(arg(11).AsInt() == 16);
+  CHECK(arg(12).AsInt() == 1000);
+
+  const Site* g1 = CallStartingWith(m, "g(**kw)");
+  const KeyLookup k1 = m.KwargsLookupIn(*g1, "num_workers");
+  CHECK(k1.presence == KeyPresence::kPresent);
+  CHECK(k1.value.AsInt() == 0);
+  CHECK(m.KwargsLookupIn(*g1, "pin_memory").presence == KeyPresence::kAbsent);
+  CHECK(m.KwargsLookupIn(*CallStartingWith(m, "g(**other)"), "num_workers").presence == KeyPresence::kUnknown);
+  CHECK(m.KwargsLookupIn(*CallStartingWith(m, "g(**dict"), "num_workers").value.AsInt() == 2);
+}
+
+TEST_CASE("device facts") {
+  CHECK(Build("x = t.cuda()\n")->model->UsesCuda());
+  CHECK(Build("import torch\nd = torch.device('cuda:1')\n")->model->UsesCuda());
+  CHECK(Build("import torch\ntorch.cuda.synchronize()\n")->model->UsesCuda());
+  CHECK(Build("import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n")->model->UsesCuda());
+  CHECK(Build("p.add_argument('--gpu', type=int, default=0)\n")->model->UsesCuda());
+  CHECK_FALSE(Build("import torch\nd = torch.device('cpu')\nx = t.to(d)\n")->model->UsesCuda());
+  CHECK_FALSE(Build("'''Runs on cuda when you port it.'''\nprint('cuda is not used')\n")->model->UsesCuda());
+}
+
+TEST_CASE("tensor kinds") {
+  auto p = Build(
+      "import torch\n"
+      "import numpy as np\n"
+      "for step, (x, y) in enumerate(loader):\n"
+      "    loss = criterion(model(x), y)\n"
+      "    n = x.shape[0]\n"
+      "    t = 0\n"
+      "    t += 1\n"
+      "    a = np.mean(z)\n"
+      "    check(loss, n, t, step, x, a, loss.item(), torch.zeros(3), len(x), loss > 1, {'a': 1})\n");
+  const Model& m = *p->model;
+  const Site* check = CallStartingWith(m, "check(");
+  REQUIRE(check);
+  auto kind = [&](int i) { return m.TensorKindOf(check->Arguments().NamedChild(static_cast<uint32_t>(i)), check->scope); };
+  CHECK(kind(0) == TensorKind::kTensor);
+  CHECK(kind(1) == TensorKind::kUnknown);
+  CHECK(kind(2) == TensorKind::kNotTensor);
+  CHECK(kind(3) == TensorKind::kNotTensor);
+  CHECK(kind(4) == TensorKind::kTensor);
+  CHECK(kind(5) == TensorKind::kNotTensor);
+  CHECK(kind(6) == TensorKind::kNotTensor);
+  CHECK(kind(7) == TensorKind::kTensor);
+  CHECK(kind(8) == TensorKind::kNotTensor);
+  CHECK(kind(9) == TensorKind::kTensor);
+  CHECK(kind(10) == TensorKind::kNotTensor);
+}
+
+TEST_CASE("step loop body statements and phases (for the instrumenter)") {
+  auto p = Build(
+      "def train(model, loader, optimizer, criterion):\n"
+      "    for epoch in range(3):\n"
+      "        for x, y in loader:\n"
+      "            x = x.to('cuda')\n"
+      "            out = model(x)\n"
+      "            loss = criterion(out, y)\n"
+      "            loss.backward()\n"
+      "            optimizer.step()\n"
+      "            # a comment\n"
+      "            count = 1\n");
+  const Model& m = *p->model;
+  const std::vector<int> steps = m.StepLoops();
+  REQUIRE(steps.size() == 1);
+  const Loop& loop = m.Loops()[static_cast<size_t>(steps[0])];
+  CHECK(loop.kind == LoopKind::kFor);
+  CHECK(m.Scopes()[static_cast<size_t>(loop.scope)].name == "train");
+  REQUIRE(loop.epoch_loop >= 0);
+  CHECK(m.Text(m.Loops()[static_cast<size_t>(loop.epoch_loop)].node).starts_with("for epoch"));
+  const std::vector<ts::Node> body = m.BodyStatements(steps[0]);
+  REQUIRE(body.size() == 6);
+  CHECK(m.PhaseOf(body[0]) == Phase::kData);
+  CHECK(m.PhaseOf(body[1]) == Phase::kForward);
+  CHECK(m.PhaseOf(body[2]) == Phase::kLoss);
+  CHECK(m.PhaseOf(body[3]) == Phase::kBackward);
+  CHECK(m.PhaseOf(body[4]) == Phase::kOptimizer);
+  CHECK(m.PhaseOf(body[5]) == Phase::kOther);
+  CHECK(ToString(Phase::kBackward) == "backward");
+}
+
+TEST_CASE("deep nesting does not recurse") {
+  std::string text = "x = ";
+  text.append(100000, '(');
+  text += "1";
+  text.append(100000, ')');
+  text += "\nfor b in loader:\n    y = (((b.item())))\n";
+  auto p = Build(text);
+  const Model& m = *p->model;
+  CHECK_FALSE(m.Resolve(ts::Node(), 0).known());
+  // Parentheses are stripped iteratively, all the way down.
+  ts::Node assignment = p->tree.Root().NamedChild(0).NamedChild(0);
+  CHECK(m.Resolve(assignment.Field("right"), 0).AsInt() == 1);
+  CHECK(m.TensorKindOf(assignment.Field("right"), 0) == TensorKind::kNotTensor);
+  REQUIRE(m.StepLoops().size() == 1);
+  CHECK(CallStartingWith(m, "b.item()")->per_step());
+
+  std::string calls;
+  for (int i = 0; i < 20000; ++i) calls += "f(";
+  for (int i = 0; i < 20000; ++i) calls += ")";
+  auto q = Build(calls + "\n");
+  CHECK(q->model->Sites().size() == 20000);
+}
+
+TEST_CASE("scope lookup") {
+  auto p = Build("def f():\n    def g():\n        pass\n    return 1\nclass C:\n    def m(self):\n        pass\n");
+  const Model& m = *p->model;
+  CHECK(m.Scopes()[static_cast<size_t>(m.ScopeAt(30))].name == "g");
+  CHECK(m.Scopes()[static_cast<size_t>(m.ScopeAt(0))].name == "f");
+  CHECK(m.ScopeAt(static_cast<uint32_t>(p->file.text().size() - 2)) > 0);
+}
+
+}  // namespace
+}  // namespace tl::semantic

@@ -1,0 +1,32 @@
+#include "traceio/analyses/launches.h"
+
+#include <algorithm>
+
+#include "traceio/analyses/window.h"
+
+namespace tl::trace {
+
+LaunchStats AnalyzeLaunches(const Trace& trace, const Steps& steps) {
+  LaunchStats out;
+  constexpr int64_t kRuntimeCutoffNs = 50'000;
+  constexpr int64_t kDelayCutoffNs = 100'000;
+  for (uint32_t g : trace.gpu_events()) {
+    uint32_t launch = trace.link(g);
+    if (launch == kNoIndex || trace.link(launch) != g) continue;  // first GPU event of each launch only
+    if (steps.FindHost(trace.ts(launch)) < 0) continue;
+    const int64_t cpu = trace.dur(launch);
+    const int64_t gpu = trace.dur(g);
+    const int64_t delay = std::max<int64_t>(0, trace.ts(g) - trace.end(launch));
+    ++out.launches;
+    out.cpu_ns += cpu;
+    out.gpu_ns += gpu;
+    out.delay_ns += delay;
+    if (cpu <= kRuntimeCutoffNs && gpu < cpu) ++out.short_kernels;
+    if (cpu > kRuntimeCutoffNs) ++out.runtime_outliers;
+    if (delay > kDelayCutoffNs) ++out.delay_outliers;
+  }
+  if (steps.count() > 0) out.per_step = static_cast<double>(out.launches) / static_cast<double>(steps.count());
+  return out;
+}
+
+}  // namespace tl::trace

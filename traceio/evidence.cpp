@@ -1,0 +1,242 @@
+#include "traceio/evidence.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "traceio/analyses/names.h"
+#include "traceio/analyses/optimizer.h"
+
+namespace tl::trace {
+
+TraceEvidence::TraceEvidence(const Trace& trace, const TraceAnalysis& analysis)
+    : trace_(trace), analysis_(analysis), index_(std::make_unique<SourceIndex>(SourceIndex::Build(trace))) {
+  caps_.cuda = !trace.gpu_events().empty();
+  caps_.python_stacks = index_->has_python_frames();
+  caps_.call_from = index_->has_call_from();
+  caps_.call_stacks = index_->has_call_stacks();
+  caps_.shapes = analysis.gemms.has_shapes || trace.metadata().record_shapes;
+  caps_.memory = !trace.memory_events().empty();
+  caps_.steps = analysis.steps.source == StepSource::kProfilerStep;
+  switch (trace.metadata().format) {
+    case TraceFormat::kKinetoOld: caps_.torch_era = "1.8-1.9"; break;
+    case TraceFormat::kKineto: caps_.torch_era = caps_.call_from ? ">=2.14" : ">=1.10"; break;
+    case TraceFormat::kLegacyList: caps_.torch_era = "legacy (no Kineto)"; break;
+    case TraceFormat::kUnknown: break;
+  }
+}
+
+SourceMatch TraceEvidence::Locate(std::string_view file, int line) const { return index_->AtLine(trace_, file, line); }
+
+SourceMatch TraceEvidence::LocateFunction(std::string_view file, std::string_view function, int def_line) const {
+  return index_->Function(trace_, file, function, def_line);
+}
+
+bool TraceEvidence::RanInSteps(const SourceMatch& where) const {
+  return std::any_of(where.spans.begin(), where.spans.end(),
+                     [&](const CodeSpan& s) { return analysis_.steps.FindHost(s.begin) >= 0; });
+}
+
+template <typename Fn>
+void TraceEvidence::ForEachUnder(const SourceMatch& where, Fn&& fn) const {
+  const auto& tracks = trace_.tracks();
+  for (const auto& span : where.spans) {
+    // Python frames normally share the ops' thread; some exporters put them on a track of their own,
+    // in which case every CPU thread is searched by time.
+    bool same_track_has_ops = false;
+    const Track& own = tracks[span.track];
+    for (uint32_t j = own.begin; j < own.end && !same_track_has_ops; ++j) {
+      same_track_has_ops = trace_.kind(j) == EventKind::kCpuOp;
+    }
+    for (uint32_t t = 0; t < tracks.size(); ++t) {
+      if (tracks[t].gpu || (same_track_has_ops && t != span.track)) continue;
+      uint32_t lo = tracks[t].begin, hi = tracks[t].end;
+      while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (trace_.ts(mid) < span.begin) lo = mid + 1;
+        else hi = mid;
+      }
+      for (uint32_t j = lo; j < tracks[t].end && trace_.ts(j) < span.end; ++j) {
+        if (j != span.event && trace_.end(j) <= span.end) fn(j);
+      }
+    }
+  }
+}
+
+EventRef TraceEvidence::Ref(uint32_t e) const {
+  return {e, std::string(trace_.name(e)), static_cast<double>(trace_.ts(e) - trace_.min_ts()) / 1e6,
+          static_cast<double>(trace_.dur(e)) / 1e6};
+}
+
+Cost TraceEvidence::MakeCost(int64_t count, int64_t ns, std::vector<uint32_t> events) const {
+  Cost c;
+  const double steps = static_cast<double>(std::max<size_t>(1, analysis_.steps.count()));
+  c.observed = count > 0;
+  c.count = count;
+  c.count_per_step = static_cast<double>(count) / steps;
+  c.ms_per_step = static_cast<double>(ns) / 1e6 / steps;
+  const double step_ms = analysis_.steps.mean_ms();
+  c.share_of_step = step_ms > 0 ? c.ms_per_step / step_ms : 0.0;
+  std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) { return trace_.dur(a) > trace_.dur(b); });
+  for (size_t i = 0; i < events.size() && i < 5; ++i) c.examples.push_back(Ref(events[i]));
+  return c;
+}
+
+SyncEvidence TraceEvidence::DeviceSyncs(const SourceMatch* where) const {
+  SyncEvidence out;
+  int64_t count = 0, ns = 0;
+  std::vector<uint32_t> events;
+  auto visit = [&](uint32_t j) {
+    if (analysis_.steps.FindHost(trace_.ts(j)) < 0) return;
+    out.code_ran = true;
+    if (!IsLaunch(trace_.kind(j))) return;
+    std::string_view n = trace_.name(j);
+    bool blocking = IsSyncCall(n);
+    if (!blocking && (n.starts_with("cudaMemcpy") || n.starts_with("hipMemcpy"))) {
+      uint32_t g = trace_.link(j);
+      CopyKind k = g != kNoIndex ? trace_.copy_kind(g) : CopyKind{};
+      blocking = k.direction == CopyDirection::kDtoH && k.dst == MemoryKind::kPageable;
+    }
+    if (blocking) {
+      ++count;
+      ns += trace_.dur(j);
+      events.push_back(j);
+    }
+  };
+  if (where == nullptr) {
+    for (uint32_t j = 0; j < trace_.size(); ++j) visit(j);
+  } else {
+    ForEachUnder(*where, visit);
+  }
+  for (const auto& item : analysis_.syncs.items) {
+    if (item.step < 0) continue;
+    bool inside = where == nullptr;
+    if (!inside) {
+      for (const auto& s : where->spans) {
+        inside = inside || (trace_.ts(item.event) >= s.begin && trace_.end(item.event) <= s.end);
+      }
+    }
+    if (!inside) continue;
+    ++out.item_calls;
+    if (item.syncs()) ++out.syncing_item_calls;
+  }
+  out.cost = MakeCost(count, ns, std::move(events));
+  out.cost.summary = fmt::format(
+      "{:.1f} device syncs per step blocking the CPU {:.2f} ms/step ({:.1f}% of the step); {} of {} .item() calls "
+      "synchronised",
+      out.cost.count_per_step, out.cost.ms_per_step, out.cost.share_of_step * 100, out.syncing_item_calls,
+      out.item_calls);
+  return out;
+}
+
+DataLoaderEvidence TraceEvidence::DataLoader() const {
+  DataLoaderEvidence out;
+  const auto& d = analysis_.dataloader;
+  out.iterator = d.iterator;
+  out.cost = MakeCost(d.calls, d.total_ns, d.events);
+  out.cost.share_of_step = d.share;
+  out.cost.summary = fmt::format("DataLoader __next__ takes {:.1f}% of the step ({:.2f} ms/step, {} iterator)",
+                                 d.share * 100, out.cost.ms_per_step,
+                                 d.iterator == IteratorKind::kSingle ? "single-process (num_workers=0)"
+                                 : d.iterator == IteratorKind::kMulti ? "multi-process" : "no");
+  return out;
+}
+
+Cost TraceEvidence::PageableHtoD(const SourceMatch* where) const {
+  std::vector<uint32_t> events;
+  int64_t ns = 0;
+  auto take = [&](uint32_t g, uint32_t launch) {
+    // The host blocks for the whole pageable copy; count the longer of the call and the copy.
+    ns += std::max(trace_.dur(g), launch != kNoIndex ? trace_.dur(launch) : 0);
+    events.push_back(g);
+  };
+  if (where == nullptr) {
+    for (uint32_t g : analysis_.copies.pageable_htod_events) take(g, trace_.link(g));
+  } else {
+    ForEachUnder(*where, [&](uint32_t j) {
+      if (!IsLaunch(trace_.kind(j)) || analysis_.steps.FindHost(trace_.ts(j)) < 0) return;
+      uint32_t g = trace_.link(j);
+      if (g == kNoIndex || trace_.kind(g) != EventKind::kMemcpy) return;
+      CopyKind k = trace_.copy_kind(g);
+      if (k.pageable() && k.direction == CopyDirection::kHtoD) take(g, j);
+    });
+  }
+  const auto n = static_cast<int64_t>(events.size());
+  Cost c = MakeCost(n, ns, std::move(events));
+  c.summary = fmt::format("{:.1f} pageable HtoD copies per step, {:.2f} ms/step", c.count_per_step, c.ms_per_step);
+  return c;
+}
+
+Cost TraceEvidence::ZeroGradWork() const {
+  const auto& z = analysis_.optimizer.zero_grad;
+  std::vector<uint32_t> events;
+  int64_t fills = 0, ns = 0;
+  for (uint32_t e : z.events) {
+    ZeroGradStats one = tl::trace::ZeroGradWork(trace_, e);
+    if (one.fill_ops == 0 && one.kernels == 0) continue;
+    fills += one.fill_ops;
+    // Without set_to_none the cost is the annotation's CPU time (one launch per parameter) or, where the
+    // kernels take longer, their GPU time.
+    ns += std::max(one.total_ns, one.kernel_ns);
+    events.push_back(e);
+  }
+  Cost c = MakeCost(fills, ns, std::move(events));
+  c.summary = fmt::format("zero_grad runs {:.0f} fill_/zero_ ops per step ({} kernels in total), {:.2f} ms/step",
+                          c.count_per_step, z.kernels, c.ms_per_step);
+  return c;
+}
+
+GemmEvidence TraceEvidence::UnalignedGemms(const SourceMatch* where) const {
+  GemmEvidence out;
+  const auto& g = analysis_.gemms;
+  out.tensor_core_share = analysis_.kernels.tensor_core_share();
+  out.tensor_cores_ran = analysis_.kernels.tensor_core_count > 0;
+  std::vector<uint32_t> events;
+  int64_t ns = 0;
+  for (const auto& shape : g.shapes) {
+    GemmShape kept = shape;
+    kept.events.clear();
+    kept.count = 0;
+    kept.cpu_ns = kept.gpu_ns = 0;
+    for (uint32_t e : shape.events) {
+      bool inside = where == nullptr;
+      if (!inside) {
+        for (const auto& s : where->spans) inside = inside || (trace_.ts(e) >= s.begin && trace_.end(e) <= s.end);
+      }
+      if (!inside) continue;
+      const int64_t gpu = GpuTimeUnder(trace_, e);
+      ++kept.count;
+      kept.cpu_ns += trace_.dur(e);
+      kept.gpu_ns += gpu;
+      kept.events.push_back(e);
+      ns += gpu > 0 ? gpu : trace_.dur(e);
+      events.push_back(e);
+    }
+    if (kept.count > 0) out.shapes.push_back(std::move(kept));
+  }
+  out.gemms = g.gemms;
+  const auto n = static_cast<int64_t>(events.size());
+  out.cost = MakeCost(n, ns, std::move(events));
+  out.cost.summary = fmt::format("{:.1f} GEMMs per step with K or N not a multiple of 8, {:.2f} ms/step; tensor-core "
+                                 "share of kernel time {:.1f}%",
+                                 out.cost.count_per_step, out.cost.ms_per_step, out.tensor_core_share * 100);
+  return out;
+}
+
+Cost TraceEvidence::CostOf(const SourceMatch& where) const {
+  int64_t ns = 0;
+  int64_t count = 0;
+  std::vector<uint32_t> events;
+  for (const auto& s : where.spans) {
+    if (analysis_.steps.FindHost(s.begin) < 0) continue;
+    ++count;
+    ns += s.end - s.begin;
+    events.push_back(s.event);
+  }
+  Cost c = MakeCost(count, ns, std::move(events));
+  c.summary = fmt::format("{:.1f} calls per step, {:.2f} ms/step of CPU time ({:.1f}% of the step)", c.count_per_step,
+                          c.ms_per_step, c.share_of_step * 100);
+  return c;
+}
+
+}  // namespace tl::trace

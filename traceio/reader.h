@@ -1,0 +1,48 @@
+// Reads a PyTorch profiler trace (Chrome trace JSON from export_chrome_trace / tensorboard_trace_handler,
+// plain or gzip, Kineto or the bare-list legacy export) into a Trace. The file is streamed in chunks:
+// a small structural splitter finds each element of `traceEvents` and simdjson's On-Demand API parses
+// that one event, so memory holds the columnar store and one chunk, never a DOM of the file. Bad input
+// never aborts: malformed events are counted and skipped, a truncated file keeps every event before the
+// cut, and only an unreadable file or one that is not a trace is an error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "traceio/byte_source.h"
+#include "traceio/store.h"
+
+namespace tl::trace {
+
+struct ReadOptions {
+  SourceLimits limits;
+  // python_function events dominate large with_stack traces; they are needed only for source attribution.
+  bool keep_python_functions = true;
+  size_t chunk_bytes = size_t{4} << 20;
+};
+
+struct ReadStats {
+  uint64_t bytes = 0;           // decompressed bytes read
+  uint64_t stored_bytes = 0;    // bytes on disk
+  uint64_t events = 0;          // complete events stored
+  uint64_t bad_events = 0;      // skipped as malformed
+  uint64_t skipped_events = 0;  // skipped on purpose (options)
+  bool truncated = false;
+  uint64_t truncated_at = 0;    // byte offset where the input stopped
+  uint64_t last_complete = 0;   // byte offset just past the last complete event
+};
+
+struct ReadResult {
+  std::optional<Trace> trace;          // absent when the file is unreadable or not a trace
+  std::string error;                   // one line, set when `trace` is absent
+  std::vector<std::string> warnings;   // one line each; the trace is usable
+  ReadStats stats;
+  bool ok() const { return trace.has_value(); }
+};
+
+ReadResult ReadTraceFile(const std::string& path, const ReadOptions& options = {});
+ReadResult ReadTraceSource(ByteSource& source, const std::string& display_name, const ReadOptions& options = {});
+
+}  // namespace tl::trace
