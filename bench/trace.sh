@@ -2,7 +2,8 @@
 # Trace-module figures for issue 3: `bench_trace` (ingest + every analysis) beside Python's
 # `json.load` on the same file in the same run, on the decompressed 94 MB PyTorch 2.14 trace and on a
 # generated 1 GB trace: wall and CPU seconds, MB/s, peak RSS, and the speedup on CPU and on wall time.
-# Then a linearity line: our CPU time and peak RSS on generated 250 MB, 500 MB and 1 GB traces.
+# Then a linearity line: our CPU time and peak RSS on generated ~250 MB, ~500 MB and 1 GB traces (the
+# generator writes whole copies of the source's steps, so they come out at about 320, 565 and 1050 MB).
 # Large files go to $TL_BENCH_DIR (default /tmp/tl_bench), never the repository.
 #
 # The machine is shared, so each of our figures is the median of $TL_BENCH_RUNS runs (default 3; CPU
@@ -28,12 +29,14 @@ for size in 250 500 1000; do
   [ -f "$work/$name" ] || python3 "$here/gen_big_trace.py" "$src" "$work/$name" "$size" >&2
 done
 
+timing=$(mktemp)
+trap 'rm -f "$timing"' EXIT
 # "wall user sys maxrss_kb" of a command, from GNU time.
-measure() { { /usr/bin/time -f '%e %U %S %M' "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1; }
+measure() { /usr/bin/time -o "$timing" -f '%e %U %S %M' "$@" > /dev/null 2>&1; tail -1 "$timing"; }
 # Median (by CPU) of $runs runs of bench_trace: "wall cpu rss_mb".
 ours() {
   for _ in $(seq "$runs"); do
-    read -r w u s k < <( { /usr/bin/time -f '%e %U %S %M' "$bench" "$1" > /dev/null; } 2>&1 | tail -1)
+    read -r w u s k < <(measure "$bench" "$1")
     python3 -c "print(f'{$w:.3f} {$u+$s:.3f} {$k/1024:.1f}')"
   done | sort -n -k2 | sed -n "$(( (runs + 1) / 2 ))p"
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <cstring>
 #include <map>
 #include <string_view>
@@ -175,493 +176,6 @@ struct Fields {
   std::string meta_name;
 };
 
-// ---- fast path for ordinary events -------------------------------------------------------------
-// Kineto events are plain: ASCII keys and names without escapes, integers and decimal timestamps.
-// FastEvent reads such an event in one pass, straight from the splitter's bytes, with no stage 1 and
-// no On-Demand iterator. It accepts only a strict subset of JSON (strings of printable ASCII without
-// backslashes, numbers in exact JSON grammar, bounded nesting) and extracts every field exactly as
-// ParseEventBytes does; on anything else it gives up and the event goes through simdjson, so what is
-// read, skipped or reported as malformed never depends on which path took it. String ids are handed
-// out only once the whole event has been accepted, in the order ParseEventBytes would intern them.
-template <size_t N>
-[[gnu::always_inline]] inline bool Is(std::string_view key, const char (&lit)[N]) {
-  return key.size() == N - 1 && std::memcmp(key.data(), lit, N - 1) == 0;
-}
-
-// ParseInteger for a token already known to be a JSON number: plain integers of up to 18 digits are
-// exact in int64 and computed here; fractions, exponents and longer ones go to ParseInteger.
-inline bool FastInteger(std::string_view t, int64_t& out) {
-  const char* p = t.data();
-  const char* e = p + t.size();
-  const bool negative = *p == '-';
-  if (negative) ++p;
-  bool plain = e - p <= 18;
-  int64_t v = 0;
-  for (; plain && p < e; ++p) {
-    if (*p < '0' || *p > '9') plain = false;
-    else v = v * 10 + (*p - '0');
-  }
-  if (plain) {
-    out = negative ? -v : v;
-    return true;
-  }
-  const std::optional<int64_t> r = ParseInteger(t);
-  if (r) out = *r;
-  return r.has_value();
-}
-
-// ParseMicrosToNanos for a token already known to be a JSON number: the plain "<us>.<frac>" form with
-// at most 15 integer digits is computed here, the same way; anything else goes to ParseMicrosToNanos.
-inline bool FastMicros(std::string_view t, int64_t& out) {
-  auto slow = [&] {
-    const std::optional<int64_t> r = ParseMicrosToNanos(t);
-    if (r) out = *r;
-    return r.has_value();
-  };
-  const char* p = t.data();
-  const char* e = p + t.size();
-  const bool negative = *p == '-';
-  if (negative) ++p;
-  const char* int_begin = p;
-  int64_t micros = 0;
-  while (p < e && *p >= '0' && *p <= '9' && p - int_begin < 15) micros = micros * 10 + (*p++ - '0');
-  if (p < e && *p >= '0' && *p <= '9') return slow();  // 16 digits or more
-  int64_t nanos = 0;
-  bool round_up = false;
-  if (p < e && *p == '.') {
-    ++p;
-    int digits = 0;
-    for (; p < e && *p >= '0' && *p <= '9'; ++p, ++digits) {
-      if (digits < 3) nanos = nanos * 10 + (*p - '0');
-      else if (digits == 3) round_up = *p >= '5';
-    }
-    for (int k = digits; k < 3; ++k) nanos *= 10;
-  }
-  if (p != e) return slow();  // an exponent
-  const int64_t ns = micros * 1000 + nanos + (round_up ? 1 : 0);
-  out = negative ? -ns : ns;
-  return true;
-}
-
-class FastEvent {
- public:
-  // Interns deferred to the end of the event: the destination and the text.
-  struct Pending {
-    StringId* target;
-    std::string_view text;
-  };
-
-  FastEvent(const char* p, const char* e, Fields& f) : p_(p), e_(e), f_(f) {}
-
-  // False: not on the fast path; `f` is then garbage and must be reset. With `whole`, the object
-  // must fill [p, e); without, it ends where its closing brace is (see end()).
-  bool Parse(bool whole);
-  const char* end() const { return p_; }
-  // After a failure: whether the bytes ran out (the object may continue past e).
-  bool ran_out() const { return e_ - p_ < 64; }
-
-  std::string_view name_text;  // valid when f.has_name
-  std::array<Pending, 8> pending{};
-  size_t pending_count = 0;
-
- private:
-  static bool Space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-  [[gnu::always_inline]] void Ws() {
-    // Every JSON space is <= ' ', and most tokens follow none or one.
-    while (p_ < e_ && static_cast<unsigned char>(*p_) <= ' ' && Space(*p_)) ++p_;
-  }
-  [[gnu::always_inline]] bool Eat(char c) {
-    Ws();
-    if (p_ < e_ && *p_ == c) {
-      ++p_;
-      return true;
-    }
-    return false;
-  }
-  [[gnu::always_inline]] char Peek() {
-    Ws();
-    return p_ < e_ ? *p_ : '\0';
-  }
-  // p_ at '"'. Printable ASCII only, no escapes.
-  [[gnu::always_inline]] bool String(std::string_view& out) {
-    const char* s = ++p_;
-#if defined(__SSE2__)
-    while (e_ - p_ >= 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
-      // Signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them with the control bytes.
-      const __m128i stop = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-          _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))));
-      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop));
-      if (mask == 0) {
-        p_ += 16;
-        continue;
-      }
-      p_ += __builtin_ctz(mask);
-      if (*p_ != '"') return false;
-      out = std::string_view(s, static_cast<size_t>(p_ - s));
-      ++p_;
-      return true;
-    }
-#endif
-    while (p_ < e_) {
-      const auto c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        out = std::string_view(s, static_cast<size_t>(p_ - s));
-        ++p_;
-        return true;
-      }
-      if (c < 0x20 || c >= 0x7f || c == '\\') return false;
-      ++p_;
-    }
-    return false;
-  }
-  static bool Digit(char c) { return c >= '0' && c <= '9'; }
-  // Exact JSON number grammar; the token must end at whitespace or a structural character.
-  [[gnu::always_inline]] bool Number(std::string_view& out) {
-    const char* s = p_;
-    if (p_ < e_ && *p_ == '-') ++p_;
-    if (p_ >= e_) return false;
-    if (*p_ == '0') {
-      ++p_;
-    } else if (*p_ >= '1' && *p_ <= '9') {
-      while (p_ < e_ && Digit(*p_)) ++p_;
-    } else {
-      return false;
-    }
-    if (p_ < e_ && *p_ == '.') {
-      ++p_;
-      if (p_ >= e_ || !Digit(*p_)) return false;
-      while (p_ < e_ && Digit(*p_)) ++p_;
-    }
-    if (p_ < e_ && (*p_ == 'e' || *p_ == 'E')) {
-      ++p_;
-      if (p_ < e_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ >= e_ || !Digit(*p_)) return false;
-      while (p_ < e_ && Digit(*p_)) ++p_;
-    }
-    if (p_ >= e_) return false;
-    const char c = *p_;
-    if (!(Space(c) || c == ',' || c == '}' || c == ']')) return false;
-    out = std::string_view(s, static_cast<size_t>(p_ - s));
-    return true;
-  }
-  [[gnu::always_inline]] bool Literal(std::string_view& out) {
-    for (std::string_view lit : {std::string_view("true"), std::string_view("false"), std::string_view("null")}) {
-      if (static_cast<size_t>(e_ - p_) > lit.size() && std::memcmp(p_, lit.data(), lit.size()) == 0) {
-        const char c = p_[lit.size()];
-        if (!(Space(c) || c == ',' || c == '}' || c == ']')) return false;
-        out = std::string_view(p_, lit.size());
-        p_ += lit.size();
-        return true;
-      }
-    }
-    return false;
-  }
-  enum class Kind { kString, kNumber, kLiteral };
-  // A scalar value: its kind and text (string contents, or the token).
-  [[gnu::always_inline]] bool Scalar(Kind& kind, std::string_view& out) {
-    const char c = Peek();
-    if (c == '"') {
-      kind = Kind::kString;
-      return String(out);
-    }
-    if (c == '-' || Digit(c)) {
-      kind = Kind::kNumber;
-      return Number(out);
-    }
-    kind = Kind::kLiteral;
-    return Literal(out);
-  }
-  bool Skip(int depth) {
-    if (depth > 64) return false;
-    const char c = Peek();
-    if (c == '{') {
-      ++p_;
-      if (Eat('}')) return true;
-      while (true) {
-        std::string_view key;
-        if (Peek() != '"' || !String(key) || !Eat(':') || !Skip(depth + 1)) return false;
-        if (Eat(',')) continue;
-        return Eat('}');
-      }
-    }
-    if (c == '[') {
-      ++p_;
-      if (Eat(']')) return true;
-      while (true) {
-        if (!Skip(depth + 1)) return false;
-        if (Eat(',')) continue;
-        return Eat(']');
-      }
-    }
-    Kind kind;
-    std::string_view text;
-    return Scalar(kind, text);
-  }
-  // GetInt: numbers and strings through ParseInteger, anything else nullopt. Compound values are
-  // skipped (nullopt) as On-Demand would.
-  // `has` false for nullopt.
-  [[gnu::always_inline]] bool Int(int64_t& out, bool& has) {
-    const char c = Peek();
-    has = false;
-    if (c == '{' || c == '[') return Skip(1);
-    Kind kind;
-    std::string_view text;
-    if (!Scalar(kind, text)) return false;
-    if (kind == Kind::kNumber) {
-      has = FastInteger(text, out);
-    } else if (kind == Kind::kString) {
-      const std::optional<int64_t> r = ParseInteger(text);
-      has = r.has_value();
-      if (has) out = *r;
-    }
-    return true;
-  }
-  // GetInt(v).value_or(fallback)
-  template <typename T>
-  [[gnu::always_inline]] bool IntOr(T& target, int64_t fallback) {
-    int64_t v = 0;
-    bool has = false;
-    if (!Int(v, has)) return false;
-    target = static_cast<T>(has ? v : fallback);
-    return true;
-  }
-  // GetInt(v) into an optional
-  [[gnu::always_inline]] bool IntOpt(std::optional<int64_t>& target) {
-    int64_t v = 0;
-    bool has = false;
-    if (!Int(v, has)) return false;
-    if (has) target = v;
-    else target.reset();
-    return true;
-  }
-
-  bool Defer(StringId* target, std::string_view text) {
-    if (pending_count == pending.size()) return false;
-    pending[pending_count++] = {target, text};
-    return true;
-  }
-  bool Args();
-  bool Member(std::string_view key);
-  bool ArgMember(std::string_view key);
-
-  const char* p_;
-  const char* e_;
-  Fields& f_;
-};
-
-bool FastEvent::Parse(bool whole) {
-  if (!Eat('{')) return false;
-  if (!Eat('}')) {
-    while (true) {
-      std::string_view key;
-      if (Peek() != '"' || !String(key) || !Eat(':')) return false;
-      if (!Member(key)) return false;
-      if (Eat(',')) continue;
-      if (!Eat('}')) return false;
-      break;
-    }
-  }
-  if (!whole) return true;
-  Ws();
-  return p_ == e_;
-}
-
-bool FastEvent::Member(std::string_view key) {
-  const char c = Peek();
-  const bool compound = c == '{' || c == '[';
-  if (Is(key, "ph")) {
-    if (c != '"') return Skip(1);
-    std::string_view s;
-    if (!String(s)) return false;
-    if (!s.empty()) f_.ph = s[0];
-    return true;
-  }
-  if (Is(key, "name")) {
-    if (compound) return false;  // On-Demand's raw token of a compound value: leave it to simdjson
-    Kind kind;
-    std::string_view s;
-    if (!Scalar(kind, s)) return false;
-    name_text = s;
-    f_.has_name = true;
-    return Defer(&f_.name, s);
-  }
-  if (Is(key, "cat")) {
-    if (c != '"') return Skip(1);
-    std::string_view s;
-    if (!String(s)) return false;
-    f_.cat = s;
-    f_.has_cat = true;
-    return true;
-  }
-  if (Is(key, "ts") || Is(key, "dur")) {
-    int64_t ns = 0;
-    bool has = false;
-    if (compound) {
-      if (!Skip(1)) return false;
-    } else {
-      Kind kind;
-      std::string_view s;
-      if (!Scalar(kind, s)) return false;
-      if (kind == Kind::kNumber) {
-        has = FastMicros(s, ns);
-      } else if (kind == Kind::kString) {
-        const std::optional<int64_t> r = ParseMicrosToNanos(s);
-        has = r.has_value();
-        if (has) ns = *r;
-      }
-    }
-    std::optional<int64_t>& target = Is(key, "ts") ? f_.ts : f_.dur;
-    if (has) target = ns;
-    else target.reset();
-    return true;
-  }
-  if (Is(key, "pid") || Is(key, "tid")) {
-    if (compound) return false;
-    Kind kind;
-    std::string_view s;
-    if (!Scalar(kind, s)) return false;
-    (Is(key, "pid") ? f_.pid : f_.tid) = s;
-    return true;
-  }
-  if (Is(key, "id")) return IntOpt(f_.id);
-  if (Is(key, "args")) {
-    if (c != '{') return Skip(1);  // null or not an object: no args
-    return Args();
-  }
-  return Skip(1);
-}
-
-bool FastEvent::Args() {
-  ++p_;  // '{'
-  if (Eat('}')) return true;
-  while (true) {
-    std::string_view key;
-    if (Peek() != '"' || !String(key) || !Eat(':')) return false;
-    if (!ArgMember(key)) return false;
-    if (Eat(',')) continue;
-    return Eat('}');
-  }
-}
-
-bool FastEvent::ArgMember(std::string_view key) {
-  if (key.empty()) return Skip(1);
-  switch (key[0]) {
-    case 'E':
-      if (!Is(key, "External id")) break;
-      return IntOr(f_.external_id, 0);
-    case 'e':
-      if (!Is(key, "external id")) break;
-      return IntOr(f_.external_id, 0);
-    case 'c':
-      if (!Is(key, "correlation")) break;
-      return IntOr(f_.correlation, 0);
-    case 'd':
-      if (!Is(key, "device")) break;
-      return IntOr(f_.gpu.device, -1);
-    case 's':
-      if (!Is(key, "stream")) break;
-      return IntOr(f_.gpu.stream, -1);
-    case 'b':
-      if (!Is(key, "bytes")) break;
-      return IntOr(f_.gpu.bytes, 0);
-    case 'n': {
-      if (!Is(key, "name")) break;
-      if (Peek() != '"') return Skip(1);
-      std::string_view s;
-      if (!String(s)) return false;
-      f_.meta_name.assign(s);
-      return true;
-    }
-    case 'I':
-      if (Is(key, "Input Dims")) {
-        const bool want = !f_.has_name || IsGemmName(name_text);
-        if (!want || Peek() != '[') return Skip(1);
-        ++p_;
-        f_.has_dims = true;
-        if (Eat(']')) return true;
-        while (true) {
-          if (Peek() != '[') {
-            f_.dims.push_back(0);
-            if (!Skip(2)) return false;
-          } else {
-            ++p_;
-            const size_t count_at = f_.dims.size();
-            f_.dims.push_back(0);
-            if (!Eat(']')) {
-              while (true) {
-                int64_t d = 0;
-                bool has = false;
-                if (!Int(d, has)) return false;
-                f_.dims.push_back(has ? d : -1);
-                ++f_.dims[count_at];
-                if (Eat(',')) continue;
-                if (!Eat(']')) return false;
-                break;
-              }
-            }
-          }
-          if (Eat(',')) continue;
-          return Eat(']');
-        }
-      }
-      if (Is(key, "Input type")) {
-        if (Peek() != '[') return Skip(1);
-        ++p_;
-        if (Eat(']')) return true;
-        bool first = true;
-        while (true) {
-          if (first && Peek() == '"') {
-            std::string_view s;
-            if (!String(s) || !Defer(&f_.input_type, s)) return false;
-          } else if (!Skip(2)) {
-            return false;
-          }
-          first = false;
-          if (Eat(',')) continue;
-          return Eat(']');
-        }
-      }
-      break;
-    case 'C':
-      if (Is(key, "Call stack") || Is(key, "CallFrom")) {
-        if (Peek() != '"') return Skip(1);
-        std::string_view s;
-        if (!String(s)) return false;
-        if (Is(key, "CallFrom")) return Defer(&f_.python.call_from, s);
-        return s.empty() || Defer(&f_.call_stack, s);
-      }
-      break;
-    case 'P':
-      if (Is(key, "Python id")) {
-        return IntOr(f_.python.python_id, -1);
-      }
-      if (Is(key, "Python parent id")) {
-        return IntOr(f_.python.parent_id, -1);
-      }
-      break;
-    case 'T':
-      if (Is(key, "Total Allocated")) return IntOpt(f_.memory.total_allocated);
-      if (Is(key, "Total Reserved")) return IntOpt(f_.memory.total_reserved);
-      break;
-    case 'B':
-      if (!Is(key, "Bytes")) break;
-      return IntOr(f_.memory.bytes, 0);
-    case 'D':
-      if (Is(key, "Device Id")) {
-        return IntOr(f_.memory.device_id, -1);
-      }
-      if (Is(key, "Device Type")) {
-        return IntOr(f_.memory.device_type, -1);
-      }
-      break;
-    default:
-      break;
-  }
-  return Skip(1);
-}
-
 class Reader {
  public:
   Reader(ByteSource& source, std::string name, const ReadOptions& options)
@@ -688,7 +202,6 @@ class Reader {
 
   // ---- events ------------------------------------------------------------------------------------
   void ParseEvent(size_t begin, size_t end);
-  bool TryFastEvent();
   simdjson::error_code ParseEventBytes(const char* p, size_t len, size_t alloc, Fields& f);
   simdjson::error_code ParseArgs(od::object args, Fields& f);
   void Commit(Fields& f);
@@ -749,7 +262,6 @@ class Reader {
   std::string last_cat_;
   int8_t last_cat_kind_ = 0;
   bool has_last_cat_ = false;
-  bool retry_fast_ = true;  // whether ParseEvent should try FastEvent (it failed in place, not for lack of bytes)
 };
 
 bool Reader::Refill() {
@@ -985,7 +497,6 @@ bool Reader::ReadEvents() {
       continue;
     }
     if (c == '{') {
-      if (TryFastEvent()) continue;
       mark_ = pos_;
       if (!ScanCompound()) {
         mark_ = std::string::npos;
@@ -1024,6 +535,16 @@ bool Reader::ReadEvents() {
 ReadResult Reader::Run() {
   ReadResult result;
   stats_.stored_bytes = source_.StoredSize();
+  if (!source_.compressed() && stats_.stored_bytes > (uint64_t{64} << 20)) {
+    // Kineto spends 350-450 bytes of JSON per complete event; reserving for one per 320 bytes spares the
+    // columns their growth copies (and the page faults of each new copy) on large files. Pages past the
+    // events actually read are never touched, so this costs address space, not memory.
+    // Capped, and best effort: a refused reservation only means the columns grow as before.
+    try {
+      builder_.Reserve(static_cast<size_t>(std::min<uint64_t>(stats_.stored_bytes / 320, uint64_t{32} << 20)));
+    } catch (const std::exception&) {
+    }
+  }
   SkipSpace();
   // A UTF-8 byte order mark is not JSON but some editors add it.
   if (Ensure() && end_ - pos_ >= 3 && std::memcmp(buf_.data() + pos_, "\xEF\xBB\xBF", 3) == 0) {
@@ -1371,35 +892,10 @@ simdjson::error_code Reader::ParseEventBytes(const char* p, size_t len, size_t a
   return simdjson::SUCCESS;
 }
 
-// An event parsed in place, without the splitter, when it is whole in the buffer and on the fast path.
-bool Reader::TryFastEvent() {
-  Fields f;
-  FastEvent fast(buf_.data() + pos_, buf_.data() + end_, f);
-  if (!fast.Parse(false)) {
-    retry_fast_ = fast.ran_out();
-    return false;
-  }
-  event_offset_ = Offset(pos_);
-  for (size_t i = 0; i < fast.pending_count; ++i) *fast.pending[i].target = builder_.strings().Intern(fast.pending[i].text);
-  Commit(f);
-  pos_ = static_cast<size_t>(fast.end() - buf_.data());
-  stats_.last_complete = Offset(pos_);
-  return true;
-}
-
 void Reader::ParseEvent(size_t begin, size_t end) {
   Fields f;
   const size_t len = end - begin;
   event_offset_ = Offset(begin);
-  {
-    FastEvent fast(buf_.data() + begin, buf_.data() + end, f);
-    if (retry_fast_ && fast.Parse(true)) {
-      for (size_t i = 0; i < fast.pending_count; ++i) *fast.pending[i].target = builder_.strings().Intern(fast.pending[i].text);
-      Commit(f);
-      return;
-    }
-  }
-  f = Fields{};
   auto err = ParseEventBytes(buf_.data() + begin, len, buf_.size() - begin, f);
   if (err == simdjson::UTF8_ERROR || err == simdjson::UNESCAPED_CHARS || err == simdjson::STRING_ERROR) {
     scratch_.assign(buf_.data() + begin, buf_.data() + end);
@@ -1432,6 +928,18 @@ void Reader::Commit(Fields& f) {
         if (first_bad_message_.empty()) {
           first_bad_offset_ = event_offset_;
           first_bad_message_ = "a complete event has no readable \"ts\"";
+        }
+        return;
+      }
+      // Times outside these bounds are no real profile (2^61 ns is 73 years; 2^48 ns is 3.3 days), and
+      // refusing them here keeps every sum of durations in the analyses far from int64 overflow.
+      constexpr int64_t kMaxAbsTs = int64_t{1} << 61;
+      constexpr int64_t kMaxDur = int64_t{1} << 48;
+      if (*f.ts > kMaxAbsTs || *f.ts < -kMaxAbsTs || f.dur.value_or(0) < 0 || f.dur.value_or(0) > kMaxDur) {
+        ++stats_.bad_events;
+        if (first_bad_message_.empty()) {
+          first_bad_offset_ = event_offset_;
+          first_bad_message_ = "a complete event has a \"ts\" or \"dur\" outside any real profile";
         }
         return;
       }

@@ -1,9 +1,9 @@
 // Reads a PyTorch profiler trace (Chrome trace JSON from export_chrome_trace / tensorboard_trace_handler,
 // plain or gzip, Kineto or the bare-list legacy export) into a Trace. The file is streamed in chunks:
-// a small structural splitter finds each element of `traceEvents` and simdjson's On-Demand API parses
-// that one event, so memory holds the columnar store and one chunk, never a DOM of the file. Bad input
-// never aborts: malformed events are counted and skipped, a truncated file keeps every event before the
-// cut, and only an unreadable file or one that is not a trace is an error.
+// a structural splitter cuts out each element of `traceEvents` and simdjson's On-Demand API parses
+// it (the splitter only finds element boundaries; JSON values are never parsed by hand). Memory holds
+// the columnar store and one chunk, never a DOM of the file. Bad input never aborts: malformed events are counted and skipped, a truncated file keeps
+// every event before the cut, and only an unreadable file or one that is not a trace is an error.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,9 @@ struct ReadOptions {
   SourceLimits limits;
   // python_function events dominate large with_stack traces; they are needed only for source attribution.
   bool keep_python_functions = true;
-  size_t chunk_bytes = size_t{4} << 20;
+  // Bytes read per refill. 1 MiB stays in L2 between the copy out of the page cache and the parse, which
+  // measured faster than 256 KiB or 4 MiB; an event larger than this grows the buffer.
+  size_t chunk_bytes = size_t{1} << 20;
 };
 
 struct ReadStats {

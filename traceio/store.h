@@ -270,6 +270,8 @@ class TraceBuilder {
     int64_t correlation = 0;
     int64_t external_id = 0;
   };
+  // Room for about `events` complete events, so the columns do not grow (and copy) as they fill.
+  void Reserve(size_t events);
   // Returns the new event's index (pre-sort).
   uint32_t Add(const Complete& e);
   void AttachGpu(uint32_t event, const GpuInfo& info);

@@ -40,9 +40,13 @@ class StringPool {
   size_t block_size_ = 0;
   size_t arena_bytes_ = 0;
   std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, StringId> index_;
+  // Open addressing over ids: slot holds id + 1 (0 empty); hashes_[id] is the full hash of views_[id],
+  // so probing and growing compare or rehash no text.
+  std::vector<uint32_t> slots_;
+  std::vector<uint32_t> hashes_;
 
   std::string_view Store(std::string_view text);
+  void Grow();
 };
 
 }  // namespace tl::trace

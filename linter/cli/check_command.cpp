@@ -18,6 +18,7 @@
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
 #include "linter/engine/config.h"
+#include "linter/engine/crosscheck.h"
 #include "linter/engine/discovery.h"
 #include "linter/engine/driver.h"
 #include "linter/engine/torch_pin.h"
@@ -46,6 +47,8 @@ struct CheckArgs {
   bool no_respect_gitignore = false;
   bool force_exclude = false;
   bool quiet = false;
+  std::string trace;            // --trace: a profiler trace file or folder to cross-check against
+  std::string fail_on = "any";  // --fail-on any|confirmed|none
 };
 
 int UsageError(const std::string& message) {
@@ -120,6 +123,21 @@ int RunCheck(const CheckArgs& args) {
   }
   const auto max_file_bytes = static_cast<uint64_t>(args.max_file_size_mb * 1e6);
 
+  const std::optional<FailOn> fail_on = ParseFailOn(args.fail_on);
+  if (!fail_on) return UsageError(fmt::format("--fail-on: `{}`; use any, confirmed or none", args.fail_on));
+  if (*fail_on == FailOn::kConfirmed && args.trace.empty()) {
+    return UsageError("--fail-on confirmed needs --trace: only a profiler trace can confirm a finding");
+  }
+  std::optional<CrossCheck> cross_check;
+  std::optional<TorchVersion> trace_torch;
+  if (!args.trace.empty()) {
+    auto loaded = CrossCheck::Load(args.trace);
+    if (!loaded.ok()) return UsageError(loaded.error().message);
+    cross_check = std::move(*loaded);
+    for (const std::string& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
+    trace_torch = cross_check->TraceTorch();
+  }
+
   std::optional<Config> forced;
   if (!args.config.empty()) {
     auto loaded = LoadConfigFile(args.config);
@@ -174,6 +192,12 @@ int RunCheck(const CheckArgs& args) {
       rule_options.target_torch = *cli.target_torch;
     } else if ((*config)->target_torch) {
       rule_options.target_torch = *(*config)->target_torch;
+    } else if (trace_torch) {
+      rule_options.target_torch = *trace_torch;
+      if (announced_pins.insert(fs::path(args.trace)).second) {
+        fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n",
+                   trace_torch->ToString(), cross_check->TraceTorchReason());
+      }
     } else if (auto pin = pins.ForDirectory(absolute.parent_path())) {
       rule_options.target_torch = pin->version;
       if (announced_pins.insert(pin->source).second) {
@@ -245,6 +269,9 @@ int RunCheck(const CheckArgs& args) {
   summary.fix_mode = args.fix;
   size_t analysed = 0;
   size_t write_errors = 0;
+  size_t failing = 0;  // findings that count for the exit status under --fail-on
+  std::vector<std::unique_ptr<SourceFile>> ranked_sources;
+  std::vector<RankedFinding> ranked;
   RunChecks(std::move(tasks), driver_options, [&](FileOutcome&& outcome) {
     for (const std::string& note : outcome.notes) fmt::print(stderr, "warning: {}\n", note);
     if (outcome.error) {
@@ -266,9 +293,16 @@ int RunCheck(const CheckArgs& args) {
       }
       return;
     }
+    if (cross_check) cross_check->Annotate(*outcome.source, outcome.diagnostics);
     summary.findings += outcome.diagnostics.size();
     for (const Diagnostic& diagnostic : outcome.diagnostics) {
       if (diagnostic.fix && diagnostic.fix->applicability == Applicability::kSafe) ++summary.fixable;
+      if (CountsForExit(diagnostic, *fail_on)) ++failing;
+    }
+    if (cross_check && !fix_stdin) {
+      ranked_sources.push_back(std::make_unique<SourceFile>(std::move(*outcome.source)));
+      for (Diagnostic& diagnostic : outcome.diagnostics) ranked.push_back({ranked_sources.back().get(), std::move(diagnostic)});
+      return;
     }
     reporter->AddFile(*outcome.source, outcome.diagnostics);
     if (fix_stdin) {
@@ -276,15 +310,20 @@ int RunCheck(const CheckArgs& args) {
       std::fwrite(text.data(), 1, text.size(), stdout);
     }
   });
+  if (cross_check) {
+    RankFindings(ranked);
+    for (RankedFinding& finding : ranked) reporter->AddFile(*finding.file, {std::move(finding.diagnostic)});
+    for (const TraceFinding& finding : cross_check->TraceOnly()) reporter->AddTraceFinding(finding);
+  }
   reporter->Finish();
   std::fflush(stdout);
 
+  if (analysed == 0 && failed > 0) return 2;  // the error lines said it all
   if (*format == OutputFormat::kText && !args.quiet) fmt::print(stderr, "{}\n", FormatSummary(summary));
 
-  if (analysed == 0 && failed > 0) return 2;
   if (args.exit_zero) return 0;
   if (args.diff) return summary.fixed > 0 || failed > 0 ? 1 : 0;
-  return summary.findings > 0 || failed > 0 || write_errors > 0 ? 1 : 0;
+  return failing > 0 || failed > 0 || write_errors > 0 ? 1 : 0;
 }
 
 Command AddCheckCommand(CLI::App& root) {
@@ -293,10 +332,15 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_option("paths", args->paths, "Files or folders to check (default: the current folder); - reads stdin");
   app->add_option("--stdin-filename", args->stdin_filename,
                   "The path to report and to find the config for when reading stdin");
+  // One value per occurrence (split at commas), so `--select TL1 train.py` leaves train.py a path.
   app->add_option("--select", args->select, "Rule codes or prefixes to enable (TL1,TL201); replaces the config's")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--ignore", args->ignore, "Rule codes or prefixes to disable, on top of the config's")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--target-torch", args->target_torch,
                   "PyTorch version the code runs on (2.1); default: the config, a torch pin, or 2.x");
   app->add_option("--min-dim", args->min_dim, "TL401: dims below this are never reported (default 64)");
@@ -315,6 +359,11 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_flag("--force-exclude", args->force_exclude,
                 "Apply the config's exclude to files named on the command line too (for pre-commit)");
   app->add_flag("-q,--quiet", args->quiet, "Do not print the summary line");
+  app->add_option("--trace", args->trace,
+                  "Cross-check the findings against a profiler trace (file or folder): verdict and cost per step");
+  app->add_option("--fail-on", args->fail_on,
+                  "Which findings make the exit status 1: any (default), confirmed (by --trace), none")
+      ->check(CLI::IsMember({"any", "confirmed", "none"}));
   return {app, [args] { return RunCheck(*args); }};
 }
 

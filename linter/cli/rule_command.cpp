@@ -3,6 +3,8 @@
 // here is what the committed docs say.
 #include <fmt/core.h>
 
+#include <cctype>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -13,8 +13,6 @@
 namespace tl {
 namespace {
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
 bool IEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -32,67 +30,13 @@ std::string_view TrimLeft(std::string_view s) {
   return s;
 }
 
-// tree-sitter 0.20.7 double-frees when it deletes a tree whose parse stack went 65,535 brackets
-// deep (an overflow in the runtime, seen under ASan with 65,535 unclosed `(`). CPython refuses
-// more than 200 levels, so no runnable file comes near; files past this limit are reported, not
-// parsed.
-constexpr uint32_t kMaxBracketDepth = 60000;
-
-// The deepest bracket nesting of the raw bytes (strings and comments included: it is a bound, not
-// a tokenizer), stopping as soon as the limit is passed.
-uint32_t BracketDepth(std::string_view text) {
-  uint32_t depth = 0;
-  uint32_t deepest = 0;
-  for (const char c : text) {
-    if (c == '(' || c == '[' || c == '{') {
-      if (++depth > deepest) {
-        deepest = depth;
-        if (deepest > kMaxBracketDepth) break;
-      }
-    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
-// Parses the file. A UTF-8 BOM is excluded from the parse with an included range rather than by
-// handing tree-sitter a shifted buffer, so every node offset is a file offset and no rule has to
-// correct for it.
+// Parses the file with one parser per thread: creating one per file costs allocations the benchmark
+// would see. ts::Parser skips a BOM (offsets stay file offsets) and refuses nesting it cannot survive.
 Result<ts::Tree> ParseFile(const SourceFile& file) {
-  const std::string_view text = file.text();
-  if (!file.has_bom()) {
-    // One parser per thread: creating one per file costs allocations the benchmark would see.
-    thread_local ts::Parser parser;
-    return parser.Parse(text);
-  }
-  if (text.size() > UINT32_MAX) return Error{"file is too large to parse (over 4 GiB)"};
-  std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser(ts_parser_new(), &ts_parser_delete);
-  ts_parser_set_language(parser.get(), ts::PythonLanguage());
-  const TSRange range{TSPoint{0, static_cast<uint32_t>(kBom.size())}, TSPoint{UINT32_MAX, UINT32_MAX},
-                      static_cast<uint32_t>(kBom.size()), UINT32_MAX};
-  ts_parser_set_included_ranges(parser.get(), &range, 1);
-  TSTree* tree =
-      ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size()));
-  if (tree == nullptr) return Error{"the parser gave up on this file"};
-  return ts::Tree(tree);
+  thread_local ts::Parser parser;
+  return parser.Parse(file.text());
 }
 
-// The first ERROR or MISSING node in document order. Only subtrees that contain an error are
-// entered, so a clean file costs one flag test on the root.
-ts::Node FirstSyntaxError(ts::Node root) {
-  ts::Node found;
-  if (!root.HasError()) return found;
-  ts::Walk(root, [&](ts::Node node) {
-    if (found) return false;
-    if (node.IsError() || node.IsMissing()) {
-      found = node;
-      return false;
-    }
-    return node.HasError();
-  });
-  return found;
-}
 
 Diagnostic ParseErrorDiagnostic(const SourceFile& file, ts::Node node) {
   Diagnostic diagnostic;
@@ -248,25 +192,13 @@ bool RuleSelection::Enabled(std::string_view code) const {
 
 FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
   FileReport report;
-  if (const uint32_t depth = BracketDepth(file.text()); depth > kMaxBracketDepth) {
-    Diagnostic diagnostic;
-    diagnostic.code = "parse-error";
-    diagnostic.name = "parse-error";
-    diagnostic.severity = Severity::kError;
-    diagnostic.message = fmt::format(
-        "Brackets are nested over {} deep, beyond what the parser supports; the file was not analysed",
-        kMaxBracketDepth);
-    report.diagnostics.push_back(std::move(diagnostic));
-    report.parse_error = true;
-    return report;
-  }
   Result<ts::Tree> parsed = ParseFile(file);
   if (!parsed.ok()) {
     Diagnostic diagnostic;
     diagnostic.code = "parse-error";
     diagnostic.name = "parse-error";
     diagnostic.severity = Severity::kError;
-    diagnostic.message = fmt::format("Cannot parse this file: {}", parsed.error().message);
+    diagnostic.message = fmt::format("Cannot parse this file: {}; it was not analysed", parsed.error().message);
     report.diagnostics.push_back(std::move(diagnostic));
     report.parse_error = true;
     return report;
@@ -302,7 +234,7 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
   }
 
   // Syntax errors are reported, never suppressed (as in Ruff): a `# noqa` cannot make a file parse.
-  if (const ts::Node error = FirstSyntaxError(tree.Root())) {
+  if (const ts::Node error = ts::FirstSyntaxError(tree.Root())) {
     report.diagnostics.push_back(ParseErrorDiagnostic(file, error));
     report.parse_error = true;
   }

@@ -159,14 +159,4 @@ std::string RenderCrossCheckReport(const CrossCheck& cross_check, const std::vec
 // "trace_findings": [...]}.
 nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings);
 
-// The per-rule evidence, kept here until each moves to its rule file as that rule's Confirm override.
-// Each returns the verdict for one finding of its rule.
-namespace evidence {
-Evidence SyncInStepLoop(const Diagnostic& diagnostic, const EvidenceQuery& query);
-Evidence DataLoaderNumWorkers(const Diagnostic& diagnostic, const EvidenceQuery& query);
-Evidence DataLoaderPinMemory(const Diagnostic& diagnostic, const EvidenceQuery& query);
-Evidence ZeroGradSetToNone(const Diagnostic& diagnostic, const EvidenceQuery& query);
-Evidence UnalignedDim(const Diagnostic& diagnostic, const EvidenceQuery& query);
-}  // namespace evidence
-
 }  // namespace tl

@@ -10,6 +10,7 @@
 
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
+#include "linter/ts/parse_guard.h"
 
 namespace tl {
 namespace {
@@ -49,6 +50,11 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
   if (text.find('\0') != std::string::npos) {
     out.error = fmt::format("{}: not Python source (it contains NUL bytes, so it looks binary); skipped",
                             task.display_path);
+    return out;
+  }
+
+  if (auto reason = UnparsableReason(text)) {
+    out.error = fmt::format("{}: {}; skipped", task.display_path, *reason);
     return out;
   }
 

@@ -368,8 +368,7 @@ Result<Outcome> Plan(const Input& in, const Options& options) {
   if (auto status = PlanImports(in, layout, modules, region_first); !status) return status.error();
 
   const int outer = layout.ContainerOf(region_first);
-  const int64_t stop_at =
-      options.skip_first + int64_t{options.wait + options.warmup + options.active} * options.repeat;
+  const int64_t stop_at = options.skip_first + int64_t{options.wait + options.warmup + options.active} * options.repeat;
   Lines stop_check = {{0, fmt::format("if {}.step_num >= {}:", prof, stop_at), ""}, {1, "break", ""}};
 
   if (profiler) {
@@ -530,7 +529,7 @@ Result<Input> Load(const SourceFile& file) {
   auto tree = ParsePython(file.text());
   if (!tree) return Error{fmt::format("{}: {}", file.path(), tree.error().message)};
   Input in{file, file.text(), LineTable(file.text()), std::move(*tree), nullptr, {}, {}};
-  if (ts::Node error = FirstSyntaxError(in.tree.Root()); error) {
+  if (ts::Node error = ts::FirstSyntaxError(in.tree.Root()); error) {
     return Error{fmt::format("{}: syntax error; fix it before instrumenting", in.Where(error.StartByte()))};
   }
   in.model = semantic::Model::Build(file, in.tree);
@@ -645,7 +644,7 @@ Result<Outcome> Instrument(const SourceFile& file, const Options& options) {
   // Never hand back a script that would not parse, or one that --remove would not restore exactly.
   auto tree = ParsePython(outcome->text);
   if (!tree) return Error{fmt::format("{}: {}", file.path(), tree.error().message)};
-  if (ts::Node error = FirstSyntaxError(tree->Root()); error) {
+  if (ts::Node error = ts::FirstSyntaxError(tree->Root()); error) {
     LineTable lines(outcome->text);
     const uint32_t line = lines.LineOf(error.StartByte());
     return Error{
@@ -654,8 +653,7 @@ Result<Outcome> Instrument(const SourceFile& file, const Options& options) {
                     file.path(), line + 1, error.StartByte() - lines.Start(line) + 1)};
   }
   // The indentation check is ours, not CPython's: it only judges the result when the input passes it.
-  const bool input_indentation_ok =
-      FirstMisindentedStatement(input->text, input->lines, input->tree.Root()).IsNull();
+  const bool input_indentation_ok = FirstMisindentedStatement(input->text, input->lines, input->tree.Root()).IsNull();
   if (input_indentation_ok) {
     LineTable lines(outcome->text);
     if (ts::Node bad = FirstMisindentedStatement(outcome->text, lines, tree->Root()); bad) {

@@ -39,32 +39,8 @@ std::string_view LeadingWhitespace(std::string_view line) {
 bool IsBlank(std::string_view line) { return line.find_first_not_of(" \t\f\v") == std::string_view::npos; }
 
 Result<ts::Tree> ParsePython(std::string_view text) {
-  constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  if (text.size() > UINT32_MAX) return Error{"file is too large to parse (over 4 GiB)"};
-  std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser(ts_parser_new(), &ts_parser_delete);
-  ts_parser_set_language(parser.get(), ts::PythonLanguage());
-  if (text.starts_with(kBom)) {
-    const TSRange range{TSPoint{0, static_cast<uint32_t>(kBom.size())}, TSPoint{UINT32_MAX, UINT32_MAX},
-                        static_cast<uint32_t>(kBom.size()), UINT32_MAX};
-    ts_parser_set_included_ranges(parser.get(), &range, 1);
-  }
-  TSTree* tree = ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size()));
-  if (tree == nullptr) return Error{"the parser gave up on this file"};
-  return ts::Tree(tree);
-}
-
-ts::Node FirstSyntaxError(ts::Node root) {
-  ts::Node found;
-  if (!root.HasError()) return found;
-  ts::Walk(root, [&](ts::Node node) {
-    if (found) return false;
-    if (node.IsError() || node.IsMissing()) {
-      found = node;
-      return false;
-    }
-    return node.HasError();
-  });
-  return found;
+  ts::Parser parser;
+  return parser.Parse(text);
 }
 
 ts::Node FirstMisindentedStatement(std::string_view text, const LineTable& lines, ts::Node root) {

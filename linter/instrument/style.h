@@ -42,12 +42,8 @@ struct SourceStyle {
   std::string indent_unit = "    ";
 };
 
-// Parses `text` as Python. A UTF-8 BOM is left out of the parse with an included range (as the engine
-// does), so node offsets are offsets into `text`.
+// Parses `text` as Python through ts::Parser (a BOM is skipped; node offsets are offsets into `text`).
 Result<ts::Tree> ParsePython(std::string_view text);
-
-// The first ERROR or MISSING node, or a null node when the tree parsed cleanly.
-ts::Node FirstSyntaxError(ts::Node root);
 
 // tree-sitter-python accepts some indentation CPython rejects (an unexpected indent after a comment
 // line parses cleanly), so the result is also checked the way the tokenizer would: the statements of a

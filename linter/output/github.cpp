@@ -3,6 +3,7 @@
 // everywhere, and also `:` and `,` inside properties.
 #include <fmt/core.h>
 
+#include "linter/engine/crosscheck.h"
 #include "linter/output/report.h"
 
 namespace tl {
@@ -66,12 +67,21 @@ class GithubReporter final : public Reporter {
                                     : fmt::format("{} ({})", diagnostic.code, diagnostic.name);
       fmt::print(options_.out, "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
                  Command(diagnostic.severity), EscapeProperty(source.path()), span.line, span.column, span.end_line,
-                 span.end_column, EscapeProperty(title), EscapeData(diagnostic.message));
+                 span.end_column, EscapeProperty(title),
+                 EscapeData(diagnostic.evidence ? fmt::format("{} [{}: {}]", diagnostic.message,
+                                                              EvidenceHeadline(*diagnostic.evidence),
+                                                              diagnostic.evidence->summary)
+                                                : diagnostic.message));
     }
   }
 
   void AddError(std::string_view path, std::string_view message) override {
     fmt::print(options_.out, "::error file={},title=io-error::{}\n", EscapeProperty(path), EscapeData(message));
+  }
+
+  void AddTraceFinding(const TraceFinding& f) override {
+    fmt::print(options_.out, "::notice title={}::{}\n", EscapeProperty(f.code),
+               EscapeData(fmt::format("{}: {} ({}) [{}]", f.title, f.message, f.recommendation, f.trace_path)));
   }
 
   void Finish() override { std::fflush(options_.out); }

@@ -2,6 +2,7 @@
 // Field names follow Ruff where Ruff has one (`fix.applicability`, `edits[].location.row`).
 #include <nlohmann/json.hpp>
 
+#include "linter/engine/crosscheck.h"
 #include "linter/output/report.h"
 
 namespace tl {
@@ -31,16 +32,18 @@ class JsonReporter final : public Reporter {
                    {"title", diagnostic.fix->title},
                    {"edits", std::move(edits)}};
       }
-      findings_.push_back(Json{{"code", diagnostic.code},
-                               {"name", diagnostic.name},
-                               {"message", diagnostic.message},
-                               {"severity", ToString(diagnostic.severity)},
-                               {"file", source.path()},
-                               {"line", span.line},
-                               {"column", span.column},
-                               {"end_line", span.end_line},
-                               {"end_column", span.end_column},
-                               {"fix", std::move(fix)}});
+      Json finding{{"code", diagnostic.code},
+                   {"name", diagnostic.name},
+                   {"message", diagnostic.message},
+                   {"severity", ToString(diagnostic.severity)},
+                   {"file", source.path()},
+                   {"line", span.line},
+                   {"column", span.column},
+                   {"end_line", span.end_line},
+                   {"end_column", span.end_column},
+                   {"fix", std::move(fix)}};
+      if (diagnostic.evidence) finding["evidence"] = EvidenceToJson(*diagnostic.evidence);
+      findings_.push_back(std::move(finding));
     }
   }
 
@@ -55,6 +58,23 @@ class JsonReporter final : public Reporter {
                              {"end_line", 1},
                              {"end_column", 1},
                              {"fix", nullptr}});
+  }
+
+  // No line to point at: `file` is the trace, `line` and `column` are null.
+  void AddTraceFinding(const TraceFinding& f) override {
+    Json evidence{{"verdict", "confirmed"}, {"summary", f.message}, {"recommendation", f.recommendation},
+                  {"saved_ms_per_step", f.saved_ms_per_step}};
+    findings_.push_back(Json{{"code", f.code},
+                             {"name", f.title},
+                             {"message", f.message},
+                             {"severity", ToString(f.severity)},
+                             {"file", f.trace_path},
+                             {"line", nullptr},
+                             {"column", nullptr},
+                             {"end_line", nullptr},
+                             {"end_column", nullptr},
+                             {"fix", nullptr},
+                             {"evidence", std::move(evidence)}});
   }
 
   void Finish() override {

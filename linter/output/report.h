@@ -19,6 +19,8 @@
 
 namespace tl {
 
+struct TraceFinding;  // linter/engine/crosscheck.h: a bottleneck of the trace that no line is blamed for
+
 enum class OutputFormat { kText, kJson, kSarif, kGithub };
 
 std::optional<OutputFormat> ParseOutputFormat(std::string_view name);
@@ -36,6 +38,9 @@ class Reporter {
   virtual void AddFile(const SourceFile& source, const std::vector<Diagnostic>& diagnostics) = 0;
   // A file that could not be analysed; `message` is one line that starts with the path.
   virtual void AddError(std::string_view path, std::string_view message) = 0;
+  // A finding of the profiler trace alone (`check --trace`), after the files' findings. It has no source
+  // location; formats show it against the trace file.
+  virtual void AddTraceFinding(const TraceFinding& /*finding*/) {}
   // Writes whatever was buffered (JSON, SARIF). Called once.
   virtual void Finish() = 0;
 };

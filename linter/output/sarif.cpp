@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linter/engine/crosscheck.h"
 #include "linter/engine/rule.h"
 #include "linter/output/report.h"
 
@@ -83,8 +84,17 @@ class SarifReporter final : public Reporter {
             {"artifactChanges", Json::array({Json{{"artifactLocation", ArtifactLocation(source.path())},
                                                   {"replacements", std::move(replacements)}}})}}});
       }
+      if (diagnostic.evidence) result["properties"] = Json{{"evidence", EvidenceToJson(*diagnostic.evidence)}};
       results_.push_back(std::move(result));
     }
+  }
+
+  // SARIF allows a result without a location; the trace is named in the message and properties.
+  void AddTraceFinding(const TraceFinding& f) override {
+    results_.push_back(Json{{"ruleId", f.code},
+                            {"level", Level(f.severity)},
+                            {"message", Json{{"text", fmt::format("{}: {} ({})", f.title, f.message, f.recommendation)}}},
+                            {"properties", Json{{"trace", f.trace_path}, {"saved_ms_per_step", f.saved_ms_per_step}}}});
   }
 
   void AddError(std::string_view path, std::string_view message) override {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "linter/engine/crosscheck.h"
 #include "linter/output/report.h"
 
 namespace tl {
@@ -98,6 +99,13 @@ class TextReporter final : public Reporter {
   // The command prints unreadable files on stderr; the text report has nothing to add.
   void AddError(std::string_view, std::string_view) override {}
 
+  void AddTraceFinding(const TraceFinding& finding) override {
+    const std::string text = fmt::format("{}: {} {}: {}\n  = {}: {}\n\n", Paint(finding.trace_path, kBold, options_.color),
+                                         Paint(finding.code, kRed, options_.color), finding.title, finding.message,
+                                         Paint("help", kCyan, options_.color), finding.recommendation);
+    std::fwrite(text.data(), 1, text.size(), options_.out);
+  }
+
   void Finish() override { std::fflush(options_.out); }
 
  private:
@@ -135,6 +143,10 @@ std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, b
     std::string help = diagnostic.fix->title;
     if (diagnostic.fix->applicability == Applicability::kUnsafe) help += " (unsafe fix)";
     out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint("help", kCyan, color) + ": " + help + "\n";
+  }
+  if (diagnostic.evidence) {
+    out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint("trace", kCyan, color) + ": " +
+           EvidenceHeadline(*diagnostic.evidence) + " — " + diagnostic.evidence->summary + "\n";
   }
   return out;
 }

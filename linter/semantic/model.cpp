@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <unordered_map>
 
 namespace tl::semantic {
 namespace {
@@ -423,6 +424,8 @@ class Builder {
   void ReadArgparse();
   void FindCudaEvidence();
   void EvaluateGuards();
+  void EvaluateSkipGuard(Guard& guard);
+  bool UnderSkipGuard(const Site& site, TextRange within) const;
   void ClassifyLoops();
   void PropagatePerStep();
   int StepLoopOf(const Site& site) const;
@@ -440,6 +443,7 @@ class Builder {
   std::vector<uint32_t> add_argument_calls_;
   // Call sites that reach functions of this file, with those functions (few per file).
   std::vector<std::pair<uint32_t, std::vector<int>>> local_calls_;
+  std::vector<int> skip_guards_;  // guards of the `if i % N != 0: continue` shape
   std::unordered_map<std::string_view, int> import_index_;
 };
 
@@ -944,13 +948,60 @@ void Builder::EvaluateGuards() {
           break;
       }
     }
-    if (modulo.IsNull()) continue;
+    if (modulo.IsNull()) {
+      EvaluateSkipGuard(guard);
+      continue;
+    }
     guard.period = m_.Resolve(Field(modulo, F::kRight), guard.scope);
     const auto n = guard.period.AsInt();
     // N == 1 (or 0/negative, which Python would reject at run time) runs every step; unknown N is
     // taken as periodic: a modulo guard is written to throttle, and reporting it would be noise.
     guard.periodic = !n.has_value() || *n > 1;
   }
+}
+
+void Builder::EvaluateSkipGuard(Guard& guard) {
+  // `if i % N != 0: continue` (or `if i % N: continue`): what follows in the loop body runs once
+  // every N iterations, as if it were under `if i % N == 0:` (gradient accumulation loops).
+  ts::Node condition = Unparen(guard.condition);
+  ts::Node modulo;
+  if (KindOf(condition) == K::kBinary && m_.Text(Field(condition, F::kOperator)) == "%") {
+    modulo = condition;
+  } else if (KindOf(condition) == K::kComparison && condition.NamedChildCount() == 2 &&
+             condition.ChildCount() == 3 && m_.Text(condition.Child(1)) == "!=") {
+    for (uint32_t i = 0; i < 2; ++i) {
+      ts::Node side = Unparen(condition.NamedChild(i));
+      if (KindOf(side) == K::kBinary && m_.Text(Field(side, F::kOperator)) == "%" &&
+          m_.Resolve(condition.NamedChild(1 - i), guard.scope).AsInt().has_value()) {
+        modulo = side;
+      }
+    }
+  }
+  if (modulo.IsNull() || guard.block.NamedChildCount() != 1 ||
+      guard.block.NamedChild(0).Type() != "continue_statement") {
+    return;
+  }
+  // Parent lookups walk down from the root in this tree-sitter; they are only paid here, for the
+  // rare guard of this shape.
+  ts::Node statement = guard.condition.Parent();
+  ts::Node block = statement.Parent();
+  if (!statement.Is("if_statement") || !block.Is("block")) return;
+  guard.period = m_.Resolve(Field(modulo, F::kRight), guard.scope);
+  const auto n = guard.period.AsInt();
+  if (n.has_value() && *n <= 1) return;  // `i % 1 != 0` never skips
+  guard.rest = {statement.EndByte(), block.EndByte()};
+  guard.periodic = true;
+  skip_guards_.push_back(static_cast<int>(&guard - m_.guards_.data()));
+}
+
+bool Builder::UnderSkipGuard(const Site& site, TextRange within) const {
+  for (int index : skip_guards_) {
+    const Guard& guard = m_.guards_[static_cast<size_t>(index)];
+    if (guard.scope == site.scope && guard.rest.Contains(site.node.StartByte()) && within.Contains(guard.rest)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::vector<int> Builder::LocalCallees(const Site& site) const {
@@ -1147,6 +1198,7 @@ int Builder::StepLoopOf(const Site& site) const {
       const Guard& guard = m_.guards_[static_cast<size_t>(g)];
       if (guard.periodic && loop_range.Contains(guard.block.Range())) return -1;
     }
+    if (!skip_guards_.empty() && UnderSkipGuard(site, loop_range)) return -1;
     return step;
   }
   // Otherwise in a function that runs every step, outside any periodic guard or epoch loop in it.
@@ -1158,6 +1210,7 @@ int Builder::StepLoopOf(const Site& site) const {
   for (int l = site.loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
     if (m_.loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return -1;
   }
+  if (!skip_guards_.empty() && UnderSkipGuard(site, scope.node.Range())) return -1;
   return scope.step_loop;
 }
 

@@ -16,7 +16,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "linter/core/source_file.h"
@@ -99,6 +98,9 @@ struct Guard {
   // under `and`) with N a constant above 1, or N unknown (see TL101's docs for why).
   bool periodic = false;
   Value period;  // N as resolved (unknown when it could not be)
+  // `if i % N != 0: continue`: the rest of the enclosing block runs once every N iterations; this
+  // is that range (empty for ordinary guards).
+  TextRange rest;
 };
 
 // A place rules care about: a call, an f-string interpolation, or an if/elif/while condition.
@@ -253,7 +255,6 @@ class Model {
   std::vector<std::pair<std::string_view, int>> functions_;  // (name, scope), sorted by name
   std::vector<std::string_view> open_dicts_;  // dict names mutated after creation
   ts::Node cuda_evidence_;
-  bool argparse_cuda_flag_ = false;
 };
 
 }  // namespace tl::semantic

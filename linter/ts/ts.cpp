@@ -1,5 +1,7 @@
 #include "linter/ts/ts.h"
 
+#include "linter/ts/parse_guard.h"
+
 #include <fmt/core.h>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -34,8 +36,24 @@ Parser::Parser() : parser_(ts_parser_new(), &ts_parser_delete) {
   ts_parser_set_language(parser_.get(), PythonLanguage());
 }
 
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+}  // namespace
+
 Result<Tree> Parser::Parse(std::string_view source) {
   if (source.size() > UINT32_MAX) return Error{"file is too large to parse (over 4 GiB)"};
+  if (auto reason = UnparsableReason(source)) return Error{std::move(*reason)};
+  // A UTF-8 BOM is left out of the parse with an included range rather than by handing tree-sitter a
+  // shifted buffer, so every node offset stays a file offset.
+  if (source.starts_with(kBom)) {
+    const TSRange range{TSPoint{0, static_cast<uint32_t>(kBom.size())}, TSPoint{UINT32_MAX, UINT32_MAX},
+                        static_cast<uint32_t>(kBom.size()), UINT32_MAX};
+    ts_parser_set_included_ranges(parser_.get(), &range, 1);
+  } else {
+    ts_parser_set_included_ranges(parser_.get(), nullptr, 0);
+  }
   TSTree* tree =
       ts_parser_parse_string(parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size()));
   if (tree == nullptr) {
@@ -43,6 +61,20 @@ Result<Tree> Parser::Parse(std::string_view source) {
     return Error{"the parser gave up on this file"};
   }
   return Tree(tree);
+}
+
+Node FirstSyntaxError(Node root) {
+  Node found;
+  if (!root.HasError()) return found;
+  Walk(root, [&](Node node) {
+    if (found) return false;
+    if (node.IsError() || node.IsMissing()) {
+      found = node;
+      return false;
+    }
+    return node.HasError();
+  });
+  return found;
 }
 
 Node Match::Get(const Query& query, std::string_view name) const {

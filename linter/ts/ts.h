@@ -80,8 +80,9 @@ class Tree {
 class Parser {
  public:
   Parser();  // a parser for Python
-  // Parses `source`. Fails only when tree-sitter gives up (it never should for well-formed calls);
-  // syntax errors come back as ERROR / MISSING nodes inside the tree.
+  // Parses `source`; a leading UTF-8 BOM is skipped, node offsets stay offsets into `source`. Fails on
+  // input the runtime cannot handle safely (over 4 GiB; see parse_guard.h) or when
+  // tree-sitter gives up; syntax errors come back as ERROR / MISSING nodes inside the tree.
   Result<Tree> Parse(std::string_view source);
 
  private:
@@ -107,6 +108,10 @@ void Walk(Node root, Visitor&& visit) {
     }
   }
 }
+
+// The first ERROR or MISSING node in document order, or a null Node. Only subtrees that contain an
+// error are entered, so a clean tree costs one flag test on the root.
+Node FirstSyntaxError(Node root);
 
 class Query;
 

@@ -2,6 +2,7 @@
 // the target PyTorch is older than 2.0 (2.0 made `set_to_none=True` the default).
 #include <fmt/core.h>
 
+#include "linter/engine/crosscheck.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -36,8 +37,13 @@ tensor until the next backward, so code that reads or updates gradients in place
 behaves differently. Optimizers and `clip_grad_norm_` already skip `None` gradients.
 
 ## Trace evidence
-Confirmed when the trace shows fill work under `Optimizer.zero_grad#...` each step: `aten::zero_` /
-`aten::fill_` operators and their `fill` kernels on the device, and the time they take per step.
+The `fill_`/`zero_` work under `zero_grad`.
+
+With `check --trace`, `aten::zero_`/`aten::fill_` ops (and their kernels) under
+`Optimizer.zero_grad#...` in the profiled steps confirm the finding, with their time per step, all of
+which the fix saves; a `zero_grad` with no such work refutes it. When the trace shows the PyTorch
+version (1.8-1.9 category names), it decides whether a bare `zero_grad()` is reported, unless
+`--target-torch` says otherwise.
 
 ## Options
 - `target-torch` (`--target-torch`): a bare `zero_grad()` is reported only when it is below 2.0. When
@@ -97,6 +103,57 @@ class ZeroGradSetToNone final : public Rule {
     diagnostic.message = std::move(message);
     diagnostic.range = call.node.Range();
     return diagnostic;
+  }
+
+ public:
+  // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+  // TL301. Model: saved = the fill_/zero_ work under zero_grad, all of it: with set_to_none=True the
+  // gradients are dropped instead of filled.
+  Evidence Confirm(const Diagnostic&, const EvidenceQuery& q) const override {
+    if (q.at.level == AttributionLevel::kLine && q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+    const auto& z = q.trace.analysis().optimizer.zero_grad;
+    if (z.calls == 0) {
+      Evidence e;
+      e.verdict = Verdict::kNotObserved;
+      e.summary = fmt::format("No `Optimizer.zero_grad#...` ran inside the {} profiled step{}", q.steps,
+                              q.steps == 1 ? "" : "s");
+      return e;
+    }
+    trace::Cost c = q.trace.ZeroGradWork();
+    std::string where = "";
+    if (q.at.level == AttributionLevel::kLine) {
+      // The zero_grad calls made from this very line, when the trace can tell (several optimizers).
+      const auto& tr = q.trace.trace();
+      int64_t fills = 0, ns = 0, calls = 0;
+      for (uint32_t e : z.events) {
+        const bool under = std::any_of(q.at.where.spans.begin(), q.at.where.spans.end(), [&](const trace::CodeSpan& s) {
+          return tr.ts(e) >= s.begin && tr.end(e) <= s.end;
+        });
+        if (!under) continue;
+        const trace::ZeroGradStats one = trace::ZeroGradWork(tr, e);
+        ++calls;
+        fills += one.fill_ops;
+        ns += std::max(one.total_ns, one.kernel_ns);
+      }
+      if (calls > 0) {
+        const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
+        c.count = fills;
+        c.count_per_step = static_cast<double>(fills) / steps;
+        c.ms_per_step = fills > 0 ? static_cast<double>(ns) / 1e6 / steps : 0.0;
+        c.share_of_step = q.step_ms > 0 ? c.ms_per_step / q.step_ms : 0.0;
+        where = " " + WhereText(q);
+      }
+    }
+    if (c.count > 0) {
+      return EvidenceFromCost(Verdict::kConfirmed, c, c.ms_per_step,
+                              fmt::format("`Optimizer.zero_grad`{} runs {:.0f} fill_/zero_ ops per step ({} kernels in "
+                                          "all), {:.2f} ms/step ({})",
+                                          where, c.count_per_step, z.kernels, c.ms_per_step, FormatShare(c.share_of_step)));
+    }
+    return EvidenceFromCost(Verdict::kRefuted, c, 0,
+                            fmt::format("`Optimizer.zero_grad` ran {} time{} with no fill_/zero_ work under it: the "
+                                        "gradients are already set to None",
+                                        z.calls, z.calls == 1 ? "" : "s"));
   }
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 
+#include "linter/engine/crosscheck.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -23,7 +24,8 @@ events), and branching on a tensor (`if loss > 10:`, `while not done:` with a te
 calls `loss.backward()` / `optimizer.step()` / the model), including the functions of the same file
 that the step loop calls, transitively. It does not include:
 - the epoch loop around the step loop (once per epoch is cheap);
-- statements under `if step % N == 0:` when N is a constant above 1. When N cannot be resolved
+- statements under `if step % N == 0:` (or after `if step % N != 0: continue`, the gradient
+  accumulation shape) when N is a constant above 1. When N cannot be resolved
   (`if step % cfg.log_every == 0:` with `cfg` from a config file), the guard is taken as periodic
   and the sync is **not** reported: a modulo guard is written to throttle, and torchlint prefers
   missing a rare per-step sync to flagging deliberate logging. When N resolves to 1 (say an argparse
@@ -65,10 +67,15 @@ for step, (x, y) in enumerate(loader):
 No fix is offered: moving a sync out of the step loop changes what the code logs and when.
 
 ## Trace evidence
-Confirmed when the trace shows the device syncs under this line on every step: a device-to-host copy
-(`Memcpy DtoH`) followed by `cudaStreamSynchronize` (or `cudaDeviceSynchronize`) inside
-`aten::item` / `aten::_local_scalar_dense` (or the `aten::to`/`aten::copy_` of `.cpu()`), and the CPU
-time blocked in that synchronisation while the GPU queue drains.
+The device syncs under the line, and the CPU time blocked. That means a DtoH copy plus
+`cudaStreamSynchronize` inside `aten::item`/`_local_scalar_dense`, or sync calls.
+
+With `check --trace`, the line is found through `CallFrom` (or a PyTorch 1.8-1.9 `Call stack`;
+`with_stack=True`), else through its function's frames, else by op names: the `.item()` calls of the
+step that synchronise. The finding is `confirmed` with the blocked time per step (what the fix saves),
+`refuted` when the line ran and nothing under it synchronised (an `.item()` on a CPU scalar, or a run
+whose memory events show no device at all), `not-observed` when it did not run in the profiled steps,
+and `unverifiable` without CUDA activity in the trace (`ProfilerActivity.CUDA`).
 
 ## Options
 None.
@@ -203,6 +210,109 @@ class SyncInStepLoop final : public Rule {
         }
       }
     }
+  }
+
+ public:
+  // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+  // TL101. Saved = the CPU time blocked in the syncs (the host stops waiting for the GPU queue to drain).
+  Evidence Confirm(const Diagnostic& d, const EvidenceQuery& q) const override {
+    const auto& caps = q.trace.capabilities();
+    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+    if (!caps.cuda) {
+      // Without CUDA activity a sync cannot be seen, unless the run had no device at all: profile_memory
+      // records every allocator, CUDA's included, so memory events with no device allocation show tensors
+      // that all lived on the CPU, where `.item()` reads host memory and waits for nothing.
+      bool device_memory = false;
+      for (const auto& m : q.trace.analysis().memory.devices) device_memory = device_memory || m.device_type != 0;
+      if (caps.memory && !device_memory) {
+        const trace::SyncEvidence s = q.trace.DeviceSyncs(q.at.scope());
+        if (q.at.level == AttributionLevel::kStep || s.code_ran) {
+          // The count is of .item() calls (what would sync on a device), the time that of the code's events.
+          trace::Cost c = q.at.level == AttributionLevel::kStep ? s.cost : q.trace.CostOf(q.at.where);
+          c.count = s.item_calls;
+          c.count_per_step = static_cast<double>(s.item_calls) / static_cast<double>(std::max<size_t>(1, q.steps));
+          return EvidenceFromCost(Verdict::kRefuted, c, 0,
+                                  fmt::format("The profiled run had no device: its memory events show host allocations "
+                                              "only, so the code {} ({} .item() call{}) read CPU values and waited for "
+                                              "nothing; profile the GPU run with ProfilerActivity.CUDA to measure its syncs",
+                                              q.at.level == AttributionLevel::kStep ? "in the steps" : "that ran " + WhereText(q),
+                                              s.item_calls, s.item_calls == 1 ? "" : "s"));
+        }
+      }
+      return Unverifiable(caps.memory ? std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
+                                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
+                                      : std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
+                                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (profile_memory=True "
+                                                    "would at least show whether the run used a device)"));
+    }
+    const trace::SyncEvidence s = q.trace.DeviceSyncs(q.at.scope());
+    const SyncKind kind = KindOfSync(d.message);
+    if (q.at.level != AttributionLevel::kStep) {
+      if (s.cost.count > 0) {
+        return EvidenceFromCost(Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
+                                fmt::format("{:.1f} device syncs per step {} block the CPU {:.2f} ms/step ({}); {} of {} "
+                                            ".item() calls synchronised",
+                                            s.cost.count_per_step, WhereText(q), s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
+                                            s.syncing_item_calls, s.item_calls));
+      }
+      return EvidenceFromCost(Verdict::kRefuted, s.cost, 0,
+                              fmt::format("The code ran {} and no device sync or blocking copy ran under it ({} .item() "
+                                          "call{}, none synchronised): a CPU value",
+                                          WhereText(q), s.item_calls, s.item_calls == 1 ? "" : "s"));
+    }
+    // No stacks: the op names of the whole step decide.
+    const auto& a = q.trace.analysis();
+    const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
+    if (kind == SyncKind::kScalar && a.syncs.items_in_steps > 0) {
+      int64_t blocked = 0;
+      std::vector<uint32_t> events;
+      for (const auto& item : a.syncs.items) {
+        if (item.step < 0 || !item.syncs()) continue;
+        blocked += item.blocked_ns;
+        events.push_back(item.event);
+      }
+      if (a.syncs.syncing_items > 0) {
+        trace::Cost c;
+        c.observed = true;
+        c.count = a.syncs.syncing_items;
+        c.count_per_step = static_cast<double>(a.syncs.syncing_items) / steps;
+        c.ms_per_step = static_cast<double>(blocked) / 1e6 / steps;
+        c.share_of_step = q.step_ms > 0 ? c.ms_per_step / q.step_ms : 0.0;
+        for (const auto& ex : s.cost.examples) c.examples.push_back(ex);
+        return EvidenceFromCost(
+            Verdict::kConfirmed, c, c.ms_per_step,
+            fmt::format("{:.1f} of {:.1f} .item() calls per step synchronise with the device, blocking the CPU {:.2f} "
+                        "ms/step ({}); attributed by op name, since {}",
+                        c.count_per_step, static_cast<double>(a.syncs.items_in_steps) / steps, c.ms_per_step,
+                        FormatShare(c.share_of_step), q.at.how));
+      }
+      return EvidenceFromCost(Verdict::kRefuted, s.cost, 0,
+                              fmt::format("None of the {:.1f} .item() calls per step synchronised with the device "
+                                          "(CPU scalars); attributed by op name, since {}",
+                                          static_cast<double>(a.syncs.items_in_steps) / steps, q.at.how));
+    }
+    if (s.cost.count > 0) {
+      return EvidenceFromCost(Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
+                              fmt::format("{:.1f} device syncs per step block the CPU {:.2f} ms/step ({}); attributed "
+                                          "by op name, since {}",
+                                          s.cost.count_per_step, s.cost.ms_per_step, FormatShare(s.cost.share_of_step), q.at.how));
+    }
+    return EvidenceFromCost(Verdict::kRefuted, s.cost, 0,
+                            fmt::format("The trace shows CUDA activity and no device sync at all in the {} profiled "
+                                        "step{}",
+                                        q.steps, q.steps == 1 ? "" : "s"));
+  }
+
+ private:
+  // What kind of sync a message of this rule is about, from its wording.
+  enum class SyncKind { kScalar, kCopy, kExplicit };
+  static SyncKind KindOfSync(std::string_view message) {
+    if (message.find(".cpu()") != std::string_view::npos || message.find(".numpy()") != std::string_view::npos ||
+        message.find(".tolist()") != std::string_view::npos) {
+      return SyncKind::kCopy;
+    }
+    if (message.find("synchronize()") != std::string_view::npos) return SyncKind::kExplicit;
+    return SyncKind::kScalar;  // .item(), float()/int()/bool(), print/f-string formatting, `if tensor:`
   }
 };
 

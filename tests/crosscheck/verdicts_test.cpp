@@ -37,7 +37,7 @@ TEST_CASE("e2e sync_item: the two per-step .item() lines ran on the CPU and sync
 TEST_CASE("e2e sync_item: the trace's bare file name matches an absolute path, and a copy elsewhere") {
   auto cc = LoadTrace(E2eTrace("sync_item.pt.trace.json.gz"));
   REQUIRE(cc);
-  for (const std::string path : {(SourceDir() / E2eScriptPath("sync_item.py")).string(), std::string("/srv/copy/of/sync_item.py"),
+  for (const std::string& path : {(SourceDir() / E2eScriptPath("sync_item.py")).string(), std::string("/srv/copy/of/sync_item.py"),
                                  std::string("sync_item.py")}) {
     CAPTURE(path);
     Checked c = CheckAgainst(path, E2eScript("sync_item.py"), *cc);
@@ -64,6 +64,7 @@ TEST_CASE("e2e sync_item on the legacy 1.13 trace: no stacks and no memory event
   REQUIRE(d->evidence);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("ProfilerActivity.CUDA") != std::string::npos);
+  CHECK(d->evidence->summary.find("profile_memory=True") != std::string::npos);
 }
 
 TEST_CASE("e2e workers0: the single-process DataLoader takes a large share of the step: confirmed") {
@@ -327,6 +328,54 @@ TEST_CASE("ResNet50 num_workers=0 (V100, PyTorch 1.9): TL201, TL202 and TL301 co
   REQUIRE(ranked.size() >= 3);
   CHECK(ranked[0].diagnostic.code == "TL201");
   CHECK(ranked[0].diagnostic.evidence->saved_ms_per_step > ranked[1].diagnostic.evidence->saved_ms_per_step);
+}
+
+// The sample's training loop at the lines its PyTorch 1.9 `Call stack` args name (42 the DataLoader loop,
+// 44 the copies, 46 forward, 47 loss, 49 zero_grad, 50 backward, 51 step, 54 the profiler step).
+std::string ResnetProfilerApiScript() {
+  std::vector<std::string> lines(54);
+  const std::vector<std::pair<int, std::string>> code = {
+      {1, "import torch"},
+      {2, "import torchvision"},
+      {14, "train_loader = torch.utils.data.DataLoader(train_set, batch_size=32, shuffle=True)"},
+      {16, "device = torch.device(\"cuda:0\")"},
+      {17, "model = torchvision.models.resnet50(pretrained=True).cuda(device)"},
+      {18, "criterion = torch.nn.CrossEntropyLoss().cuda(device)"},
+      {19, "optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)"},
+      {34, "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=2, warmup=2, active=6), with_stack=True) as p:"},
+      {42, "    for step, data in enumerate(train_loader, 0):"},
+      {44, "        inputs, labels = data[0].to(device=device), data[1].to(device=device)"},
+      {46, "        outputs = model(inputs)"},
+      {47, "        loss = criterion(outputs, labels)"},
+      {49, "        optimizer.zero_grad()"},
+      {50, "        loss.backward()"},
+      {51, "        optimizer.step()"},
+      {54, "        p.step()"},
+  };
+  for (const auto& [line, text] : code) lines[static_cast<size_t>(line - 1)] = text;
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+TEST_CASE("ResNet50 num_workers=0, PyTorch 1.9 Call stack: zero_grad() found at its line, confirmed") {
+  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  if (!trace) return;
+  auto cc = LoadTrace(*trace);
+  REQUIRE(cc);
+  Checked c = CheckAgainst("resnet50_profiler_api.py", ResnetProfilerApiScript(), *cc);
+  const Diagnostic* zero = c.Find("TL301", 49);
+  REQUIRE(zero != nullptr);
+  REQUIRE(zero->evidence);
+  CHECK(zero->evidence->verdict == Verdict::kConfirmed);
+  CHECK(zero->evidence->summary.find("Call stack resnet50_profiler_api.py:49") != std::string::npos);
+  CHECK(zero->evidence->per_step_count == doctest::Approx(161.0));
+  CHECK(zero->evidence->cost_ms_per_step == doctest::Approx(6.0).epsilon(0.15));
+  const Diagnostic* workers = c.Find("TL201", 14);
+  REQUIRE(workers != nullptr);
+  REQUIRE(workers->evidence);
+  CHECK(workers->evidence->verdict == Verdict::kConfirmed);
+  CHECK(workers->evidence->share_of_step == doctest::Approx(0.35).epsilon(0.15));
 }
 
 TEST_CASE("ResNet50 num_workers=0 with --target-torch 2.1: the bare zero_grad() is not reported") {

@@ -186,3 +186,22 @@ TEST_CASE("template G's toggles take the indentation of the code, not of the mar
   CHECK(outcome->text.find("\n        if prof.current_action in") != std::string::npos);
   CHECK(outcome->text.find("\n            if prof.current_action") == std::string::npos);
 }
+
+TEST_CASE("only a continue of the step loop itself calls for try/finally") {
+  auto instrumented = [](const std::string& body) {
+    const std::string text = "for x in loader:\n    loss = model(x)\n    loss.backward()\n" + body;
+    auto outcome = tl::instrument::Instrument(tl::SourceFile("c.py", text), {});
+    REQUIRE(outcome.ok());
+    return outcome->text;
+  };
+  const std::string nested = instrumented("    for p in params:\n        if p is None:\n            continue\n");
+  CHECK(nested.find("try:") == std::string::npos);
+  CHECK(nested.find("\n        prof.step()  # torchlint: instrument\n") != std::string::npos);
+  const std::string own = instrumented("    if x is None: continue\n");
+  CHECK(own.find("\n        try:  # torchlint: instrument indent=4\n") != std::string::npos);
+  CHECK(own.find("\n        finally:  # torchlint: instrument dedent\n            prof.step()") != std::string::npos);
+  const std::string via_else = instrumented("    for p in params:\n        pass\n    else:\n        continue\n");
+  CHECK(via_else.find("try:") != std::string::npos);
+  const std::string in_def = instrumented("    def skip():\n        for q in y:\n            continue\n");
+  CHECK(in_def.find("try:") == std::string::npos);
+}

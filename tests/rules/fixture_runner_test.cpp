@@ -197,6 +197,22 @@ TEST_CASE("rule fixtures") {
   MESSAGE(summary);
 }
 
+TEST_CASE("TL401 suggests the next aligned size") {
+  const std::string text =
+      "from torch import nn\nhead = nn.Linear(768, 50257)\nmid = nn.Linear(100, 300)\nbig = nn.Linear(9999, 64)\n";
+  SourceFile file("t.py", text);
+  CheckOptions options;
+  options.selection.select = {"TL401"};
+  const FileReport report = CheckSource(file, options);
+  std::vector<std::string> suggestions;
+  for (const Diagnostic& diagnostic : report.diagnostics) {
+    REQUIRE(diagnostic.fix);
+    CHECK(diagnostic.fix->applicability == Applicability::kDisplayOnly);
+    suggestions.push_back(diagnostic.fix->edits.at(0).replacement);
+  }
+  CHECK(suggestions == std::vector<std::string>{"50304", "104", "304", "10048"});
+}
+
 TEST_CASE("fixture expectations parse") {
   SourceFile file("x.py", "# torchlint-test: target-torch=1.13 min-dim=32 select=TL3 unsafe-fixes\n"
                           "x = 1  # error: [TL101, TL202]\n"

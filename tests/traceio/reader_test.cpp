@@ -259,3 +259,17 @@ TEST_CASE("metadata: deviceProperties, distributedInfo and versions around trace
   CHECK(md.cuda_runtime_version == "12.8");
   CHECK(md.record_shapes);
 }
+
+TEST_CASE("times outside any real profile are refused per event, so sums of durations cannot overflow") {
+  // 9e15 µs is 9e18 ns: a single such duration, or a few summed, would overflow int64 nanoseconds.
+  auto r = ReadString(TraceJson({X("cpu_op", "aten::huge", "1", "9000000000000000"),
+                                 X("cpu_op", "aten::negative", "2", "-5"),
+                                 X("cpu_op", "aten::far", "9000000000000000", "1"),
+                                 X("cpu_op", "aten::fine", "3", "4")}));
+  REQUIRE(r.ok());
+  CHECK(r.trace->size() == 1);
+  CHECK(r.stats.bad_events == 3);
+  CHECK(r.trace->strings().Get(r.trace->name_id(0)) == "aten::fine");
+  auto analysis = Analyze(*r.trace);
+  CHECK(analysis.top_ops.ops.size() == 1);
+}

@@ -6,6 +6,7 @@
 
 #include "engine_test_support.h"
 #include "linter/engine/driver.h"
+#include "linter/ts/parse_guard.h"
 
 using tl::FileOutcome;
 using tl::FileTask;
@@ -154,4 +155,16 @@ TEST_CASE("jobs: 0 means one per CPU, never more than the files") {
   CHECK(tl::EffectiveJobs(0, 1000) >= 1);
   CHECK(tl::EffectiveJobs(8, 3) == 3);
   CHECK(tl::EffectiveJobs(4, 0) == 1);
+}
+
+TEST_CASE("the input guard counts brackets left open, outside comments and strings") {
+  CHECK(tl::UnclosedBrackets("f(a[1], {2: (3)})") == 0);
+  CHECK(tl::UnclosedBrackets("f(a[1]") == 1);
+  CHECK(tl::UnclosedBrackets("(]") == 1);  // a closer only closes its own kind
+  CHECK(tl::UnclosedBrackets("x = '(((' + \"[[\"  # (((\n") == 0);
+  CHECK(tl::UnclosedBrackets("s = \"\"\"\n(((\n\"\"\"\n(") == 1);
+  CHECK(tl::UnclosedBrackets("s = 'it\\'s ('") == 0);
+  CHECK_FALSE(tl::UnparsableReason(std::string(100000, '(') + std::string(100000, ')')));
+  CHECK_FALSE(tl::UnparsableReason(std::string(100000, '(') + std::string(60000, ')')));
+  CHECK(tl::UnparsableReason(std::string(60000, '[')));
 }

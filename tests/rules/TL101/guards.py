@@ -46,3 +46,22 @@ def train(model, loader, optimizer, cfg):
             print(loss.item())
         if i % 1000 != 0:
             print(loss.item())  # error: [TL101]
+
+
+def accumulate(model, loader, optimizer, accum_steps):
+    model.cuda()
+    for step, (x, y) in enumerate(loader):
+        loss = model(x.cuda(), y.cuda()) / accum_steps
+        loss.backward()
+        print(loss.item())  # error: [TL101]
+        if (step + 1) % accum_steps != 0:
+            continue
+        optimizer.step()
+        optimizer.zero_grad()
+        print(loss.item())
+    for step, batch in enumerate(loader):
+        loss = model(batch)
+        loss.backward()
+        if step % 1 != 0:
+            continue
+        print(loss.item())  # error: [TL101]
