@@ -74,6 +74,18 @@ class Rule {
     evidence.summary = "This rule has no trace evidence defined";
     return evidence;
   }
+
+ protected:
+  // A diagnostic of this rule (code, name and severity from Meta()) over `range`.
+  Diagnostic MakeDiagnostic(TextRange range, std::string message) const {
+    Diagnostic diagnostic;
+    diagnostic.code = std::string(Meta().code);
+    diagnostic.name = std::string(Meta().name);
+    diagnostic.severity = Meta().severity;
+    diagnostic.message = std::move(message);
+    diagnostic.range = range;
+    return diagnostic;
+  }
 };
 
 // All registered rules, sorted by code.

@@ -113,13 +113,9 @@ class UnalignedDim final : public Rule {
             continue;
           }
           const int64_t aligned = Aligned(*dim);
-          Diagnostic diagnostic;
-          diagnostic.code = std::string(Meta().code);
-          diagnostic.name = std::string(Meta().name);
-          diagnostic.severity = Meta().severity;
-          diagnostic.range = arg->value.Range();
-          diagnostic.message = fmt::format("`{}` of `nn.{}` is {}, not a multiple of 8; {} would use tensor cores",
-                                           param, layer.name, *dim, aligned);
+          Diagnostic diagnostic = MakeDiagnostic(
+              arg->value.Range(), fmt::format("`{}` of `nn.{}` is {}, not a multiple of 8; {} would use tensor cores",
+                                              param, layer.name, *dim, aligned));
           // Point the suggestion at the literal that holds the number, wherever it is defined.
           const ts::Node target = value.origin.IsNull() ? arg->value : value.origin;
           diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", param, aligned), Applicability::kDisplayOnly,

@@ -86,7 +86,7 @@ class DataLoaderNumWorkers final : public Rule {
         ReportIfZero(model, call, lookup.value, out);
         continue;
       }
-      Diagnostic diagnostic = Make(call, "`DataLoader` without `num_workers` loads every batch in the training process");
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` without `num_workers` loads every batch in the training process");
       if (auto insertion = model.AppendKeyword(call, "num_workers", kWorkers)) {
         diagnostic.fix = Fix{"Add `num_workers=4`", Applicability::kUnsafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
@@ -95,22 +95,11 @@ class DataLoaderNumWorkers final : public Rule {
     }
   }
 
- private:
-  Diagnostic Make(const semantic::Site& call, std::string message) const {
-    Diagnostic diagnostic;
-    diagnostic.code = std::string(Meta().code);
-    diagnostic.name = std::string(Meta().name);
-    diagnostic.severity = Meta().severity;
-    diagnostic.message = std::move(message);
-    diagnostic.range = call.node.Range();
-    return diagnostic;
-  }
-
   void ReportIfZero(const semantic::Model& model, const semantic::Site& call, const semantic::Value& value,
                     std::vector<Diagnostic>& out) const {
     const auto workers = value.AsInt();
     if (!workers.has_value() || *workers != 0) return;
-    Diagnostic diagnostic = Make(call, "`DataLoader` with `num_workers=0` loads every batch in the training process");
+    Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `num_workers=0` loads every batch in the training process");
     // The fix rewrites the literal where the 0 is written, which may be an argparse default or a
     // module constant rather than the call itself.
     if (!value.origin.IsNull() && model.Text(value.origin) == "0") {
@@ -120,7 +109,6 @@ class DataLoaderNumWorkers final : public Rule {
     out.push_back(std::move(diagnostic));
   }
 
- public:
   // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
   // TL201. Model: with W = 4 workers the loader's time is hidden behind the rest of the step, except
   // what W workers cannot produce in that time (max(0, DL/W - rest)) and a residual of 1% of the step

@@ -71,7 +71,7 @@ class DataLoaderPinMemory final : public Rule {
       if (auto arg = model.FindArgument(call, "pin_memory", 7)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = Make(call, "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
         if (model.Text(arg->value) == "False") {
           diagnostic.fix = Fix{"Set `pin_memory=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
         }
@@ -84,10 +84,10 @@ class DataLoaderPinMemory final : public Rule {
       if (lookup.presence == semantic::KeyPresence::kPresent) {
         const auto truthy = lookup.value.Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        out.push_back(Make(call, "`DataLoader` with `pin_memory=False` copies batches from pageable memory"));
+        out.push_back(MakeDiagnostic(call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory"));
         continue;
       }
-      Diagnostic diagnostic = Make(call, "`DataLoader` without `pin_memory=True` copies batches from pageable memory");
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` without `pin_memory=True` copies batches from pageable memory");
       if (auto insertion = model.AppendKeyword(call, "pin_memory", "True")) {
         diagnostic.fix = Fix{"Add `pin_memory=True`", Applicability::kSafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
@@ -96,18 +96,6 @@ class DataLoaderPinMemory final : public Rule {
     }
   }
 
- private:
-  Diagnostic Make(const semantic::Site& call, std::string message) const {
-    Diagnostic diagnostic;
-    diagnostic.code = std::string(Meta().code);
-    diagnostic.name = std::string(Meta().name);
-    diagnostic.severity = Meta().severity;
-    diagnostic.message = std::move(message);
-    diagnostic.range = call.node.Range();
-    return diagnostic;
-  }
-
- public:
   // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
   // TL202. Model: saved = pageable HtoD copy time x 0.5. Pinned copies run at about twice the bandwidth
   // of pageable ones (no staging copy) and with non_blocking=True they overlap compute; only the

@@ -74,7 +74,7 @@ class ZeroGradSetToNone final : public Rule {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
         Diagnostic diagnostic =
-            Make(call, "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step");
+            MakeDiagnostic(call.node.Range(), "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step");
         if (model.Text(arg->value) == "False") {
           diagnostic.fix = Fix{"Set `set_to_none=True`", Applicability::kUnsafe, {Edit{arg->value.Range(), "True"}}};
         }
@@ -83,7 +83,7 @@ class ZeroGradSetToNone final : public Rule {
       }
       if (!old_torch || model.HasStarArgs(call)) continue;
       if (model.KwargsLookupIn(call, "set_to_none").presence != semantic::KeyPresence::kAbsent) continue;
-      Diagnostic diagnostic = Make(call, fmt::format("`zero_grad()` fills every gradient with zeros before "
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), fmt::format("`zero_grad()` fills every gradient with zeros before "
                                                      "PyTorch 2.0 (target is {})",
                                                      context.options.target_torch.ToString()));
       if (auto insertion = model.AppendKeyword(call, "set_to_none", "True")) {
@@ -94,18 +94,6 @@ class ZeroGradSetToNone final : public Rule {
     }
   }
 
- private:
-  Diagnostic Make(const semantic::Site& call, std::string message) const {
-    Diagnostic diagnostic;
-    diagnostic.code = std::string(Meta().code);
-    diagnostic.name = std::string(Meta().name);
-    diagnostic.severity = Meta().severity;
-    diagnostic.message = std::move(message);
-    diagnostic.range = call.node.Range();
-    return diagnostic;
-  }
-
- public:
   // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
   // TL301. Model: saved = the fill_/zero_ work under zero_grad, all of it: with set_to_none=True the
   // gradients are dropped instead of filled.

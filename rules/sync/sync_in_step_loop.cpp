@@ -121,13 +121,7 @@ class SyncInStepLoop final : public Rule {
 
  private:
   void Report(ts::Node node, std::string message, std::vector<Diagnostic>& out) const {
-    Diagnostic diagnostic;
-    diagnostic.code = std::string(Meta().code);
-    diagnostic.name = std::string(Meta().name);
-    diagnostic.severity = Meta().severity;
-    diagnostic.message = std::move(message);
-    diagnostic.range = node.Range();
-    out.push_back(std::move(diagnostic));
+    out.push_back(MakeDiagnostic(node.Range(), std::move(message)));
   }
 
   // A sync method on a receiver that already went through a sync (`x.cpu().numpy()`) is one sync,
