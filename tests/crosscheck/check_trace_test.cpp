@@ -10,21 +10,7 @@
 namespace tl::test {
 namespace {
 
-constexpr std::string_view kItemScript = R"py(import torch
-
-
-def train(model, loader, optimizer, loss_fn):
-    model = model.cuda()
-    total = 0.0
-    for x, y in loader:
-        x, y = x.cuda(), y.cuda()
-        loss = loss_fn(model(x), y)
-        optimizer.zero_grad(set_to_none=False)
-        loss.backward()
-        optimizer.step()
-        total += loss.item()
-    return total
-)py";
+const std::string kItemScript = ItemScript(/*set_to_none=*/false);
 
 constexpr const char* kControl = "real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz";
 constexpr const char* kT4 = "real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json";

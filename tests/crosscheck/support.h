@@ -4,6 +4,7 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <fmt/core.h>
 
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,27 @@ inline Checked CheckAgainst(const std::string& path, std::string text, const Cro
   out.diagnostics = std::move(report.diagnostics);
   cross_check.Annotate(*out.file, out.diagnostics);
   return out;
+}
+
+// A CUDA training loop with a per-step `.item()` (line 13) and `zero_grad(set_to_none=...)` (line 10),
+// for the traces that have no source of their own.
+inline std::string ItemScript(bool set_to_none) {
+  return fmt::format(R"py(import torch
+
+
+def train(model, loader, optimizer, loss_fn):
+    model = model.cuda()
+    total = 0.0
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        loss = loss_fn(model(x), y)
+        optimizer.zero_grad(set_to_none={})
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total
+)py",
+                     set_to_none ? "True" : "False");
 }
 
 inline std::optional<CrossCheck> LoadTrace(const std::filesystem::path& path) {

@@ -401,28 +401,14 @@ TEST_CASE("ResNet50 num_workers=4 twin: the loader already has workers: TL201 re
   CHECK(workers->evidence->saved_ms_per_step == 0.0);
 }
 
-constexpr std::string_view kItemScript = R"py(import torch
-
-
-def train(model, loader, optimizer, loss_fn):
-    model = model.cuda()
-    total = 0.0
-    for x, y in loader:
-        x, y = x.cuda(), y.cuda()
-        loss = loss_fn(model(x), y)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        total += loss.item()
-    return total
-)py";
+const std::string kItemScript = ItemScript(/*set_to_none=*/true);
 
 TEST_CASE("HTA trace_diff/control (A100): .item() calls that really sync: TL101 confirmed by op names") {
   auto trace = SharedTrace("real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz");
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
-  Checked c = CheckAgainst("ddp_train.py", std::string(kItemScript), *cc);
+  Checked c = CheckAgainst("ddp_train.py", kItemScript, *cc);
   const Diagnostic* d = c.Find("TL101", 13);
   REQUIRE(d != nullptr);
   REQUIRE(d->evidence);
@@ -440,7 +426,7 @@ TEST_CASE("T4 fp32: the 12 .item() calls per step are CPU scalars that never syn
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
-  Checked c = CheckAgainst("t4_train.py", std::string(kItemScript), *cc);
+  Checked c = CheckAgainst("t4_train.py", kItemScript, *cc);
   const Diagnostic* d = c.Find("TL101", 13);
   REQUIRE(d != nullptr);
   REQUIRE(d->evidence);
