@@ -14,11 +14,21 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: bench_trace TRACE [--no-python-frames]\n");
+    fmt::print(stderr, "usage: bench_trace TRACE [--no-python-frames] [--threads N]\n");
     return 2;
   }
   tl::trace::ReadOptions options;
-  if (argc > 2 && std::string(argv[2]) == "--no-python-frames") options.keep_python_functions = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--no-python-frames") {
+      options.keep_python_functions = false;
+    } else if (arg == "--threads" && i + 1 < argc) {
+      options.threads = static_cast<unsigned>(std::stoul(argv[++i]));
+    } else {
+      fmt::print(stderr, "bench_trace: unknown argument {}\n", arg);
+      return 2;
+    }
+  }
   const auto t0 = std::chrono::steady_clock::now();
   tl::trace::ReadResult r = tl::trace::ReadTraceFile(argv[1], options);
   const auto t1 = std::chrono::steady_clock::now();

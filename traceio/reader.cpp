@@ -10,12 +10,17 @@
 #include <array>
 #include <exception>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <memory>
+#include <thread>
 #include <string_view>
 
 #include <fmt/core.h>
 
+#include "traceio/event_parser.h"
 #include "traceio/numbers.h"
+#include "traceio/parse_pool.h"
 
 namespace tl::trace {
 
@@ -50,49 +55,6 @@ std::string Snippet(std::string_view bytes) {
   return out;
 }
 
-// Replaces invalid UTF-8 sequences and raw control characters with '?', in place. Old Kineto wrote both;
-// simdjson rightly rejects them, and one bad kernel name should not cost the event.
-size_t Sanitize(char* p, size_t len) {
-  size_t fixed = 0;
-  size_t i = 0;
-  auto u = [&](size_t k) { return static_cast<unsigned char>(p[k]); };
-  while (i < len) {
-    unsigned char c = u(i);
-    if (c < 0x80) {
-      if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
-        p[i] = '?';
-        ++fixed;
-      }
-      ++i;
-      continue;
-    }
-    size_t need = 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) need = 1;
-    else if (c == 0xe0) { need = 2; lo = 0xa0; }
-    else if (c >= 0xe1 && c <= 0xec) need = 2;
-    else if (c == 0xed) { need = 2; hi = 0x9f; }
-    else if (c >= 0xee && c <= 0xef) need = 2;
-    else if (c == 0xf0) { need = 3; lo = 0x90; }
-    else if (c >= 0xf1 && c <= 0xf3) need = 3;
-    else if (c == 0xf4) { need = 3; hi = 0x8f; }
-    bool valid = need > 0 && i + need < len;
-    for (size_t k = 1; valid && k <= need; ++k) {
-      unsigned char b = u(i + k);
-      unsigned char l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xbf;
-      valid = b >= l && b <= h;
-    }
-    if (valid) {
-      i += need + 1;
-    } else {
-      p[i] = '?';
-      ++fixed;
-      ++i;
-    }
-  }
-  return fixed;
-}
-
 std::string ToLower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -119,67 +81,15 @@ EventKind KindFromCategory(std::string_view cat) {
   return EventKind::kOther;
 }
 
-bool IsGemmName(std::string_view name) {
-  return name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" || name == "aten::linear" ||
-         name == "aten::matmul" || name == "aten::baddbmm" || name == "aten::addbmm";
-}
-
-// The text of a string token straight from the input when it holds no escape: the common case, and
-// it spares On-Demand's copy into its string buffer. False when there is a backslash; the caller then
-// unescapes as before, so escaped text reads exactly as it did.
-inline bool RawText(od::raw_json_string raw, std::string_view& out) {
-  const char* s = raw.raw();
-  const char* p = s;
-  while (*p != '"') {
-    if (*p == '\\') return false;
-    ++p;
-  }
-  out = std::string_view(s, static_cast<size_t>(p - s));
-  return true;
-}
-
-inline simdjson::error_code KeyOf(od::field& field, std::string_view& key) {
-  if (RawText(field.key(), key)) return simdjson::SUCCESS;
-  return field.unescaped_key().get(key);
-}
-
-// A string value: false when the value is not a string (or holds a bad escape), as get_string.
-inline bool StringOf(od::value& v, std::string_view& out) {
-  od::raw_json_string raw;
-  if (v.get_raw_json_string().get(raw)) return false;
-  if (RawText(raw, out)) return true;
-  return !v.get_string().get(out);
-}
-
-// The fields of one event that the store keeps, filled in whatever order the keys come.
-struct Fields {
-  char ph = 0;
-  bool has_cat = false;
-  std::string_view cat;
-  bool has_name = false;
-  StringId name = 0;
-  std::optional<int64_t> ts;
-  std::optional<int64_t> dur;
-  std::string_view pid;  // into the input or the parser's string buffer, valid until Commit
-  std::string_view tid;
-  std::optional<int64_t> id;
-  // args
-  int64_t external_id = 0;
-  int64_t correlation = 0;
-  GpuInfo gpu;
-  StringId call_stack = 0;
-  StringId input_type = 0;
-  bool has_dims = false;
-  std::vector<int64_t> dims;
-  PythonFrame python;
-  MemoryEvent memory;
-  std::string meta_name;
-};
-
 class Reader {
  public:
   Reader(ByteSource& source, std::string name, const ReadOptions& options)
-      : source_(source), name_(std::move(name)), options_(options), buf_(std::max<size_t>(options.chunk_bytes, 4096) + kPad) {}
+      : source_(source),
+        name_(std::move(name)),
+        options_(options),
+        buf_(std::max<size_t>(options.chunk_bytes, 4096) + kPad),
+        threads_(options.threads != 0 ? options.threads
+                                      : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads)) {}
 
   ReadResult Run();
 
@@ -196,17 +106,32 @@ class Reader {
   bool ScanCompound();      // pos_ at '{' or '['; leaves pos_ past the matching close
   bool ScanString();        // pos_ at '"'; leaves pos_ past the closing quote
   bool ScanScalar();        // number / true / false / null / N/A
+  size_t SplitRun();        // pos_ at '{': cuts every complete event in the window, no refill; how many
   bool ReadKey(std::string& key);
-  bool ReadEvents();
+  bool ReadEvents();        // SplitEvents, then every batch parsed and committed
+  bool SplitEvents();
   bool CaptureValue(std::string* out);
 
+  // ---- batches -----------------------------------------------------------------------------------
+  // The elements split so far live in buf_ before `keep`: the buffer goes to the batch, and a fresh one
+  // takes the bytes from `keep` on. The batch is then parsed here or by the pool.
+  void Handoff(size_t keep);
+  void Dispatch(std::unique_ptr<EventBatch> batch);
+  void Drain();  // waits for, and commits, every batch in flight
+  void CommitBatch(EventBatch& batch);
+  void Recycle(std::unique_ptr<EventBatch> batch);
+  std::unique_ptr<EventBatch> NewBatch();
+
   // ---- events ------------------------------------------------------------------------------------
-  void ParseEvent(size_t begin, size_t end);
-  simdjson::error_code ParseEventBytes(const char* p, size_t len, size_t alloc, Fields& f);
-  simdjson::error_code ParseArgs(od::object args, Fields& f);
-  void Commit(Fields& f);
+  void Commit(const EventFields& f, const EventBatch& batch);
+  void BadEvent(uint64_t offset, std::string message) {
+    ++stats_.bad_events;
+    if (first_bad_message_.empty()) {
+      first_bad_offset_ = offset;
+      first_bad_message_ = std::move(message);
+    }
+  }
   void ParseMetadata();
-  std::optional<int64_t> GetInt(od::value v);
   EventKind CategoryKind(std::string_view cat);
   // builder_.Track with a one-entry memo: consecutive events are nearly always on the same thread.
   uint32_t TrackOf(std::string_view pid, std::string_view tid) {
@@ -226,6 +151,8 @@ class Reader {
     stats_.truncated_at = Offset(end_);
   }
 
+  static constexpr unsigned kMaxThreads = 8;
+
   ByteSource& source_;
   std::string name_;
   ReadOptions options_;
@@ -238,8 +165,6 @@ class Reader {
   std::string error_;
   std::string source_error_;
 
-  od::parser parser_;
-  std::vector<char> scratch_;
   TraceBuilder builder_;
   ReadStats stats_;
   bool bare_list_ = false;
@@ -254,7 +179,6 @@ class Reader {
   uint64_t old_vocab_ = 0;
   uint64_t new_vocab_ = 0;
   std::vector<int8_t> cat_kind_;    // by category string id; -1 unknown yet
-  std::vector<int8_t> name_gemm_;   // by name string id; -1 unknown yet
   std::string last_pid_;
   std::string last_tid_;
   uint32_t last_track_ = 0;
@@ -262,12 +186,25 @@ class Reader {
   std::string last_cat_;
   int8_t last_cat_kind_ = 0;
   bool has_last_cat_ = false;
+
+  // Batches: the one being split, those in flight (in file order), and spares to reuse.
+  unsigned threads_;
+  size_t handoffs_ = 0;
+  EventParser parser_;  // this thread's
+  std::unique_ptr<EventBatch> pending_;
+  std::deque<std::unique_ptr<EventBatch>> inflight_;
+  std::vector<std::unique_ptr<EventBatch>> spare_batches_;
+  std::vector<std::vector<char>> spare_bytes_;
+  // Declared last so that it is destroyed first: its threads stop before the batches they may hold go.
+  std::unique_ptr<ParsePool> pool_;
 };
 
 bool Reader::Refill() {
   if (eof_) return false;
   size_t keep = mark_ != std::string::npos ? std::min(mark_, pos_) : pos_;
-  if (keep > 0) {
+  if (pending_ && !pending_->elements.empty()) {
+    Handoff(keep);
+  } else if (keep > 0) {
     std::memmove(buf_.data(), buf_.data() + keep, end_ - keep);
     end_ -= keep;
     pos_ -= keep;
@@ -291,6 +228,88 @@ bool Reader::Refill() {
   end_ += r.bytes;
   stats_.bytes += r.bytes;
   return true;
+}
+
+std::unique_ptr<EventBatch> Reader::NewBatch() {
+  if (spare_batches_.empty()) return std::make_unique<EventBatch>();
+  auto b = std::move(spare_batches_.back());
+  spare_batches_.pop_back();
+  return b;
+}
+
+void Reader::Recycle(std::unique_ptr<EventBatch> batch) {
+  spare_bytes_.push_back(std::move(batch->bytes));
+  batch->bytes = std::vector<char>();
+  batch->Clear();
+  spare_batches_.push_back(std::move(batch));
+}
+
+void Reader::Handoff(size_t keep) {
+  std::vector<char> next;
+  if (!spare_bytes_.empty()) {
+    next = std::move(spare_bytes_.back());
+    spare_bytes_.pop_back();
+  }
+  next.resize(buf_.size());
+  std::memcpy(next.data(), buf_.data() + keep, end_ - keep);
+  pending_->bytes = std::move(buf_);
+  buf_ = std::move(next);
+  end_ -= keep;
+  pos_ -= keep;
+  if (mark_ != std::string::npos) mark_ -= keep;
+  base_ += keep;
+  Dispatch(std::move(pending_));
+  pending_ = NewBatch();
+}
+
+void Reader::Dispatch(std::unique_ptr<EventBatch> batch) {
+  // A file of one chunk is read on this thread alone; the pool starts with the second chunk.
+  if (!pool_ && handoffs_++ > 0 && threads_ > 1) pool_ = std::make_unique<ParsePool>(threads_ - 1);
+  if (!pool_) {
+    parser_.ParseBatch(*batch);
+    CommitBatch(*batch);
+    Recycle(std::move(batch));
+    return;
+  }
+  pool_->Submit(batch.get());
+  inflight_.push_back(std::move(batch));
+  // Commit what is parsed, in order; and bound the batches in flight, which bounds the memory they hold.
+  const size_t max_inflight = size_t{2} * threads_;
+  while (!inflight_.empty() && (inflight_.size() > max_inflight || pool_->Done(inflight_.front().get()))) {
+    pool_->Wait(inflight_.front().get(), parser_);
+    CommitBatch(*inflight_.front());
+    Recycle(std::move(inflight_.front()));
+    inflight_.pop_front();
+  }
+}
+
+void Reader::Drain() {
+  while (!inflight_.empty()) {
+    pool_->Wait(inflight_.front().get(), parser_);
+    CommitBatch(*inflight_.front());
+    Recycle(std::move(inflight_.front()));
+    inflight_.pop_front();
+  }
+}
+
+void Reader::CommitBatch(EventBatch& batch) {
+  if (!batch.failure.empty()) {
+    Fail(fmt::format("{}: could not parse the events after byte {}: {}", name_,
+                     batch.elements.empty() ? 0 : batch.elements.front().offset, batch.failure));
+    return;
+  }
+  for (const ParsedElement& e : batch.elements) {
+    event_offset_ = e.offset;
+    if (!e.object) {
+      BadEvent(e.offset, "an element of traceEvents is not an object");
+    } else if (e.error) {
+      const std::string_view bytes(batch.bytes.data() + e.begin, std::min<size_t>(e.end - e.begin, 48));
+      BadEvent(e.offset, fmt::format("{} near «{}»", simdjson::error_message(e.error), Snippet(bytes)));
+    } else {
+      if (e.sanitized) ++sanitized_;
+      Commit(e.fields, batch);
+    }
+  }
 }
 
 void Reader::SkipSpace() {
@@ -361,6 +380,48 @@ inline uint64_t PrefixXor(uint64_t x) {
   x ^= x << 32;
   return x;
 }
+
+// One 64-byte block of the splitter: its brackets outside strings, and the state the next block starts in.
+struct Block {
+  uint64_t open = 0;      // '{' and '[' outside strings
+  uint64_t brackets = 0;  // every bracket outside strings
+  bool in_string_after = false;
+  int advance = 64;       // 63 when the last byte escapes the first of the next block
+  bool ok = true;         // false: a backslash outside a string (invalid JSON); the byte loop judges it
+};
+
+inline Block ScanBlock(const char* p, bool in_string) {
+  Block out;
+  const BlockMasks m = LoadMasks(p);
+  // Backslash runs: which bytes are escaped (simdjson's odd/even series trick). A block that starts
+  // inside a string never starts escaped: a block whose last byte is an escaping backslash is cut
+  // before it, so the backslash is seen again at the start of the next block.
+  constexpr uint64_t kOdd = 0xAAAAAAAAAAAAAAAAULL;
+  const uint64_t bsl = m.backslash;
+  uint64_t escaped = 0;
+  uint64_t escape = 0;
+  if (bsl != 0) {
+    const uint64_t maybe_escaped = bsl << 1;
+    const uint64_t code = ((maybe_escaped | kOdd) - bsl) ^ kOdd;
+    escaped = code ^ bsl;
+    escape = code & bsl;
+  }
+  const uint64_t quotes = m.quote & ~escaped;
+  const uint64_t strings = PrefixXor(quotes) ^ (in_string ? ~uint64_t{0} : 0);  // opening quote .. content
+  if ((bsl & ~strings) != 0) {
+    out.ok = false;
+    return out;
+  }
+  out.open = m.open & ~strings;
+  out.brackets = (m.open | m.close) & ~strings;
+  if ((escape >> 63) != 0) {
+    out.advance = 63;
+    out.in_string_after = true;
+  } else {
+    out.in_string_after = (strings >> 63) != 0;
+  }
+  return out;
+}
 #endif
 
 bool Reader::ScanCompound() {
@@ -374,42 +435,21 @@ bool Reader::ScanCompound() {
     // Whole 64-byte blocks with masks; the tail of the chunk, and any block the masks cannot decide, go
     // through the byte loop below, which carries the same (depth, in_string) state.
     while (e - p >= 64) {
-      const BlockMasks m = LoadMasks(p);
-      // Backslash runs: which bytes are escaped (simdjson's odd/even series trick). A block that starts
-      // inside a string never starts escaped: a block whose last byte is an escaping backslash is cut
-      // before it (below), so the backslash is seen again at the start of the next block.
-      constexpr uint64_t kOdd = 0xAAAAAAAAAAAAAAAAULL;
-      const uint64_t bsl = m.backslash;
-      uint64_t escaped = 0;
-      uint64_t escape = 0;
-      if (bsl != 0) {
-        const uint64_t maybe_escaped = bsl << 1;
-        const uint64_t code = ((maybe_escaped | kOdd) - bsl) ^ kOdd;
-        escaped = code ^ bsl;
-        escape = code & bsl;
-      }
-      const uint64_t quotes = m.quote & ~escaped;
-      const uint64_t strings = PrefixXor(quotes) ^ (in_string ? ~uint64_t{0} : 0);  // opening quote .. content
-      if ((bsl & ~strings) != 0) break;  // a backslash outside a string: invalid JSON, let the byte loop judge
-      uint64_t brackets = (m.open | m.close) & ~strings;
+      const Block blk = ScanBlock(p, in_string);
+      if (!blk.ok) break;
+      uint64_t brackets = blk.brackets;
       while (brackets != 0) {
         const int i = __builtin_ctzll(brackets);
         brackets &= brackets - 1;
-        if ((m.open >> i) & 1) {
+        if ((blk.open >> i) & 1) {
           ++depth;
         } else if (--depth == 0) {
           pos_ = static_cast<size_t>(p + i + 1 - b);
           return true;
         }
       }
-      if ((escape >> 63) != 0) {
-        // The last byte escapes the first of the next block: stop before it, inside the string.
-        p += 63;
-        in_string = true;
-      } else {
-        in_string = (strings >> 63) != 0;
-        p += 64;
-      }
+      in_string = blk.in_string_after;
+      p += blk.advance;
     }
 #endif
     while (p < e) {
@@ -440,6 +480,66 @@ bool Reader::ScanCompound() {
     pos_ = static_cast<size_t>(p - b);
     if (!Refill()) return false;
   }
+}
+
+// The fast path of SplitEvents: from an event's '{', cut every complete event that lies wholly in the
+// window, 64 bytes at a time without stopping between events, and leave pos_ just past the last one.
+// It stops (and leaves the rest to the general path, which judges every case) at the end of the
+// window, at a close at array level (the end of traceEvents), at anything but whitespace and commas
+// between events, and at any block the masks cannot decide. It cuts exactly what the general path cuts.
+size_t Reader::SplitRun() {
+  size_t count = 0;
+#if defined(__SSE2__)
+  const char* b = buf_.data();
+  const char* p = b + pos_;
+  const char* e = b + end_;
+  size_t done = pos_;  // just past the last complete event
+  size_t begin = pos_;
+  int64_t depth = 0;
+  bool in_string = false;
+  auto gap_ok = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to; ++k) {
+      if (b[k] != ',' && !IsSpace(b[k])) return false;
+    }
+    return true;
+  };
+  while (e - p >= 64) {
+    const Block blk = ScanBlock(p, in_string);
+    if (!blk.ok) break;
+    uint64_t brackets = blk.brackets;
+    bool stop = false;
+    while (brackets != 0 && !stop) {
+      const int i = __builtin_ctzll(brackets);
+      brackets &= brackets - 1;
+      const auto at = static_cast<size_t>(p + i - b);
+      if ((blk.open >> i) & 1) {
+        if (depth == 0) {
+          if (b[at] != '{' || !gap_ok(done, at)) {
+            stop = true;
+            break;
+          }
+          begin = at;
+        }
+        ++depth;
+      } else if (depth == 0) {
+        stop = true;  // ']' of traceEvents, or a stray close: the general path decides
+      } else if (--depth == 0) {
+        ParsedElement& el = pending_->elements.emplace_back();
+        el.begin = begin;
+        el.end = at + 1;
+        el.offset = Offset(begin);
+        done = at + 1;
+        ++count;
+      }
+    }
+    if (stop) break;
+    in_string = blk.in_string_after;
+    p += blk.advance;
+  }
+  pos_ = done;
+  if (count > 0) stats_.last_complete = Offset(done);
+#endif
+  return count;
 }
 
 bool Reader::ScanScalar() {
@@ -481,6 +581,15 @@ bool Reader::CaptureValue(std::string* out) {
 }
 
 bool Reader::ReadEvents() {
+  if (!pending_) pending_ = NewBatch();
+  const bool complete = SplitEvents();
+  // The last elements are parsed like the others, and the reader keeps the bytes after them.
+  if (!pending_->elements.empty()) Handoff(pos_);
+  Drain();
+  return complete;
+}
+
+bool Reader::SplitEvents() {
   while (true) {
     SkipSpace();
     if (!Ensure()) {
@@ -497,38 +606,39 @@ bool Reader::ReadEvents() {
       continue;
     }
     if (c == '{') {
+      if (options_.split_runs && SplitRun() > 0) continue;
       mark_ = pos_;
       if (!ScanCompound()) {
         mark_ = std::string::npos;
         Truncated();
         return false;
       }
-      size_t begin = mark_;
+      ParsedElement& e = pending_->elements.emplace_back();
+      e.begin = mark_;
+      e.end = pos_;
+      e.offset = Offset(mark_);
       mark_ = std::string::npos;
-      ParseEvent(begin, pos_);
       stats_.last_complete = Offset(pos_);
       continue;
     }
     // Not an object: count it as a bad event when it is a JSON value, fail on anything else.
-    size_t at = pos_;
+    const uint64_t at = Offset(pos_);
     bool ok = false;
     if (c == '[') ok = ScanCompound();
     else if (c == '"') ok = ScanString();
     else if ((c >= '0' && c <= '9') || c == '-' || c == 't' || c == 'f' || c == 'n' || c == 'N') ok = ScanScalar();
     else {
       Fail(fmt::format("{}: invalid JSON at byte {}: expected an event object in traceEvents, found '{}' near «{}»",
-                       name_, Offset(at), Snippet(std::string_view(&c, 1)), Snippet(Around(at))));
+                       name_, at, Snippet(std::string_view(&c, 1)), Snippet(Around(pos_))));
       return false;
     }
     if (!ok) {
       Truncated();
       return false;
     }
-    ++stats_.bad_events;
-    if (first_bad_message_.empty()) {
-      first_bad_offset_ = Offset(at);
-      first_bad_message_ = "an element of traceEvents is not an object";
-    }
+    ParsedElement& e = pending_->elements.emplace_back();
+    e.object = false;
+    e.offset = at;
   }
 }
 
@@ -677,6 +787,12 @@ ReadResult Reader::Run() {
   else if (old_vocab_ > new_vocab_) md.format = TraceFormat::kKinetoOld;
   else if (new_vocab_ > 0) md.format = TraceFormat::kKineto;
   result.trace = builder_.Finish();
+  if (uint64_t capped = result.trace->nesting_capped(); capped > 0) {
+    result.warnings.push_back(fmt::format(
+        "{}: {} event{} nested more than {} levels deep; they are kept one level up (no profiler nests so "
+        "deep: the file is likely damaged or generated)",
+        name_, capped, capped == 1 ? "" : "s", kMaxNestingDepth));
+  }
   result.stats = stats_;
   return result;
 }
@@ -705,230 +821,13 @@ EventKind Reader::CategoryKind(std::string_view cat) {
   return static_cast<EventKind>(v & 0x3f);
 }
 
-std::optional<int64_t> Reader::GetInt(od::value v) {
-  od::json_type type;
-  if (v.type().get(type)) return std::nullopt;
-  if (type == od::json_type::number) {
-    int64_t x = 0;
-    if (!v.get_int64().get(x)) return x;
-    std::string_view raw = v.raw_json_token();
-    return ParseInteger(raw);
-  }
-  if (type == od::json_type::string) {
-    std::string_view s;
-    if (v.get_string().get(s)) return std::nullopt;
-    return ParseInteger(s);
-  }
-  return std::nullopt;
-}
-
-simdjson::error_code Reader::ParseArgs(od::object args, Fields& f) {
-  for (auto field_result : args) {
-    od::field field;
-    if (auto err = std::move(field_result).get(field)) return err;
-    std::string_view key;
-    if (auto err = KeyOf(field, key)) return err;
-    od::value v = field.value();
-    if (key.empty()) continue;
-    switch (key[0]) {
-      case 'E':
-        if (key == "External id") f.external_id = GetInt(v).value_or(0);
-        break;
-      case 'e':
-        if (key == "external id") f.external_id = GetInt(v).value_or(0);
-        break;
-      case 'c':
-        if (key == "correlation") f.correlation = GetInt(v).value_or(0);
-        break;
-      case 'd':
-        if (key == "device") f.gpu.device = static_cast<int32_t>(GetInt(v).value_or(-1));
-        break;
-      case 's':
-        if (key == "stream") f.gpu.stream = static_cast<int32_t>(GetInt(v).value_or(-1));
-        break;
-      case 'b':
-        if (key == "bytes") f.gpu.bytes = GetInt(v).value_or(0);
-        break;
-      case 'n':
-        if (key == "name") {
-          std::string_view s;
-          if (StringOf(v, s)) f.meta_name.assign(s);
-        }
-        break;
-      case 'I':
-        if (key == "Input Dims") {
-          bool want = !f.has_name;
-          if (f.has_name) {
-            if (f.name >= name_gemm_.size()) name_gemm_.resize(f.name + 256, -1);
-            if (name_gemm_[f.name] < 0) name_gemm_[f.name] = IsGemmName(builder_.strings().Get(f.name)) ? 1 : 0;
-            want = name_gemm_[f.name] == 1;
-          }
-          if (!want) break;
-          od::array outer;
-          if (v.get_array().get(outer)) break;
-          f.has_dims = true;
-          for (auto inner_result : outer) {
-            od::value inner;
-            if (std::move(inner_result).get(inner)) break;
-            od::array shape;
-            if (inner.get_array().get(shape)) {
-              f.dims.push_back(0);
-              continue;
-            }
-            size_t count_at = f.dims.size();
-            f.dims.push_back(0);
-            for (auto d : shape) {
-              od::value dv;
-              if (std::move(d).get(dv)) break;
-              f.dims.push_back(GetInt(dv).value_or(-1));
-              ++f.dims[count_at];
-            }
-          }
-        } else if (key == "Input type") {
-          od::array types;
-          if (v.get_array().get(types)) break;
-          for (auto t : types) {
-            od::value tv;
-            std::string_view s;
-            if (!std::move(t).get(tv) && StringOf(tv, s)) f.input_type = builder_.strings().Intern(s);
-            break;
-          }
-        }
-        break;
-      case 'C':
-        if (key == "Call stack") {
-          std::string_view s;
-          if (StringOf(v, s) && !s.empty()) f.call_stack = builder_.strings().Intern(s);
-        } else if (key == "CallFrom") {
-          std::string_view s;
-          if (StringOf(v, s)) f.python.call_from = builder_.strings().Intern(s);
-        }
-        break;
-      case 'P':
-        if (key == "Python id") f.python.python_id = GetInt(v).value_or(-1);
-        else if (key == "Python parent id") f.python.parent_id = GetInt(v).value_or(-1);
-        break;
-      case 'T':
-        if (key == "Total Allocated") f.memory.total_allocated = GetInt(v);
-        else if (key == "Total Reserved") f.memory.total_reserved = GetInt(v);
-        break;
-      case 'B':
-        if (key == "Bytes") f.memory.bytes = GetInt(v).value_or(0);
-        break;
-      case 'D':
-        if (key == "Device Id") f.memory.device_id = static_cast<int32_t>(GetInt(v).value_or(-1));
-        else if (key == "Device Type") f.memory.device_type = static_cast<int8_t>(GetInt(v).value_or(-1));
-        break;
-      default:
-        break;
-    }
-  }
-  return simdjson::SUCCESS;
-}
-
-simdjson::error_code Reader::ParseEventBytes(const char* p, size_t len, size_t alloc, Fields& f) {
-  od::document doc;
-  if (auto err = parser_.iterate(p, len, alloc).get(doc)) return err;
-  od::object obj;
-  if (auto err = doc.get_object().get(obj)) return err;
-  for (auto field_result : obj) {
-    od::field field;
-    if (auto err = std::move(field_result).get(field)) return err;
-    std::string_view key;
-    if (auto err = KeyOf(field, key)) return err;
-    od::value v = field.value();
-    if (key == "ph") {
-      std::string_view s;
-      if (StringOf(v, s) && !s.empty()) f.ph = s[0];
-    } else if (key == "name") {
-      std::string_view s;
-      od::json_type type;
-      if (v.type().get(type)) continue;
-      if (type == od::json_type::string) {
-        if (!StringOf(v, s)) continue;
-      } else {
-        s = v.raw_json_token();
-        while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-      }
-      f.name = builder_.strings().Intern(s);
-      f.has_name = true;
-    } else if (key == "cat") {
-      std::string_view s;
-      if (StringOf(v, s)) {
-        f.cat = s;
-        f.has_cat = true;
-      }
-    } else if (key == "ts" || key == "dur") {
-      od::json_type type;
-      if (v.type().get(type)) continue;
-      std::optional<int64_t> ns;
-      if (type == od::json_type::number) {
-        ns = ParseMicrosToNanos(v.raw_json_token());
-      } else if (type == od::json_type::string) {
-        std::string_view s;
-        if (StringOf(v, s)) ns = ParseMicrosToNanos(s);
-      }
-      (key == "ts" ? f.ts : f.dur) = ns;
-    } else if (key == "pid" || key == "tid") {
-      od::json_type type;
-      if (v.type().get(type)) continue;
-      std::string_view& out = key == "pid" ? f.pid : f.tid;
-      if (type == od::json_type::string) {
-        std::string_view s;
-        if (StringOf(v, s)) out = s;
-      } else {
-        std::string_view s = v.raw_json_token();
-        while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-        out = s;
-      }
-    } else if (key == "id") {
-      f.id = GetInt(v);
-    } else if (key == "args") {
-      od::object args;
-      if (v.get_object().get(args)) continue;  // null or not an object: no args
-      if (auto err = ParseArgs(args, f)) return err;
-    }
-  }
-  return simdjson::SUCCESS;
-}
-
-void Reader::ParseEvent(size_t begin, size_t end) {
-  Fields f;
-  const size_t len = end - begin;
-  event_offset_ = Offset(begin);
-  auto err = ParseEventBytes(buf_.data() + begin, len, buf_.size() - begin, f);
-  if (err == simdjson::UTF8_ERROR || err == simdjson::UNESCAPED_CHARS || err == simdjson::STRING_ERROR) {
-    scratch_.assign(buf_.data() + begin, buf_.data() + end);
-    scratch_.resize(len + kPad, '\0');
-    if (Sanitize(scratch_.data(), len) > 0) {
-      f = Fields{};
-      err = ParseEventBytes(scratch_.data(), len, scratch_.size(), f);
-      if (!err) ++sanitized_;
-    }
-  }
-  if (err) {
-    ++stats_.bad_events;
-    if (first_bad_message_.empty()) {
-      first_bad_offset_ = Offset(begin);
-      first_bad_message_ = fmt::format("{} near «{}»", simdjson::error_message(err),
-                                       Snippet(std::string_view(buf_.data() + begin, std::min<size_t>(len, 48))));
-    }
-    return;
-  }
-  Commit(f);
-}
-
-void Reader::Commit(Fields& f) {
+void Reader::Commit(const EventFields& f, const EventBatch& batch) {
   char ph = f.ph;
   if (ph == 0 && f.dur) ph = 'X';
   switch (ph) {
     case 'X': {
       if (!f.ts) {
-        ++stats_.bad_events;
-        if (first_bad_message_.empty()) {
-          first_bad_offset_ = event_offset_;
-          first_bad_message_ = "a complete event has no readable \"ts\"";
-        }
+        BadEvent(event_offset_, "a complete event has no readable \"ts\"");
         return;
       }
       // Times outside these bounds are no real profile (2^61 ns is 73 years; 2^48 ns is 3.3 days), and
@@ -936,30 +835,25 @@ void Reader::Commit(Fields& f) {
       constexpr int64_t kMaxAbsTs = int64_t{1} << 61;
       constexpr int64_t kMaxDur = int64_t{1} << 48;
       if (*f.ts > kMaxAbsTs || *f.ts < -kMaxAbsTs || f.dur.value_or(0) < 0 || f.dur.value_or(0) > kMaxDur) {
-        ++stats_.bad_events;
-        if (first_bad_message_.empty()) {
-          first_bad_offset_ = event_offset_;
-          first_bad_message_ = "a complete event has a \"ts\" or \"dur\" outside any real profile";
-        }
+        BadEvent(event_offset_, "a complete event has a \"ts\" or \"dur\" outside any real profile");
         return;
       }
       EventKind kind = EventKind::kCpuOp;
       if (f.has_cat) {
         kind = CategoryKind(f.cat);
-      } else {
-        std::string_view n = builder_.strings().Get(f.name);
-        if (n.starts_with("ProfilerStep#") || n.starts_with("enumerate(DataLoader)") || n.starts_with("Optimizer.")) {
-          kind = EventKind::kUserAnnotation;
-        }
+      } else if (f.name.starts_with("ProfilerStep#") || f.name.starts_with("enumerate(DataLoader)") ||
+                 f.name.starts_with("Optimizer.")) {
+        kind = EventKind::kUserAnnotation;
       }
       if (kind == EventKind::kPythonFunction && !options_.keep_python_functions) {
         ++stats_.skipped_events;
         return;
       }
+      StringPool& strings = builder_.strings();
       TraceBuilder::Complete c;
       c.ts = *f.ts;
       c.dur = f.dur.value_or(0);
-      c.name = f.name;
+      c.name = strings.Intern(f.name);
       c.kind = kind;
       c.track = TrackOf(f.pid, f.tid);
       c.correlation = f.correlation;
@@ -969,19 +863,25 @@ void Reader::Commit(Fields& f) {
       if (IsGpuWork(kind)) {
         builder_.AttachGpu(index, f.gpu);
       } else if (kind == EventKind::kPythonFunction) {
-        builder_.AttachPython(index, f.python);
+        PythonFrame frame;
+        frame.python_id = f.python_id;
+        frame.parent_id = f.python_parent_id;
+        frame.call_from = strings.Intern(f.call_from);
+        builder_.AttachPython(index, frame);
       } else if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) &&
-                 (f.call_stack != 0 || f.has_dims || f.input_type != 0)) {
-        builder_.AttachOp(index, f.call_stack, f.input_type, f.dims);
+                 (!f.call_stack.empty() || f.has_dims || !f.input_type.empty())) {
+        builder_.AttachOp(index, strings.Intern(f.call_stack), strings.Intern(f.input_type),
+                          std::span<const int64_t>(batch.dims.data() + f.dims_begin, f.dims_end - f.dims_begin));
       }
       return;
     }
     case 'i':
     case 'I': {
       ++stats_.events;
-      if (f.has_name && builder_.strings().Get(f.name) == "[memory]" && f.ts) {
-        f.memory.ts = *f.ts;
-        builder_.AddMemory(f.memory);
+      if (f.has_name && f.name == "[memory]" && f.ts) {
+        MemoryEvent m = f.memory;
+        m.ts = *f.ts;
+        builder_.AddMemory(m);
       }
       return;
     }
@@ -1001,7 +901,7 @@ void Reader::Commit(Fields& f) {
     }
     case 'M': {
       ++stats_.events;
-      if (f.has_name && builder_.strings().Get(f.name) == "thread_name" && !f.meta_name.empty()) {
+      if (f.has_name && f.name == "thread_name" && !f.meta_name.empty()) {
         builder_.SetThreadName(builder_.Track(f.pid, f.tid), f.meta_name);
       }
       return;

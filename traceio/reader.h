@@ -1,9 +1,11 @@
 // Reads a PyTorch profiler trace (Chrome trace JSON from export_chrome_trace / tensorboard_trace_handler,
 // plain or gzip, Kineto or the bare-list legacy export) into a Trace. The file is streamed in chunks:
-// a structural splitter cuts out each element of `traceEvents` and simdjson's On-Demand API parses
-// it (the splitter only finds element boundaries; JSON values are never parsed by hand). Memory holds
-// the columnar store and one chunk, never a DOM of the file. Bad input never aborts: malformed events are counted and skipped, a truncated file keeps
-// every event before the cut, and only an unreadable file or one that is not a trace is an error.
+// a structural splitter cuts out each element of `traceEvents`, and simdjson's On-Demand API parses
+// it (the splitter only finds element boundaries; JSON values are never parsed by hand). Chunks of
+// elements are parsed by worker threads while the next chunk is read and split, and committed to the
+// store in file order. Memory holds the columnar store and a few chunks, never a DOM of the file. Bad
+// input never aborts: malformed events are counted and skipped, a truncated file keeps every event
+// before the cut, and only an unreadable file or one that is not a trace is an error.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,12 @@ struct ReadOptions {
   // Bytes read per refill. 1 MiB stays in L2 between the copy out of the page cache and the parse, which
   // measured faster than 256 KiB or 4 MiB; an event larger than this grows the buffer.
   size_t chunk_bytes = size_t{1} << 20;
+  // Threads that parse events: 0 is one per CPU (at most 8), 1 reads on the calling thread alone. A file
+  // of one chunk is always read on the calling thread. The trace read is the same with any number.
+  unsigned threads = 0;
+  // Cut runs of complete events 64 bytes at a time (the fast path). Off, every event goes through the
+  // general splitter; tests compare the two.
+  bool split_runs = true;
 };
 
 struct ReadStats {

@@ -337,15 +337,20 @@ Trace TraceBuilder::Finish() {
   }
 
   // Nesting: a stack per track; an event is popped once a later event starts at or after its end, so the
-  // descendants of i are exactly the events after it on its track that start before it ends.
+  // descendants of i are exactly the events after it on its track that start before it ends. Real stacks
+  // are a few hundred deep at most; past kMaxNestingDepth an event becomes a leaf under the deepest one,
+  // so that walks up the parents stay short even on a hostile file of a million identical events.
   t.parent_.assign(n, kNoIndex);
+  t.nesting_capped_ = 0;
   std::vector<uint32_t> stack;
   for (const auto& track : t.tracks_) {
     stack.clear();
     for (uint32_t i = track.begin; i < track.end; ++i) {
       while (!stack.empty() && t.ts_[stack.back()] + t.dur_[stack.back()] <= t.ts_[i]) stack.pop_back();
       if (!stack.empty()) t.parent_[i] = stack.back();
-      if (t.dur_[i] > 0) stack.push_back(i);
+      if (t.dur_[i] <= 0) continue;
+      if (stack.size() < kMaxNestingDepth) stack.push_back(i);
+      else ++t.nesting_capped_;
     }
   }
 

@@ -53,6 +53,8 @@ enum class TraceFormat : uint8_t {
 };
 
 constexpr uint32_t kNoIndex = 0xffffffffu;
+// Deepest nesting the store keeps (see TraceBuilder::Finish); parent walks never go further.
+constexpr size_t kMaxNestingDepth = 256;
 
 // A thread (CPU) or a stream (GPU), named by its pid/tid exactly as written (numbers or strings).
 struct Track {
@@ -221,6 +223,8 @@ class Trace {
   // Events whose kind counts as GPU work, sorted by start time.
   const std::vector<uint32_t>& gpu_events() const { return gpu_events_; }
   int64_t min_ts() const { return min_ts_; }
+  // Events that would have nested deeper than kMaxNestingDepth (kept as leaves one level up).
+  uint64_t nesting_capped() const { return nesting_capped_; }
   int64_t max_end() const { return max_end_; }
   size_t MemoryFootprint() const;
 
@@ -249,6 +253,7 @@ class Trace {
   TraceMetadata metadata_;
   int64_t min_ts_ = 0;
   int64_t max_end_ = 0;
+  uint64_t nesting_capped_ = 0;
 };
 
 // Accumulates events as the reader parses them, then sorts and links them into a Trace.

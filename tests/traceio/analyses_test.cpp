@@ -296,3 +296,55 @@ TEST_CASE("source index: CallFrom call sites, 1.8-1.9 Call stack, and path match
   CHECK(m.spans.size() == 1);  // the nested copy_ is inside aten::to
   CHECK(ev2.CostOf(m).ms_per_step == doctest::Approx(0.1));
 }
+
+TEST_CASE("top ops: self CPU time is the op's time less its direct op children, clipped to the op") {
+  std::string json = TraceJson({
+      X("user_annotation", "ProfilerStep#1", "0", "1000"),
+      X("cpu_op", "aten::linear", "10", "100"),
+      X("cpu_op", "aten::t", "12", "8"),
+      X("cpu_op", "aten::addmm", "30", "60"),
+      X("cpu_op", "aten::copy_", "40", "10"),  // grandchild: counts against addmm, not linear
+      X("cuda_runtime", "cudaLaunchKernel", "60", "5"),  // not an op: part of addmm's self time
+      X("user_annotation", "ProfilerStep#2", "1000", "1000"),
+  });
+  auto r = ReadString(json);
+  REQUIRE(r.ok());
+  auto a = Analyze(*r.trace);
+  auto self_of = [&](std::string_view name) -> int64_t {
+    for (const auto& op : a.top_ops.ops) {
+      if (op.name == name) return op.self_cpu_ns;
+    }
+    return -1;
+  };
+  CHECK(self_of("aten::linear") == 32000);
+  CHECK(self_of("aten::addmm") == 50000);
+  CHECK(self_of("aten::copy_") == 10000);
+  CHECK(self_of("aten::t") == 8000);
+}
+
+TEST_CASE("nesting deeper than any profiler's is capped, and a file of identical nested events stays linear") {
+  // 3000 copies of one .item() event: each starts inside the one before, so each would nest in the
+  // previous one. The walks over descendants and parents must not become quadratic.
+  std::vector<std::string> ev{X("user_annotation", "ProfilerStep#1", "0", "1000")};
+  for (int i = 0; i < 3000; ++i) ev.push_back(X("cpu_op", "aten::item", "10", "5"));
+  ev.push_back(X("user_annotation", "ProfilerStep#2", "1000", "1000"));
+  auto r = ReadString(TraceJson(ev));
+  REQUIRE(r.ok());
+  const Trace& t = *r.trace;
+  CHECK(t.nesting_capped() == 3000 - (kMaxNestingDepth - 1));  // the step holds the first level
+  size_t deepest = 0;
+  for (uint32_t i = 0; i < t.size(); ++i) {
+    size_t depth = 0;
+    for (uint32_t p = t.parent(i); p != kNoIndex; p = t.parent(p)) ++depth;
+    deepest = std::max(deepest, depth);
+  }
+  CHECK(deepest == kMaxNestingDepth);
+  bool warned = false;
+  for (const auto& w : r.warnings) warned |= w.find("nested more than 256 levels deep") != std::string::npos;
+  CHECK(warned);
+  auto a = Analyze(t);
+  // The outermost .item() is the call; the ones inside it are part of it.
+  CHECK(a.syncs.items.size() == 1);
+  REQUIRE_FALSE(a.top_ops.ops.empty());
+  CHECK(a.top_ops.ops.front().calls == 3000);
+}

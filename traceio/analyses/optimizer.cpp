@@ -35,6 +35,12 @@ OptimizerStats AnalyzeOptimizer(const Trace& trace, const Steps& steps) {
     if (!n.starts_with("Optimizer.")) continue;
     if (steps.FindHost(trace.ts(i)) < 0) continue;
     if (n.starts_with("Optimizer.zero_grad#")) {
+      // One inside another (a hand-written annotation of the same name) is counted with the outer one.
+      bool nested = false;
+      for (uint32_t p = trace.parent(i); p != kNoIndex && !nested; p = trace.parent(p)) {
+        nested = trace.name(p).starts_with("Optimizer.zero_grad#");
+      }
+      if (nested) continue;
       ZeroGradStats z = ZeroGradWork(trace, i);
       auto& agg = out.zero_grad;
       ++agg.calls;

@@ -70,8 +70,13 @@ SyncStats AnalyzeSyncs(const Trace& trace, const Steps& steps) {
       }
     } else if (c == 3 && k == EventKind::kCpuOp) {
       // A _local_scalar_dense under aten::item is the same call.
-      uint32_t p = trace.parent(i);
-      if (trace.name(i) == "aten::_local_scalar_dense" && p != kNoIndex && trace.name(p) == "aten::item") continue;
+      // An item inside another (never in a real trace) is part of the outer one; skipping it also keeps
+      // the walks over descendants linear on a file of nested items.
+      bool nested = false;
+      for (uint32_t p = trace.parent(i); p != kNoIndex && !nested; p = trace.parent(p)) {
+        nested = trace.kind(p) == EventKind::kCpuOp && IsItemName(trace.name(p));
+      }
+      if (nested) continue;
       ItemCall call;
       call.event = i;
       call.step = step;

@@ -9,19 +9,21 @@ TopOps AnalyzeTopOps(const Trace& trace, const Steps& steps, size_t top_n) {
   TopOps out;
   std::unordered_map<StringId, OpStat> by_name;
   auto in_scope = [&](int64_t ts) { return steps.FindHost(ts) >= 0; };
+  // Time of each op's direct op/annotation children, clipped to the op, in one pass over the children.
+  std::vector<int64_t> children(trace.size(), 0);
+  for (uint32_t j = 0; j < trace.size(); ++j) {
+    const uint32_t p = trace.parent(j);
+    if (p == kNoIndex || trace.kind(p) != EventKind::kCpuOp) continue;
+    if (trace.kind(j) == EventKind::kCpuOp || trace.kind(j) == EventKind::kUserAnnotation) {
+      children[p] += std::min(trace.end(j), trace.end(p)) - trace.ts(j);
+    }
+  }
   for (uint32_t i = 0; i < trace.size(); ++i) {
     if (trace.kind(i) != EventKind::kCpuOp || !in_scope(trace.ts(i))) continue;
     OpStat& s = by_name[trace.name_id(i)];
     ++s.calls;
     s.cpu_total_ns += trace.dur(i);
-    int64_t children = 0;
-    const uint32_t last = trace.DescendantsEnd(i);
-    for (uint32_t j = i + 1; j < last; ++j) {
-      if (trace.parent(j) == i && (trace.kind(j) == EventKind::kCpuOp || trace.kind(j) == EventKind::kUserAnnotation)) {
-        children += std::min(trace.end(j), trace.end(i)) - trace.ts(j);
-      }
-    }
-    s.self_cpu_ns += std::max<int64_t>(0, trace.dur(i) - children);
+    s.self_cpu_ns += std::max<int64_t>(0, trace.dur(i) - children[i]);
   }
   for (uint32_t g : trace.gpu_events()) {
     uint32_t launch = trace.link(g);
