@@ -1,5 +1,6 @@
 #include "traceio/byte_source.h"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -112,8 +113,11 @@ class GzipSource final : public ByteSource {
         if (!raw.error.empty()) return {0, raw.error};
         if (raw.bytes == 0) {
           // The compressed stream ended without its trailer: hand back what was inflated; the reader sees
-          // a truncated JSON document and says so.
+          // a truncated JSON document and says so. Nothing inflated at all is no trace to read.
           finished_ = true;
+          if (produced_ == 0 && want == stream_.avail_out && !member_done_) {
+            return {0, fmt::format("truncated gzip data: the {} bytes hold no complete block", consumed_)};
+          }
           break;
         }
         consumed_ += raw.bytes;
@@ -143,14 +147,19 @@ class GzipSource final : public ByteSource {
     size_t n = want - stream_.avail_out;
     produced_ += n;
     if (produced_ > limits_.max_decompressed_bytes) {
-      return {0, fmt::format("gzip input expands past the {} MiB cap (a gz bomb?); raise --max-decompressed-mb "
-                             "if the trace is genuinely this large",
-                             limits_.max_decompressed_bytes >> 20)};
+      return {0,
+              fmt::format("gzip input expands past the {} MiB cap (a gz bomb?); raise --max-decompressed-mb "
+                          "if the trace is genuinely this large",
+                          limits_.max_decompressed_bytes >> 20),
+              true};
     }
     if (produced_ > limits_.ratio_check_after && consumed_ > 0 &&
         static_cast<double>(produced_) / static_cast<double>(consumed_) > limits_.max_ratio) {
-      return {0, fmt::format("gzip input expands more than {:.0f}x ({} MiB from {} KiB; a gz bomb?)", limits_.max_ratio,
-                             produced_ >> 20, consumed_ >> 10)};
+      return {0,
+              fmt::format("gzip input expands more than {:.0f}x ({} MiB from {} KiB), which no profiler trace does "
+                          "(a gz bomb?)",
+                          limits_.max_ratio, produced_ >> 20, consumed_ >> 10),
+              true};
     }
     return {n, {}};
   }
@@ -187,6 +196,16 @@ std::unique_ptr<ByteSource> Wrap(std::unique_ptr<RawInput> input, uint64_t size,
 }  // namespace
 
 std::unique_ptr<ByteSource> OpenSource(const std::string& path, const SourceLimits& limits, std::string& error) {
+  // Opening a named pipe would wait for a writer, forever; devices and sockets are no trace either.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    error = S_ISDIR(st.st_mode)
+                ? fmt::format("{}: is a folder; pass the folder to `torchlint trace`, which reads each rank's file", path)
+                : fmt::format("{}: not a regular file (a pipe, socket or device); pass a trace file written by "
+                              "torch.profiler",
+                              path);
+    return nullptr;
+  }
   FilePtr file(std::fopen(path.c_str(), "rb"));
   if (!file) {
     error = fmt::format("{}: cannot open: {}", path, std::strerror(errno));

@@ -13,8 +13,9 @@
 namespace tl::trace {
 
 struct SourceRead {
-  size_t bytes = 0;   // 0 with an empty error means the end of the stream
-  std::string error;  // a complete sentence when reading failed
+  size_t bytes = 0;     // 0 with an empty error means the end of the stream
+  std::string error;    // a complete sentence when reading failed
+  bool refuse = false;  // the input must not be analysed at all, not even the part read (a gz bomb)
 };
 
 class ByteSource {
@@ -30,8 +31,9 @@ struct SourceLimits {
   // Decompressed bytes a gzip input may expand to. Plain files are not capped: they are already on disk.
   uint64_t max_decompressed_bytes = uint64_t{16} << 30;
   // Past `ratio_check_after` decompressed bytes, a compression ratio above this is treated as a bomb.
-  // Real Kineto traces compress 5-30x; a bomb built from repeated events compresses more than 1000x.
-  double max_ratio = 1000.0;
+  // Real Kineto traces compress 5-30x (the shared corpus: 15-30x); a bomb of repeated events compresses
+  // 150-300x, one of whitespace more than 1000x.
+  double max_ratio = 100.0;
   uint64_t ratio_check_after = uint64_t{256} << 20;
 };
 

@@ -1,5 +1,7 @@
 #include "traceio/event_parser.h"
 
+#include <algorithm>
+
 #include "traceio/numbers.h"
 
 namespace tl::trace {
@@ -35,6 +37,14 @@ inline bool RawText(od::raw_json_string raw, std::string_view& out) {
 inline simdjson::error_code KeyOf(od::field& field, std::string_view& key) {
   if (RawText(field.key(), key)) return simdjson::SUCCESS;
   return field.unescaped_key().get(key);
+}
+
+// Byte counts beyond a petabyte are no real profile; bounding them keeps the analyses' sums finite.
+constexpr int64_t kMaxBytes = int64_t{1} << 50;
+int64_t ClampBytes(int64_t v) { return std::clamp(v, -kMaxBytes, kMaxBytes); }
+std::optional<int64_t> ClampBytes(std::optional<int64_t> v) {
+  if (v) return ClampBytes(*v);
+  return v;
 }
 
 // The value's own text (a number, true, null, ...) without the whitespace On-Demand leaves after it.
@@ -89,32 +99,46 @@ size_t SanitizeUtf8(char* p, size_t len) {
 
 void EventParser::ParseBatch(EventBatch& batch) {
   batch_ = &batch;
-  for (ParsedElement& e : batch.elements) {
+  batch.parsed.clear();
+  batch.parsed.reserve(batch.elements.size());
+  for (const Element& e : batch.elements) {
+    ParsedEvent& out = batch.parsed.emplace_back();
     if (!e.object) continue;
     const size_t len = e.end - e.begin;
-    e.error = Parse(batch.bytes.data() + e.begin, len, batch.bytes.size() - e.begin, e.fields);
-    if (e.error == simdjson::UTF8_ERROR || e.error == simdjson::UNESCAPED_CHARS || e.error == simdjson::STRING_ERROR) {
+    repaired_ = false;
+    out.error = Parse(batch.bytes.data() + e.begin, len, batch.bytes.size() - e.begin, out.fields);
+    if (out.error == simdjson::UTF8_ERROR || out.error == simdjson::UNESCAPED_CHARS ||
+        out.error == simdjson::STRING_ERROR) {
       // Repair a copy, kept in the arena because the event's views point into it.
       std::string& copy = batch.arena.emplace_back(batch.bytes.data() + e.begin, len);
       copy.resize(len + kPad, '\0');
       if (SanitizeUtf8(copy.data(), len) > 0) {
-        e.fields = EventFields{};
-        e.error = Parse(copy.data(), len, copy.size(), e.fields);
-        e.sanitized = e.error == simdjson::SUCCESS;
+        out.fields = EventFields{};
+        out.error = Parse(copy.data(), len, copy.size(), out.fields);
+        out.sanitized = out.error == simdjson::SUCCESS;
       }
     }
+    if (repaired_ && out.error == simdjson::SUCCESS) out.sanitized = true;
   }
   batch_ = nullptr;
 }
 
-// A string value: false when the value is not a string (or holds a bad escape), as get_string. Escaped
-// text is decoded into the parser's buffer, which the next event reuses, so it is kept in the arena.
+// A string value: false when the value is not a string. Escaped text is decoded into the parser's
+// buffer, which the next event reuses, so it is kept in the arena. A string whose escapes are invalid
+// (`\q`, a lone surrogate) is kept as written, between its quotes, and the event counts as repaired.
 bool EventParser::StringOf(od::value& v, std::string_view& out) {
   od::raw_json_string raw;
   if (v.get_raw_json_string().get(raw)) return false;
   if (RawText(raw, out)) return true;
-  if (v.get_string().get(out)) return false;
-  out = batch_->arena.emplace_back(out);
+  if (!v.get_string().get(out)) {
+    out = batch_->arena.emplace_back(out);
+    return true;
+  }
+  const char* begin = raw.raw();
+  const char* p = begin;
+  while (*p != '"') p += *p == '\\' ? 2 : 1;  // the splitter saw this string closed, so this stops
+  out = batch_->arena.emplace_back(begin, static_cast<size_t>(p - begin));
+  repaired_ = true;
   return true;
 }
 
@@ -162,7 +186,7 @@ simdjson::error_code EventParser::ParseArgs(od::object args, EventFields& f) {
         if (key == "stream") f.gpu.stream = static_cast<int32_t>(IntOf(v).value_or(-1));
         break;
       case 'b':
-        if (key == "bytes") f.gpu.bytes = IntOf(v).value_or(0);
+        if (key == "bytes") f.gpu.bytes = ClampBytes(IntOf(v).value_or(0));
         break;
       case 'n':
         if (key == "name") {
@@ -222,11 +246,11 @@ simdjson::error_code EventParser::ParseArgs(od::object args, EventFields& f) {
         else if (key == "Python parent id") f.python_parent_id = IntOf(v).value_or(-1);
         break;
       case 'T':
-        if (key == "Total Allocated") f.memory.total_allocated = IntOf(v);
-        else if (key == "Total Reserved") f.memory.total_reserved = IntOf(v);
+        if (key == "Total Allocated") f.memory.total_allocated = ClampBytes(IntOf(v));
+        else if (key == "Total Reserved") f.memory.total_reserved = ClampBytes(IntOf(v));
         break;
       case 'B':
-        if (key == "Bytes") f.memory.bytes = IntOf(v).value_or(0);
+        if (key == "Bytes") f.memory.bytes = ClampBytes(IntOf(v).value_or(0));
         break;
       case 'D':
         if (key == "Device Id") f.memory.device_id = static_cast<int32_t>(IntOf(v).value_or(-1));

@@ -46,14 +46,20 @@ struct EventFields {
   std::string_view meta_name;  // `args.name` of metadata events
 };
 
-// One element of `traceEvents` as the splitter found it, and what parsing it gave.
-struct ParsedElement {
-  size_t begin = 0;   // [begin, end) in EventBatch::bytes
+// One element of `traceEvents` as the splitter cut it. Small on purpose: the splitter writes one per
+// event on the reader's thread, and the parse results go in a separate array, filled by the parser.
+struct Element {
+  size_t begin = 0;      // [begin, end) in EventBatch::bytes
   size_t end = 0;
-  uint64_t offset = 0;  // byte offset of the element in the decompressed input
-  bool object = true;   // false: a JSON value that is not an object (counted as malformed, never parsed)
-  bool sanitized = false;  // parsed after invalid UTF-8 or control bytes were replaced with '?'
+  uint64_t offset = 0;   // byte offset of the element in the decompressed input
+  bool object = true;    // false: a JSON value that is not an object (counted as malformed, never parsed)
+};
+
+// What parsing one element gave.
+struct ParsedEvent {
   simdjson::error_code error = simdjson::SUCCESS;
+  bool sanitized = false;  // parsed after invalid UTF-8 or control bytes were replaced with '?', or a
+                           // string with invalid escapes was kept as written
   EventFields fields;
 };
 
@@ -61,13 +67,15 @@ struct ParsedElement {
 // parsed on another thread while the reader reads on; recycled batches keep their capacity.
 struct EventBatch {
   std::vector<char> bytes;  // the chunk, with simdjson's padding after its end
-  std::vector<ParsedElement> elements;
+  std::vector<Element> elements;
+  std::vector<ParsedEvent> parsed;  // parsed[i] is elements[i]'s, for objects
   std::vector<int64_t> dims;
   std::deque<std::string> arena;  // escaped strings and repaired copies of events; deque: never moves them
   std::string failure;            // set when parsing could not run at all (out of memory)
 
   void Clear() {
     elements.clear();
+    parsed.clear();
     dims.clear();
     arena.clear();
     failure.clear();
@@ -92,6 +100,7 @@ class EventParser {
 
   simdjson::ondemand::parser parser_;
   EventBatch* batch_ = nullptr;
+  bool repaired_ = false;  // the event being parsed had a string with invalid escapes
 };
 
 }  // namespace tl::trace

@@ -43,14 +43,14 @@ constexpr auto kStringStop = MakeTable("\"\\");
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// A short, printable excerpt of the input around an error, for one-line messages.
+// A short, printable excerpt of the input around an error, for one-line messages: control bytes and
+// invalid UTF-8 (binary input, or a multi-byte character cut at the end) become '?'.
 std::string Snippet(std::string_view bytes) {
-  std::string out;
-  for (char c : bytes.substr(0, 48)) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\r' || c == '\t') out += ' ';
-    else if (u < 0x20 || u == 0x7f) out += '?';
-    else out += c;
+  std::string out(bytes.substr(0, 48));
+  SanitizeUtf8(out.data(), out.size());
+  for (auto& c : out) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    else if (c == 0x7f) c = '?';
   }
   return out;
 }
@@ -111,6 +111,7 @@ class Reader {
   bool ReadEvents();        // SplitEvents, then every batch parsed and committed
   bool SplitEvents();
   bool CaptureValue(std::string* out);
+  void CheckTrailingData();  // after the trace's closing bracket: anything but whitespace is noted
 
   // ---- batches -----------------------------------------------------------------------------------
   // The elements split so far live in buf_ before `keep`: the buffer goes to the batch, and a fresh one
@@ -176,6 +177,9 @@ class Reader {
   std::string first_bad_message_;
   uint64_t sanitized_ = 0;
   uint64_t begin_end_events_ = 0;
+  std::optional<uint64_t> trailing_data_at_;
+  std::string trailing_snippet_;
+  std::optional<uint64_t> duplicate_events_at_;
   uint64_t old_vocab_ = 0;
   uint64_t new_vocab_ = 0;
   std::vector<int8_t> cat_kind_;    // by category string id; -1 unknown yet
@@ -212,12 +216,22 @@ bool Reader::Refill() {
     base_ += keep;
   }
   if (end_ == capacity()) {
-    // One element is larger than the chunk: grow rather than fail.
-    buf_.resize(capacity() * 2 + kPad);
+    // One element is larger than the chunk: grow, up to a bound no profiler comes near (a gz bomb made of
+    // one endless string would otherwise take all memory).
+    const size_t max_element = std::max<size_t>(options_.max_element_bytes, 4096);
+    if (capacity() >= max_element) {
+      Fail(fmt::format("{}: the element at byte {} is larger than {} KiB; no profiler writes one (a damaged file "
+                       "or a gz bomb?)",
+                       name_, Offset(std::min(pos_, mark_)), max_element >> 10));
+      eof_ = true;
+      return false;
+    }
+    buf_.resize(std::min(capacity() * 2, max_element) + kPad);
   }
   SourceRead r = source_.Read(buf_.data() + end_, capacity() - end_);
   if (!r.error.empty()) {
     source_error_ = r.error;
+    if (r.refuse) Fail(fmt::format("{}: {}", name_, r.error));
     eof_ = true;
     return false;
   }
@@ -298,16 +312,18 @@ void Reader::CommitBatch(EventBatch& batch) {
                      batch.elements.empty() ? 0 : batch.elements.front().offset, batch.failure));
     return;
   }
-  for (const ParsedElement& e : batch.elements) {
+  for (size_t i = 0; i < batch.elements.size(); ++i) {
+    const Element& e = batch.elements[i];
+    const ParsedEvent& parsed = batch.parsed[i];
     event_offset_ = e.offset;
     if (!e.object) {
       BadEvent(e.offset, "an element of traceEvents is not an object");
-    } else if (e.error) {
+    } else if (parsed.error) {
       const std::string_view bytes(batch.bytes.data() + e.begin, std::min<size_t>(e.end - e.begin, 48));
-      BadEvent(e.offset, fmt::format("{} near «{}»", simdjson::error_message(e.error), Snippet(bytes)));
+      BadEvent(e.offset, fmt::format("{} near «{}»", simdjson::error_message(parsed.error), Snippet(bytes)));
     } else {
-      if (e.sanitized) ++sanitized_;
-      Commit(e.fields, batch);
+      if (parsed.sanitized) ++sanitized_;
+      Commit(parsed.fields, batch);
     }
   }
 }
@@ -485,7 +501,7 @@ bool Reader::ScanCompound() {
 // The fast path of SplitEvents: from an event's '{', cut every complete event that lies wholly in the
 // window, 64 bytes at a time without stopping between events, and leave pos_ just past the last one.
 // It stops (and leaves the rest to the general path, which judges every case) at the end of the
-// window, at a close at array level (the end of traceEvents), at anything but whitespace and commas
+// window, at a close at array level (the end of traceEvents), at anything but whitespace and one comma
 // between events, and at any block the masks cannot decide. It cuts exactly what the general path cuts.
 size_t Reader::SplitRun() {
   size_t count = 0;
@@ -497,11 +513,14 @@ size_t Reader::SplitRun() {
   size_t begin = pos_;
   int64_t depth = 0;
   bool in_string = false;
+  // Between two events: whitespace and exactly one comma (the general path judges anything else).
   auto gap_ok = [&](size_t from, size_t to) {
+    int commas = 0;
     for (size_t k = from; k < to; ++k) {
-      if (b[k] != ',' && !IsSpace(b[k])) return false;
+      if (b[k] == ',') ++commas;
+      else if (!IsSpace(b[k])) return false;
     }
-    return true;
+    return commas == (count > 0 ? 1 : 0);
   };
   while (e - p >= 64) {
     const Block blk = ScanBlock(p, in_string);
@@ -524,7 +543,7 @@ size_t Reader::SplitRun() {
       } else if (depth == 0) {
         stop = true;  // ']' of traceEvents, or a stray close: the general path decides
       } else if (--depth == 0) {
-        ParsedElement& el = pending_->elements.emplace_back();
+        Element& el = pending_->elements.emplace_back();
         el.begin = begin;
         el.end = at + 1;
         el.offset = Offset(begin);
@@ -590,6 +609,9 @@ bool Reader::ReadEvents() {
 }
 
 bool Reader::SplitEvents() {
+  // JSON wants exactly one comma between elements. A trailing comma before ']' is tolerated (hand-written
+  // exporters leave one, and nothing is lost); a missing or doubled comma means damaged data: an error.
+  bool need_comma = false;  // an element was just read
   while (true) {
     SkipSpace();
     if (!Ensure()) {
@@ -602,9 +624,21 @@ bool Reader::SplitEvents() {
       return true;
     }
     if (c == ',') {
+      if (!need_comma) {
+        Fail(fmt::format("{}: invalid JSON at byte {}: expected an event in traceEvents, found ',' near «{}»", name_,
+                         Offset(pos_), Snippet(Around(pos_))));
+        return false;
+      }
+      need_comma = false;
       ++pos_;
       continue;
     }
+    if (need_comma) {
+      Fail(fmt::format("{}: invalid JSON at byte {}: expected ',' or ']' after an event, found '{}' near «{}»", name_,
+                       Offset(pos_), Snippet(std::string_view(&c, 1)), Snippet(Around(pos_))));
+      return false;
+    }
+    need_comma = true;
     if (c == '{') {
       if (options_.split_runs && SplitRun() > 0) continue;
       mark_ = pos_;
@@ -613,7 +647,7 @@ bool Reader::SplitEvents() {
         Truncated();
         return false;
       }
-      ParsedElement& e = pending_->elements.emplace_back();
+      Element& e = pending_->elements.emplace_back();
       e.begin = mark_;
       e.end = pos_;
       e.offset = Offset(mark_);
@@ -636,10 +670,17 @@ bool Reader::SplitEvents() {
       Truncated();
       return false;
     }
-    ParsedElement& e = pending_->elements.emplace_back();
+    Element& e = pending_->elements.emplace_back();
     e.object = false;
     e.offset = at;
   }
+}
+
+void Reader::CheckTrailingData() {
+  SkipSpace();
+  if (!Ensure()) return;
+  trailing_data_at_ = Offset(pos_);
+  trailing_snippet_ = Snippet(Around(pos_));
 }
 
 ReadResult Reader::Run() {
@@ -656,7 +697,10 @@ ReadResult Reader::Run() {
     }
   }
   SkipSpace();
-  // A UTF-8 byte order mark is not JSON but some editors add it.
+  // A UTF-8 byte order mark is not JSON but some editors add it. (The first read may hold only the two
+  // bytes the source sniffed for gzip's magic.)
+  while (Ensure() && end_ - pos_ < 3 && Refill()) {
+  }
   if (Ensure() && end_ - pos_ >= 3 && std::memcmp(buf_.data() + pos_, "\xEF\xBB\xBF", 3) == 0) {
     pos_ += 3;
     SkipSpace();
@@ -674,13 +718,22 @@ ReadResult Reader::Run() {
     saw_events_key_ = true;
     ++pos_;
     events_done = ReadEvents();
+    if (events_done && error_.empty()) CheckTrailingData();
   } else if (first == '{') {
     ++pos_;
     std::string key;
     bool closed = false;
+    // The input ending anywhere in the top-level object is a truncation (the events read are kept).
+    auto ended = [&] {
+      if (!Ensure()) {
+        Truncated();
+        return true;
+      }
+      return false;
+    };
     while (error_.empty()) {
       SkipSpace();
-      if (!Ensure()) break;
+      if (ended()) break;
       char c = buf_[pos_];
       if (c == '}') {
         ++pos_;
@@ -696,9 +749,12 @@ ReadResult Reader::Run() {
                          Offset(pos_), Snippet(std::string_view(&c, 1)), Snippet(Around(pos_))));
         break;
       }
-      if (!ReadKey(key)) break;
+      if (!ReadKey(key)) {
+        Truncated();
+        break;
+      }
       SkipSpace();
-      if (!Ensure()) break;
+      if (ended()) break;
       if (buf_[pos_] != ':') {
         Fail(fmt::format("{}: invalid JSON at byte {}: expected ':' after key \"{}\", found '{}' near «{}»", name_,
                          Offset(pos_), Snippet(key), Snippet(std::string_view(&buf_[pos_], 1)), Snippet(Around(pos_))));
@@ -707,8 +763,25 @@ ReadResult Reader::Run() {
       ++pos_;
       top_keys_.push_back(key);
       SkipSpace();
-      if (!Ensure()) break;
-      if (key == "traceEvents" && buf_[pos_] == '[') {
+      if (ended()) break;
+      if (key == "traceEvents") {
+        const char v = buf_[pos_];
+        if (v != '[') {
+          const char* what = v == '{' ? "an object" : v == '"' ? "a string" : v == 'n' ? "null" : "a number or a literal";
+          Fail(fmt::format("{}: not a PyTorch profiler trace: \"traceEvents\" at byte {} holds {}, not an array of "
+                           "events",
+                           name_, Offset(pos_), what));
+          break;
+        }
+        if (saw_events_key_) {
+          // JSON leaves a repeated key to the reader; the first array is the profiler's.
+          duplicate_events_at_ = Offset(pos_);
+          if (!CaptureValue(nullptr)) {
+            Truncated();
+            break;
+          }
+          continue;
+        }
         saw_events_key_ = true;
         ++pos_;
         events_done = ReadEvents();
@@ -716,13 +789,13 @@ ReadResult Reader::Run() {
         continue;
       }
       std::string value;
-      if (!CaptureValue(&value)) break;
+      if (!CaptureValue(&value)) {
+        Truncated();
+        break;
+      }
       metadata_raw_[key] = std::move(value);
     }
-    if (error_.empty() && !closed && saw_events_key_ && events_done) {
-      // Everything of value was read; only the closing of the top-level object is missing.
-      Truncated();
-    }
+    if (closed) CheckTrailingData();
   } else {
     result.error = fmt::format(
         "{}: not a JSON trace: expected '{{' or '[' at byte {}, found «{}»; pass a file written by "
@@ -753,6 +826,13 @@ ReadResult Reader::Run() {
     return result;
   }
 
+  if (stats_.events == 0 && stats_.bad_events > 0) {
+    result.error = fmt::format("{}: none of the {} elements of traceEvents could be read; the first at byte {}: {}",
+                               name_, stats_.bad_events, first_bad_offset_, first_bad_message_);
+    result.stats = stats_;
+    return result;
+  }
+
   ParseMetadata();
   if (!source_error_.empty()) {
     result.warnings.push_back(fmt::format("{}: {}; analysed the {} events read before it", name_, source_error_,
@@ -771,8 +851,17 @@ ReadResult Reader::Run() {
   }
   if (sanitized_ > 0) {
     result.warnings.push_back(fmt::format(
-        "{}: {} event{} held invalid UTF-8 or raw control characters; those bytes were replaced with '?'", name_,
-        sanitized_, sanitized_ == 1 ? "" : "s"));
+        "{}: {} event{} held invalid UTF-8, raw control characters or invalid escapes; those bytes were replaced "
+        "with '?' or kept as written",
+        name_, sanitized_, sanitized_ == 1 ? "" : "s"));
+  }
+  if (trailing_data_at_) {
+    result.warnings.push_back(fmt::format("{}: data after the end of the trace at byte {} was ignored («{}»)", name_,
+                                          *trailing_data_at_, trailing_snippet_));
+  }
+  if (duplicate_events_at_) {
+    result.warnings.push_back(fmt::format("{}: a second \"traceEvents\" array at byte {} was ignored", name_,
+                                          *duplicate_events_at_));
   }
   if (begin_end_events_ > 0) {
     result.warnings.push_back(fmt::format("{}: ignored {} B/E duration events (torch.profiler writes X events)",
@@ -780,6 +869,9 @@ ReadResult Reader::Run() {
   }
   if (stats_.events == 0) {
     result.warnings.push_back(fmt::format("{}: the trace holds no events", name_));
+  } else if (builder_.event_count() == 0 && stats_.skipped_events == 0) {
+    result.warnings.push_back(fmt::format(
+        "{}: the trace holds no complete (\"ph\": \"X\") events, so there is no time to measure", name_));
   }
   auto& md = builder_.metadata();
   md.path = name_;
@@ -830,8 +922,8 @@ void Reader::Commit(const EventFields& f, const EventBatch& batch) {
         BadEvent(event_offset_, "a complete event has no readable \"ts\"");
         return;
       }
-      // Times outside these bounds are no real profile (2^61 ns is 73 years; 2^48 ns is 3.3 days), and
-      // refusing them here keeps every sum of durations in the analyses far from int64 overflow.
+      // Times outside these bounds are no real profile (2^61 ns is 73 years; 2^48 ns is 3.3 days). This
+      // bounds each value; the analyses' sums saturate (traceio/analyses/saturating.h).
       constexpr int64_t kMaxAbsTs = int64_t{1} << 61;
       constexpr int64_t kMaxDur = int64_t{1} << 48;
       if (*f.ts > kMaxAbsTs || *f.ts < -kMaxAbsTs || f.dur.value_or(0) < 0 || f.dur.value_or(0) > kMaxDur) {
@@ -996,6 +1088,7 @@ void Reader::ParseMetadata() {
       else out = fmt::format("{}", *n);
     } else {
       out.assign(*v);
+      SanitizeUtf8(out.data(), out.size());  // raw text from the file: it must not carry invalid UTF-8 on
     }
   };
   version("cuda_runtime_version", md.cuda_runtime_version);
@@ -1011,7 +1104,10 @@ void Reader::ParseMetadata() {
   flag("with_stack", md.with_stack);
   flag("with_flops", md.with_flops);
   for (const char* key : {"pytorch_version", "torch_version"}) {
-    if (auto v = scalar(key)) md.pytorch_version.assign(*v);
+    if (auto v = scalar(key)) {
+      md.pytorch_version.assign(*v);
+      SanitizeUtf8(md.pytorch_version.data(), md.pytorch_version.size());
+    }
   }
 }
 }  // namespace

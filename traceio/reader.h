@@ -31,6 +31,9 @@ struct ReadOptions {
   // Cut runs of complete events 64 bytes at a time (the fast path). Off, every event goes through the
   // general splitter; tests compare the two.
   bool split_runs = true;
+  // The largest single element (an event, or a metadata value) the reader will hold. No profiler comes
+  // near it; a gz bomb made of one endless string would otherwise take all memory.
+  size_t max_element_bytes = size_t{256} << 20;
 };
 
 struct ReadStats {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -13,8 +16,31 @@ using nlohmann::json;
 
 json Share(bool valid, double v) { return valid ? json(v) : json(nullptr); }
 
+// Strings from the input (paths, metadata, names, error snippets) may hold invalid UTF-8, and dump()
+// throws on it. The objects handed out are made valid here, with U+FFFD for bad bytes, so that any
+// caller may dump them; a round trip through nlohmann's own replacing dump keeps its rules.
+json ValidUtf8(const json& j) { return json::parse(j.dump(-1, ' ', false, json::error_handler_t::replace)); }
+
 std::string Ms(int64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); }
 std::string Pct(double v) { return fmt::format("{:.1f}%", v * 100); }
+
+std::string Bytes(double b) {
+  if (b < 1e3) return fmt::format("{:.0f} B", b);
+  if (b < 1e6) return fmt::format("{:.1f} KB", b / 1e3);
+  if (b < 1e9) return fmt::format("{:.2f} MB", b / 1e6);
+  return fmt::format("{:.2f} GB", b / 1e9);
+}
+
+// Columns a title takes on a terminal, for its underline: CJK characters (3- and 4-byte UTF-8 here) take
+// two, continuation bytes none.
+size_t DisplayWidth(std::string_view s) {
+  size_t w = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) == 0x80) continue;
+    w += c >= 0xE1 ? 2 : 1;
+  }
+  return w;
+}
 
 std::string FormatName(const TraceMetadata& md) {
   switch (md.format) {
@@ -54,10 +80,11 @@ std::string SeverityLabel(Severity s, Language lang) {
   return "";
 }
 
-std::string FigureText(const EvidenceFigure& f) {
+std::string FigureText(const EvidenceFigure& f, Language lang) {
+  Text t{lang};
   std::string v = f.unit == "share" ? Pct(f.value) : fmt::format("{:.2f}", f.value);
   if (f.unit == "ms") v += " ms";
-  if (f.unit == "flag") v = "yes";
+  if (f.unit == "flag") v = t("yes", "是");
   std::string healthy = f.healthy;
   if (f.unit == "share" && !healthy.empty()) {
     // "> 0.80" -> "> 80%"
@@ -69,7 +96,103 @@ std::string FigureText(const EvidenceFigure& f) {
       }
     }
   }
-  return healthy.empty() ? fmt::format("{} {}", f.metric, v) : fmt::format("{} {} (healthy {})", f.metric, v, healthy);
+  if (healthy.empty()) return fmt::format("{} {}", f.metric, v);
+  return fmt::format(fmt::runtime(t("{} {} (healthy {})", "{} {}（健康值 {}）")), f.metric, v, healthy);
+}
+
+std::string RoleLabel(Role r, Language lang) {
+  if (lang == Language::kEnglish) return std::string(RoleName(r));
+  switch (r) {
+    case Role::kKernel: return "Kernel";
+    case Role::kMemcpy: return "内存拷贝";
+    case Role::kMemset: return "内存置位";
+    case Role::kCommunication: return "通信";
+    case Role::kRuntime: return "CUDA Runtime";
+    case Role::kDataLoader: return "DataLoader";
+    case Role::kCpuExec: return "CPU 执行";
+    case Role::kOther: return "其他";
+  }
+  return "其他";
+}
+
+// Short kind names for the rank table.
+std::string KindShort(BottleneckKind k, Language lang) {
+  if (lang == Language::kEnglish) return std::string(BottleneckKindName(k));
+  switch (k) {
+    case BottleneckKind::kCompute: return "计算";
+    case BottleneckKind::kMemory: return "访存";
+    case BottleneckKind::kLaunch: return "启动开销";
+    case BottleneckKind::kData: return "数据加载";
+    case BottleneckKind::kCommunication: return "通信";
+    case BottleneckKind::kSync: return "同步";
+  }
+  return "";
+}
+
+std::string StepSourceLabel(StepSource s, Language lang) {
+  if (lang == Language::kChinese && s == StepSource::kWholeTrace) return "整个 trace";
+  return std::string(StepSourceName(s));
+}
+
+const char* MemoryKindName(MemoryKind m) {
+  switch (m) {
+    case MemoryKind::kPageable: return "pageable";
+    case MemoryKind::kPinned: return "pinned";
+    case MemoryKind::kDevice: return "device";
+    case MemoryKind::kOther: return "other";
+    case MemoryKind::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+// A step much longer than the others: usually the first analysed one, whose window the TensorBoard rule
+// stretches to the end of GPU work queued before it (warm-up, or lag carried over from the steps before
+// the profiler's active phase). The mean includes it, so the report says so.
+struct StepOutlier {
+  size_t index = 0;  // into steps.analysed
+  double ms = 0.0;
+  double median_ms = 0.0;
+  size_t over = 0;  // how many steps are over the limit
+};
+
+constexpr double kStepOutlierRatio = 1.5;
+
+double MedianStepMs(const Steps& steps) {
+  std::vector<double> v;
+  for (const auto& s : steps.analysed) v.push_back(static_cast<double>(s.duration()) / 1e6);
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::optional<StepOutlier> FindStepOutlier(const Steps& steps) {
+  if (steps.count() < 3) return std::nullopt;  // with two steps the median is their mean: no outlier to see
+  StepOutlier o;
+  o.median_ms = MedianStepMs(steps);
+  if (o.median_ms <= 0) return std::nullopt;
+  for (size_t i = 0; i < steps.analysed.size(); ++i) {
+    const double ms = static_cast<double>(steps.analysed[i].duration()) / 1e6;
+    if (ms <= kStepOutlierRatio * o.median_ms) continue;
+    ++o.over;
+    if (ms > o.ms) {
+      o.ms = ms;
+      o.index = i;
+    }
+  }
+  if (o.over == 0) return std::nullopt;
+  return o;
+}
+
+std::string StepOutlierNote(const StepOutlier& o, size_t count, Language lang) {
+  Text t{lang};
+  std::string more;
+  if (o.over > 1) more = fmt::format(fmt::runtime(t("; {} steps are over 1.5x the median", "；共 {} 个 step 超过中位数的 1.5 倍")), o.over);
+  return fmt::format(fmt::runtime(t("step {0} of {1} takes {2:.1f} ms, {3:.1f}x the median step ({4:.1f} ms){5}: its window may be "
+                                    "stretched by GPU work queued before it (warm-up or GPU lag), and the mean includes it",
+                                    "第 {0} 个 step（共 {1} 个）耗时 {2:.1f} ms，是 step 中位数（{4:.1f} ms）的 {3:.1f} 倍{5}："
+                                    "其窗口可能被此前排队的 GPU 工作（预热或 GPU 滞后）拉长，平均值包含了它")),
+                     o.index + 1, count, o.ms, o.ms / o.median_ms, o.median_ms, more);
 }
 
 const char* CodeExample(BottleneckKind k) {
@@ -130,6 +253,7 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   json env;
   env["pytorch_version"] = md.pytorch_version.empty() ? json(nullptr) : json(md.pytorch_version);
   env["cuda_runtime_version"] = md.cuda_runtime_version.empty() ? json(nullptr) : json(md.cuda_runtime_version);
+  env["cuda_driver_version"] = md.cuda_driver_version.empty() ? json(nullptr) : json(md.cuda_driver_version);
   env["hip_runtime_version"] = md.hip_runtime_version.empty() ? json(nullptr) : json(md.hip_runtime_version);
   env["gpus"] = json::array();
   for (const auto& d : md.devices) {
@@ -146,6 +270,10 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
                 {"last_partial_step_dropped", a.steps.last_dropped},
                 {"per_step_ms", json::array()}};
   for (const auto& s : a.steps.analysed) j["steps"]["per_step_ms"].push_back(static_cast<double>(s.duration()) / 1e6);
+  j["steps"]["median_ms"] = MedianStepMs(a.steps);
+  const auto outlier = FindStepOutlier(a.steps);
+  j["steps"]["outlier_index"] = outlier ? json(outlier->index) : json(nullptr);
+  j["steps"]["note"] = outlier ? json(StepOutlierNote(*outlier, a.steps.count(), Language::kEnglish)) : json(nullptr);
 
   json g;
   g["busy_share"] = Share(gpu, a.busy.share);
@@ -181,21 +309,16 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
                 {"blocked_ms_per_step", a.syncs.blocked_ms_per_step},
                 {"item_calls", a.syncs.items_in_steps},
                 {"syncing_item_calls", a.syncs.syncing_items}};
+  // Totals over the analysed steps (count, bytes, gpu_ms, as before) and the same per step.
   json copies = json::array();
+  const double n_steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
   for (const auto& c : a.copies.groups) {
-    auto kind_name = [](MemoryKind m) {
-      switch (m) {
-        case MemoryKind::kPageable: return "pageable";
-        case MemoryKind::kPinned: return "pinned";
-        case MemoryKind::kDevice: return "device";
-        case MemoryKind::kOther: return "other";
-        case MemoryKind::kUnknown: return "unknown";
-      }
-      return "unknown";
-    };
-    copies.push_back({{"direction", std::string(DirectionName(c.kind.direction))}, {"src", kind_name(c.kind.src)},
-                      {"dst", kind_name(c.kind.dst)}, {"count", c.count}, {"bytes", c.bytes},
-                      {"gpu_ms", static_cast<double>(c.gpu_ns) / 1e6}});
+    copies.push_back({{"direction", std::string(DirectionName(c.kind.direction))}, {"src", MemoryKindName(c.kind.src)},
+                      {"dst", MemoryKindName(c.kind.dst)}, {"count", c.count}, {"bytes", c.bytes},
+                      {"gpu_ms", static_cast<double>(c.gpu_ns) / 1e6},
+                      {"count_per_step", static_cast<double>(c.count) / n_steps},
+                      {"bytes_per_step", static_cast<double>(c.bytes) / n_steps},
+                      {"gpu_ms_per_step", static_cast<double>(c.gpu_ns) / 1e6 / n_steps}});
   }
   j["memcpy"] = {{"pageable_per_step", a.copies.pageable_per_step}, {"kinds", copies}};
   const auto& z = a.optimizer.zero_grad;
@@ -210,7 +333,7 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   for (const auto& d : a.memory.devices) {
     mem.push_back({{"device", d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu")},
                    {"peak_allocated_bytes", d.peak_allocated},
-                   {"peak_reserved_bytes", d.peak_reserved}});
+                   {"peak_reserved_bytes", d.peak_reserved > 0 ? json(d.peak_reserved) : json(nullptr)}});  // null: not recorded
   }
   j["memory"] = mem;
   json bd;
@@ -235,7 +358,7 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
                   {"evidence", ev}, {"recommendation", Recommendation(b.kind, Language::kEnglish)}});
   }
   j["bottlenecks"] = bn;
-  return j;
+  return ValidUtf8(j);
 }
 
 json TraceSetToJson(const TraceSet& set) {
@@ -246,19 +369,38 @@ json TraceSetToJson(const TraceSet& set) {
     if (!r.read.ok()) j["error"] = r.read.error;
     return j;
   };
-  if (!set.folder && set.ranks.size() == 1) return one(set.ranks[0]);
+  if (!set.folder && set.ranks.size() == 1) return ValidUtf8(one(set.ranks[0]));
   json j;
   j["path"] = set.path;
+  j["rank_count"] = set.rank_count();
   j["ranks"] = json::array();
   for (size_t i = 0; i < set.ranks.size(); ++i) {
-    json r = one(set.ranks[i]);
-    r["rank"] = set.ranks[i].rank;
+    const auto& rt = set.ranks[i];
+    json r = one(rt);
+    r["rank"] = rt.rank;
     r["straggler"] = set.straggler && static_cast<size_t>(*set.straggler) == i;
+    // Several files of one rank: its profiling cycles, oldest first; the last stands for the rank.
+    r["cycle"] = rt.cycle;
+    r["cycles"] = rt.cycles;
+    r["representative"] = rt.representative();
     j["ranks"].push_back(std::move(r));
   }
   j["straggler"] = set.straggler ? json(set.ranks[static_cast<size_t>(*set.straggler)].rank) : json(nullptr);
+  if (set.straggler_test) {
+    const auto& st = *set.straggler_test;
+    j["straggler_test"] = {{"metric", st.metric}, {"rank", st.rank}, {"value", st.value}, {"others_mean", st.others_mean},
+                           {"flagged", set.straggler.has_value()}};
+  } else {
+    j["straggler_test"] = nullptr;
+  }
   j["errors"] = set.errors;
-  return j;
+  return ValidUtf8(j);
+}
+
+std::string JsonText(const nlohmann::json& j, int indent) {
+  // Paths, error snippets and metadata strings come from the input and may hold invalid UTF-8, which
+  // dump() would throw on; replace it with U+FFFD instead.
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const ReportOptions& opt) {
@@ -267,8 +409,8 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const Repor
   Text t{lang};
   const auto& meta = trace.metadata();
   std::string out;
-  auto h1 = [&](const std::string& s) { out += md ? fmt::format("# {}\n\n", s) : fmt::format("{}\n{}\n\n", s, std::string(s.size(), '=')); };
-  auto h2 = [&](const std::string& s) { out += md ? fmt::format("\n## {}\n", s) : fmt::format("\n{}\n{}\n", s, std::string(std::min<size_t>(s.size(), 40), '-')); };
+  auto h1 = [&](const std::string& s) { out += md ? fmt::format("# {}\n\n", s) : fmt::format("{}\n{}\n\n", s, std::string(DisplayWidth(s), '=')); };
+  auto h2 = [&](const std::string& s) { out += md ? fmt::format("\n## {}\n", s) : fmt::format("\n{}\n{}\n", s, std::string(std::min<size_t>(DisplayWidth(s), 40), '-')); };
   auto item = [&](const std::string& s) { out += fmt::format("- {}\n", s); };
 
   h1(t("PyTorch performance report", "PyTorch 性能分析报告"));
@@ -280,31 +422,39 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const Repor
                     : meta.format == TraceFormat::kKineto ? ">= 1.10" : "?";
   item(fmt::format("{}{}", t("PyTorch version: ", "PyTorch 版本："),
                    meta.pytorch_version.empty() ? fmt::format("{} ({})", t("not recorded", "未记录"), era) : meta.pytorch_version));
-  if (!meta.cuda_runtime_version.empty()) item(fmt::format("CUDA runtime: {}", meta.cuda_runtime_version));
-  if (!meta.hip_runtime_version.empty()) item(fmt::format("HIP runtime: {}", meta.hip_runtime_version));
+  if (!meta.cuda_runtime_version.empty()) item(fmt::format("{}{}", t("CUDA runtime: ", "CUDA Runtime 版本："), meta.cuda_runtime_version));
+  if (!meta.cuda_driver_version.empty()) item(fmt::format("{}{}", t("CUDA driver: ", "CUDA 驱动版本："), meta.cuda_driver_version));
+  if (!meta.hip_runtime_version.empty()) item(fmt::format("{}{}", t("HIP runtime: ", "HIP Runtime 版本："), meta.hip_runtime_version));
   std::map<std::string, int> gpus;
   for (const auto& d : meta.devices) ++gpus[d.name];
   std::string gpu_text;
   for (const auto& [name, count] : gpus) gpu_text += fmt::format("{}{} x {}", gpu_text.empty() ? "" : ", ", name, count);
   item(fmt::format("GPU{}{}", t(": ", "："), gpu_text.empty() ? t("none recorded", "未记录") : gpu_text));
-  if (meta.rank) item(fmt::format("{}{} / {}", t("Rank: ", "Rank："), *meta.rank, meta.world_size.value_or(0)));
-  item(fmt::format("{}{} {} ({}), {} {:.2f} ms{}", t("Scope: ", "分析范围："), a.steps.count(),
-                   t("steps", "个 step"), StepSourceName(a.steps.source), t("mean", "平均"), a.steps.mean_ms(),
+  if (meta.rank) {
+    item(fmt::format("{}{} / {}", t("Rank: ", "Rank："), *meta.rank,
+                     meta.world_size ? fmt::format("{}", *meta.world_size) : std::string("?")));
+  }
+  item(fmt::format(fmt::runtime(t("Scope: {} steps ({}), mean {:.2f} ms{}", "分析范围：{} 个 step（{}），平均 {:.2f} ms{}")),
+                   a.steps.count(), StepSourceLabel(a.steps.source, lang), a.steps.mean_ms(),
                    a.steps.last_dropped ? t("; the last, partial step is left out", "；最后一个不完整的 step 未计入") : ""));
+  if (const auto outlier = FindStepOutlier(a.steps)) {
+    item(fmt::format("{}{}", t("Note: ", "注意："), StepOutlierNote(*outlier, a.steps.count(), lang)));
+  }
 
-  h2(t("Top 10 ops", "Top 10 耗时算子"));
+  const size_t top_rows = std::min(opt.top_n, a.top_ops.ops.size());
+  h2(fmt::format(fmt::runtime(t("Top {} ops", "Top {} 耗时算子")), opt.top_n));
   if (a.top_ops.ops.empty()) {
     item(t("no operators in the trace", "trace 中没有算子"));
   } else if (md) {
     out += t("| # | Op | Self CUDA | CUDA total | Self CPU | Calls |\n|---|----|-----------|------------|----------|-------|\n",
              "| 排名 | 算子 | Self CUDA | CUDA Total | Self CPU | 调用次数 |\n|------|------|-----------|------------|----------|---------|\n");
-    for (size_t i = 0; i < a.top_ops.ops.size(); ++i) {
+    for (size_t i = 0; i < top_rows; ++i) {
       const auto& o = a.top_ops.ops[i];
       out += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", i + 1, o.name, Ms(o.self_cuda_ns), Ms(o.cuda_total_ns), Ms(o.self_cpu_ns), o.calls);
     }
   } else {
     out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", "#", t("Op", "算子"), "Self CUDA", "CUDA total", "Self CPU", t("Calls", "调用"));
-    for (size_t i = 0; i < a.top_ops.ops.size(); ++i) {
+    for (size_t i = 0; i < top_rows; ++i) {
       const auto& o = a.top_ops.ops[i];
       std::string name = o.name.size() > 44 ? o.name.substr(0, 41) + "..." : o.name;
       out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", i + 1, name, Ms(o.self_cuda_ns), Ms(o.cuda_total_ns), Ms(o.self_cpu_ns), o.calls);
@@ -334,13 +484,14 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const Repor
     else if (a.idle.host_wait_share() > 0.5) cause = t("host (launch/CPU) bound", "CPU 端发射/执行");
     else cause = t("no single cause", "无单一主因");
     item(fmt::format("{}{}", t("Main idle cause: ", "主要空闲原因："), cause));
-    item(fmt::format("{}host-wait {}, kernel-wait {}, other {}", t("GPU idle split: ", "GPU 空闲拆分："),
-                     Ms(a.idle.host_wait_ns), Ms(a.idle.kernel_wait_ns), Ms(a.idle.other_ns)));
+    item(fmt::format("{}{} {}, {} {}, {} {}", t("GPU idle split: ", "GPU 空闲拆分："), t("host-wait", "等待 CPU 下发"),
+                     Ms(a.idle.host_wait_ns), t("kernel-wait", "kernel 间短间隙"), Ms(a.idle.kernel_wait_ns), t("other", "其他"),
+                     Ms(a.idle.other_ns)));
   }
   std::string bd;
   for (size_t r = 0; r < kRoleCount; ++r) {
     double s = a.breakdown.Share(static_cast<Role>(r), a.steps.analysed_ns);
-    if (s >= 0.001) bd += fmt::format("{}{} {}", bd.empty() ? "" : ", ", RoleName(static_cast<Role>(r)), Pct(s));
+    if (s >= 0.001) bd += fmt::format("{}{} {}", bd.empty() ? "" : ", ", RoleLabel(static_cast<Role>(r), lang), Pct(s));
   }
   if (!bd.empty()) item(fmt::format("{}{}", t("Step breakdown: ", "Step 时间拆分："), bd));
   item(fmt::format("{}{} ({}: {})", t("DataLoader: ", "DataLoader 耗时占比："), Pct(a.dataloader.share),
@@ -352,6 +503,17 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const Repor
                    t("really synchronised", "真正触发同步")));
   if (a.copies.count > 0) {
     item(fmt::format("{}{:.1f}", t("Pageable memcpys per step: ", "每个 step 的 pageable 拷贝："), a.copies.pageable_per_step));
+    // Per step, like the line above (the JSON keeps the totals too).
+    const double n_steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
+    std::string kinds;
+    for (size_t i = 0; i < a.copies.groups.size() && i < 4; ++i) {
+      const auto& c = a.copies.groups[i];
+      kinds += fmt::format("{}{} {}->{} {:.1f} x {}, {:.3f} ms", kinds.empty() ? "" : "; ", DirectionName(c.kind.direction),
+                           MemoryKindName(c.kind.src), MemoryKindName(c.kind.dst), static_cast<double>(c.count) / n_steps,
+                           Bytes(c.count > 0 ? static_cast<double>(c.bytes) / static_cast<double>(c.count) : 0.0),
+                           static_cast<double>(c.gpu_ns) / 1e6 / n_steps);
+    }
+    item(fmt::format("{}{}", t("Memcpys per step (count x mean size, GPU time): ", "每个 step 的拷贝（次数 x 平均大小，GPU 时间）："), kinds));
   }
 
   h2(t("Memory", "显存分析"));
@@ -360,13 +522,19 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const Repor
   } else {
     for (const auto& d : a.memory.devices) {
       std::string dev = d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu");
-      std::string cap = d.total_global_mem > 0
-                            ? fmt::format(" ({} of {:.1f} GB)", Pct(static_cast<double>(d.peak_allocated) / static_cast<double>(d.total_global_mem)),
-                                          static_cast<double>(d.total_global_mem) / 1e9)
-                            : "";
-      item(fmt::format("{} {}{:.3f} GB{}, {}{:.3f} GB, {} {}", dev, t("peak allocated ", "峰值分配 "),
-                       static_cast<double>(d.peak_allocated) / 1e9, cap, t("peak reserved ", "峰值预留 "),
-                       static_cast<double>(d.peak_reserved) / 1e9, d.allocations, t("allocations", "次分配")));
+      const double used = d.total_global_mem > 0 ? static_cast<double>(d.peak_allocated) / static_cast<double>(d.total_global_mem) : 0;
+      const double total_gb = static_cast<double>(d.total_global_mem) / 1e9;
+      std::string cap;
+      if (d.total_global_mem > 0) {
+        cap = lang == Language::kChinese ? fmt::format("（占 {:.1f} GB 的 {}）", total_gb, Pct(used))
+                                         : fmt::format(" ({} of {:.1f} GB)", Pct(used), total_gb);
+      }
+      // PyTorch 1.8-1.9 and CPU memory events carry no reserved total.
+      std::string reserved = d.peak_reserved > 0 ? fmt::format("{:.3f} GB", static_cast<double>(d.peak_reserved) / 1e9)
+                                                 : std::string(t("unknown (not in the trace)", "不可用（trace 中未记录）"));
+      item(fmt::format("{} {}{:.3f} GB{}{}{}{}{}{} {}", dev, t("peak allocated ", "峰值分配 "),
+                       static_cast<double>(d.peak_allocated) / 1e9, cap, t(", ", "，"), t("peak reserved ", "峰值预留 "), reserved,
+                       t(", ", "，"), d.allocations, t("allocations", "次分配")));
     }
   }
 
@@ -377,36 +545,49 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const Repor
   for (size_t i = 0; i < a.bottlenecks.size(); ++i) {
     const auto& b = a.bottlenecks[i];
     std::string figs;
-    for (const auto& f : b.evidence) figs += (figs.empty() ? "" : "; ") + FigureText(f);
+    for (const auto& f : b.evidence) figs += (figs.empty() ? "" : "; ") + FigureText(f, lang);
     out += fmt::format("{}. {}[{}]{} {} — {}{}\n", i + 1, md ? "**" : "", SeverityLabel(b.severity, lang), md ? "**" : "",
                        KindTitle(b.kind, lang), t("evidence: ", "依据："), figs);
   }
 
   h2(t("Recommendations (by priority)", "优化建议（按优先级）"));
-  int n = 0;
+  struct Advice {
+    Severity severity;
+    std::string text;
+    std::string code;  // a code example, shown in markdown for high-severity items
+  };
+  std::vector<Advice> advice;
   for (const auto& b : a.bottlenecks) {
-    out += fmt::format("{}. {}[{}]{} {}\n", ++n, md ? "**" : "", SeverityLabel(b.severity, lang), md ? "**" : "", Recommendation(b.kind, lang));
-    if (md && b.severity == Severity::kHigh) out += fmt::format("   ```python\n   {}\n   ```\n", [&] {
-      std::string code = CodeExample(b.kind);
-      std::string indented;
-      for (char c : code) indented += c == '\n' ? std::string("\n   ") : std::string(1, c);
-      return indented;
-    }());
+    advice.push_back({b.severity, Recommendation(b.kind, lang), b.severity == Severity::kHigh ? CodeExample(b.kind) : ""});
   }
   if (a.copies.pageable_htod > 0) {
-    out += fmt::format("{}. [{}] {}\n", ++n, SeverityLabel(Severity::kMedium, lang),
-                       t("Pin host memory (DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True): pageable HtoD copies block the host",
-                         "使用 pin_memory=True 并以 non_blocking=True 拷贝：pageable HtoD 拷贝会阻塞 CPU"));
+    advice.push_back({Severity::kMedium,
+                      t("Pin host memory (DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True): pageable HtoD copies block the host",
+                        "使用 pin_memory=True 并以 non_blocking=True 拷贝：pageable HtoD 拷贝会阻塞 CPU"),
+                      ""});
   }
   if (a.optimizer.zero_grad.fill_ops > 0) {
-    out += fmt::format("{}. [{}] {}\n", ++n, SeverityLabel(Severity::kLow, lang),
-                       t("Use optimizer.zero_grad(set_to_none=True): zero_grad launches a fill per parameter",
-                         "使用 optimizer.zero_grad(set_to_none=True)：当前每个参数都会启动一次 fill"));
+    advice.push_back({Severity::kLow,
+                      t("Use optimizer.zero_grad(set_to_none=True): zero_grad launches a fill per parameter",
+                        "使用 optimizer.zero_grad(set_to_none=True)：当前每个参数都会启动一次 fill"),
+                      ""});
   }
   if (a.gemms.unaligned > 0) {
-    out += fmt::format("{}. [{}] {}\n", ++n, SeverityLabel(Severity::kLow, lang),
-                       t("Pad GEMM dimensions (K, N) to multiples of 8 so that fp16/bf16 GEMMs use tensor cores",
-                         "将 GEMM 维度（K、N）补齐为 8 的倍数，使 fp16/bf16 GEMM 使用 Tensor Core"));
+    advice.push_back({Severity::kLow,
+                      t("Pad GEMM dimensions (K, N) to multiples of 8 so that fp16/bf16 GEMMs use tensor cores",
+                        "将 GEMM 维度（K、N）补齐为 8 的倍数，使 fp16/bf16 GEMM 使用 Tensor Core"),
+                      ""});
+  }
+  // Highest severity first; within one severity, the order of the diagnosis.
+  std::stable_sort(advice.begin(), advice.end(), [](const Advice& x, const Advice& y) { return x.severity > y.severity; });
+  int n = 0;
+  for (const auto& ad : advice) {
+    out += fmt::format("{}. {}[{}]{} {}\n", ++n, md ? "**" : "", SeverityLabel(ad.severity, lang), md ? "**" : "", ad.text);
+    if (md && !ad.code.empty()) {
+      std::string indented;
+      for (char c : ad.code) indented += c == '\n' ? std::string("\n   ") : std::string(1, c);
+      out += fmt::format("   ```python\n   {}\n   ```\n", indented);
+    }
   }
   if (n == 0) item(t("nothing to change on this evidence", "根据当前 trace 无需调整"));
   return out;
@@ -421,29 +602,77 @@ std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {
   }
   const bool md = opt.format == ReportFormat::kMarkdown;
   out += md ? fmt::format("# {}\n\n", t("Ranks", "各 Rank 概览")) : fmt::format("{}\n", t("Ranks", "各 Rank 概览"));
-  if (md) out += "| rank | steps | mean ms | GPU busy | DataLoader | comm | syncs/step | top bottleneck | file |\n|---|---|---|---|---|---|---|---|---|\n";
-  else out += fmt::format("{:>5} {:>6} {:>10} {:>9} {:>11} {:>7} {:>11}  {:<22} {}\n", "rank", "steps", "mean ms", "GPU busy", "DataLoader", "comm", "syncs/step", "top bottleneck", "file");
+  const char* h_rank = "rank";
+  const char* h_steps = t("steps", "step 数");
+  const char* h_mean = t("mean ms", "平均 ms");
+  const char* h_busy = t("GPU busy", "GPU 活跃");
+  const char* h_dl = "DataLoader";
+  const char* h_comm = t("comm", "通信");
+  const char* h_sync = t("syncs/step", "同步/step");
+  const char* h_top = t("top bottleneck", "首要瓶颈");
+  const char* h_file = t("file", "文件");
+  if (md) {
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n|---|---|---|---|---|---|---|---|---|\n", h_rank, h_steps,
+                       h_mean, h_busy, h_dl, h_comm, h_sync, h_top, h_file);
+  } else {
+    out += fmt::format("{:>4}  {:>6} {:>10} {:>9} {:>11} {:>7} {:>11}  {:<22} {}\n", h_rank, h_steps, h_mean, h_busy, h_dl, h_comm,
+                       h_sync, h_top, h_file);
+  }
   for (size_t i = 0; i < set.ranks.size(); ++i) {
     const auto& r = set.ranks[i];
     if (!r.analysis) continue;
     const auto& a = *r.analysis;
-    std::string top = a.bottlenecks.empty() ? "-" : fmt::format("{} ({})", BottleneckKindName(a.bottlenecks[0].kind), SeverityName(a.bottlenecks[0].severity));
-    std::string rank = fmt::format("{}{}", r.rank, set.straggler && static_cast<size_t>(*set.straggler) == i ? "*" : "");
+    std::string top = a.bottlenecks.empty()
+                          ? "-"
+                          : fmt::format("{} ({})", KindShort(a.bottlenecks[0].kind, opt.language),
+                                        SeverityLabel(a.bottlenecks[0].severity, opt.language));
+    // An earlier profiling cycle of a rank is shown in parentheses under it; the straggler gets a star.
+    std::string rank = r.representative() ? fmt::format("{}", r.rank) : fmt::format("({})", r.rank);
+    const bool straggler = set.straggler && static_cast<size_t>(*set.straggler) == i;
+    // A rank without GPU events has no GPU figures: a dash, not 0%.
+    std::string busy = a.busy.has_gpu ? Pct(a.busy.share) : "-";
+    std::string comm = a.kernels.has_kernels() ? Pct(a.comm.share()) : "-";
     if (md) {
-      out += fmt::format("| {} | {} | {:.2f} | {} | {} | {} | {:.1f} | {} | `{}` |\n", rank, a.steps.count(), a.steps.mean_ms(),
-                         Pct(a.busy.share), Pct(a.dataloader.share), Pct(a.comm.share()), a.syncs.per_step, top, r.path);
+      out += fmt::format("| {}{} | {} | {:.2f} | {} | {} | {} | {:.1f} | {} | `{}` |\n", rank, straggler ? "*" : "", a.steps.count(), a.steps.mean_ms(), busy,
+                         Pct(a.dataloader.share), comm, a.syncs.per_step, top, r.path);
     } else {
-      out += fmt::format("{:>5} {:>6} {:>10.2f} {:>9} {:>11} {:>7} {:>11.1f}  {:<22} {}\n", rank, a.steps.count(), a.steps.mean_ms(),
-                         Pct(a.busy.share), Pct(a.dataloader.share), Pct(a.comm.share()), a.syncs.per_step, top, r.path);
+      out += fmt::format("{:>4}{} {:>6} {:>10.2f} {:>9} {:>11} {:>7} {:>11.1f}  {:<22} {}\n", rank, straggler ? "*" : " ", a.steps.count(), a.steps.mean_ms(),
+                         busy, Pct(a.dataloader.share), comm, a.syncs.per_step, top, r.path);
     }
   }
-  if (set.straggler) {
-    out += fmt::format("\n{} {}\n", t("* straggler: rank", "* 慢节点：rank"), set.ranks[static_cast<size_t>(*set.straggler)].rank);
+  std::string notes;
+  if (set.has_cycles()) {
+    notes += t("(N): an earlier profiling cycle of rank N; each rank's most recent file stands for it when ranks are compared\n",
+             "(N)：rank N 较早的一个 profiling 周期；比较各 rank 时，每个 rank 取其最新的文件\n");
   }
-  // The full report of the straggler (or the first readable rank) follows the table.
+  if (set.straggler) {
+    const auto& s = set.ranks[static_cast<size_t>(*set.straggler)];
+    notes += fmt::format("{} {}", t("* straggler: rank", "* 慢节点：rank"), s.rank);
+    if (s.cycles > 1) notes += fmt::format(fmt::runtime(t(" (most recent file: {})", "（最新文件：{}）")), s.path);
+    notes += "\n";
+  }
+  if (set.straggler_test) {
+    // Why a rank was or was not flagged: the figure compared and the rule.
+    const auto& st = *set.straggler_test;
+    const bool comm = st.metric == "communication.share";
+    std::string value = comm ? Pct(st.value) : fmt::format("{:.2f} ms", st.value);
+    std::string others = comm ? Pct(st.others_mean) : fmt::format("{:.2f} ms", st.others_mean);
+    std::string rule = comm ? fmt::format(fmt::runtime(t("a straggler waits least: {:.0f}% less communication than the others' mean, "
+                                                         "and at least {:.0f} points",
+                                                         "慢节点等待最少：通信占比比其他 rank 的均值低 {:.0f}% 以上，且至少 {:.0f} 个百分点")),
+                                          kStragglerCommRelative * 100, kStragglerCommGap * 100)
+                            : fmt::format(fmt::runtime(t("no collectives; a straggler's step is {:.0f}% longer than the others' mean",
+                                                         "无集合通信；慢节点的 step 比其他 rank 的均值长 {:.0f}% 以上")),
+                                          kStragglerStepRelative * 100);
+    notes += fmt::format(fmt::runtime(t("{} rank {}: {} {} vs {} for the others ({})\n", "{}rank {}：{} {}，其他 rank 均值 {}（{}）\n")),
+                       set.straggler ? t("Straggler test:", "慢节点判定：") : t("No straggler; closest is", "无慢节点；最接近的是 "),
+                       st.rank, comm ? t("communication", "通信占比") : t("mean step", "平均 step"), value, others, rule);
+  }
+  if (!notes.empty()) out += "\n" + notes;
+  // The full report of the straggler (or the first rank's most recent file) follows the table.
   const RankTrace* focus = set.straggler ? &set.ranks[static_cast<size_t>(*set.straggler)] : nullptr;
   for (const auto& r : set.ranks) {
-    if (focus == nullptr && r.analysis) focus = &r;
+    if (focus == nullptr && r.analysis && r.representative()) focus = &r;
   }
   if (focus != nullptr) out += "\n" + RenderReport(*focus->read.trace, *focus->analysis, opt);
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <numeric>
+#include <type_traits>
 #include <unordered_map>
 
 namespace tl::trace {
@@ -291,40 +292,21 @@ Trace TraceBuilder::Finish() {
   keys.clear();
   keys.shrink_to_fit();
   if (!sorted) {
-    // In place, one cycle at a time, all columns together: no second copy of the columns.
-    std::vector<bool> done(n, false);
-    for (size_t i = 0; i < n; ++i) {
-      if (done[i] || order[i] == i) continue;
-      const int64_t ts = t.ts_[i], dur = t.dur_[i], corr = t.correlation_[i], ext = t.external_id_[i];
-      const StringId name = t.name_[i];
-      const EventKind kind = t.kind_[i];
-      const uint32_t track = t.track_[i], aux = t.aux_[i];
-      size_t j = i;
-      while (true) {
-        done[j] = true;
-        const size_t k = order[j];
-        if (k == i) {
-          t.ts_[j] = ts;
-          t.dur_[j] = dur;
-          t.name_[j] = name;
-          t.kind_[j] = kind;
-          t.track_[j] = track;
-          t.correlation_[j] = corr;
-          t.external_id_[j] = ext;
-          t.aux_[j] = aux;
-          break;
-        }
-        t.ts_[j] = t.ts_[k];
-        t.dur_[j] = t.dur_[k];
-        t.name_[j] = t.name_[k];
-        t.kind_[j] = t.kind_[k];
-        t.track_[j] = t.track_[k];
-        t.correlation_[j] = t.correlation_[k];
-        t.external_id_[j] = t.external_id_[k];
-        t.aux_[j] = t.aux_[k];
-        j = k;
-      }
-    }
+    // One column at a time, gathered through `order` into a scratch column that then takes its place:
+    // reads follow the merged runs, so they stay mostly sequential, and the extra memory is one column.
+    auto permute = [&](auto& column) {
+      std::remove_reference_t<decltype(column)> out(n);
+      for (size_t i = 0; i < n; ++i) out[i] = column[order[i]];
+      column.swap(out);
+    };
+    permute(t.ts_);
+    permute(t.dur_);
+    permute(t.name_);
+    permute(t.kind_);
+    permute(t.track_);
+    permute(t.correlation_);
+    permute(t.external_id_);
+    permute(t.aux_);
   }
   order.clear();
   order.shrink_to_fit();
@@ -391,6 +373,35 @@ Trace TraceBuilder::Finish() {
     if (it == launch_by_corr.end()) continue;
     t.link_[i] = it->second;
     if (IsGpuWork(t.kind_[i]) && t.link_[it->second] == kNoIndex) t.link_[it->second] = i;
+  }
+
+  // Last resort, for GPU work that no correlation id or flow links: the External id, which the profiler
+  // writes on an op, on its launches and on their kernels. Of the launches with the kernel's External id,
+  // the last one to start at or before the kernel is taken.
+  std::unordered_map<int64_t, std::vector<uint32_t>> launches_by_ext;
+  bool unlinked = false;
+  for (uint32_t i = 0; i < n && !unlinked; ++i) {
+    unlinked = IsGpuWork(t.kind_[i]) && t.link_[i] == kNoIndex && t.external_id_[i] != 0;
+  }
+  if (unlinked) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (IsLaunch(t.kind_[i]) && t.external_id_[i] != 0) launches_by_ext[t.external_id_[i]].push_back(i);
+    }
+    for (auto& [ext, list] : launches_by_ext) {
+      std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return t.ts_[a] < t.ts_[b]; });
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!IsGpuWork(t.kind_[i]) || t.link_[i] != kNoIndex || t.external_id_[i] == 0) continue;
+      auto it = launches_by_ext.find(t.external_id_[i]);
+      if (it == launches_by_ext.end()) continue;
+      const auto& list = it->second;
+      auto after = std::upper_bound(list.begin(), list.end(), t.ts_[i],
+                                    [&](int64_t ts, uint32_t j) { return ts < t.ts_[j]; });
+      if (after == list.begin()) continue;
+      const uint32_t launch = *(after - 1);
+      t.link_[i] = launch;
+      if (t.link_[launch] == kNoIndex) t.link_[launch] = i;
+    }
   }
 
   t.gpu_events_.clear();

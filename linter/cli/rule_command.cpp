@@ -48,7 +48,7 @@ int RunRule(const RuleArgs& args) {
     return 2;
   }
   if (args.format == "json") {
-    fmt::print("{}\n", RuleJson(rule->Meta(), true).dump(2));
+    fmt::print("{}\n", RuleJson(rule->Meta(), true).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else {
     fmt::print("{}", RenderRuleDoc(rule->Meta()));
   }
@@ -76,7 +76,7 @@ int RunRules(const RulesArgs& args) {
   if (args.format == "json") {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const Rule* rule : AllRules()) list.push_back(RuleJson(rule->Meta(), false));
-    fmt::print("{}\n", list.dump(2));
+    fmt::print("{}\n", list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     return 0;
   }
   for (const Rule* rule : AllRules()) {

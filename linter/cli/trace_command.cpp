@@ -46,7 +46,7 @@ int RunTrace(const TraceArgs& args) {
   report.language = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
   report.top_n = args.top;
   if (args.format == "json") {
-    fmt::print("{}\n", trace::TraceSetToJson(set).dump(2));
+    fmt::print("{}\n", trace::JsonText(trace::TraceSetToJson(set)));
   } else {
     report.format = args.format == "markdown" ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText;
     fmt::print("{}", trace::RenderTraceSet(set, report));

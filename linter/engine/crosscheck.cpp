@@ -678,7 +678,8 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
 nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cc, const std::vector<RankedFinding>& findings) {
   nlohmann::ordered_json j;
   const trace::RankTrace* focus = cc.Focus();
-  j["trace"] = focus != nullptr ? nlohmann::ordered_json::parse(trace::AnalysisToJson(*focus->read.trace, *focus->analysis).dump())
+  j["trace"] = focus != nullptr ? nlohmann::ordered_json::parse(
+                                      trace::JsonText(trace::AnalysisToJson(*focus->read.trace, *focus->analysis), -1))
                                 : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   int rank = 0;

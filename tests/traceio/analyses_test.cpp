@@ -1,6 +1,8 @@
 // Each analysis on small hand-made traces whose answers are known exactly.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "tests/traceio/helpers.h"
 #include "traceio/analyses/names.h"
 #include "traceio/analyses/source_index.h"
@@ -187,7 +189,12 @@ TEST_CASE("launch-bound: tiny kernels and an idle GPU waiting on the host") {
   CHECK(a.busy.share == doctest::Approx(150.0 / 2000.0));
   CHECK(a.launches.launches == 50);
   CHECK(a.launches.short_kernels == 50);
-  CHECK(a.idle.host_wait_ns == 49 * 27000);
+  // Device idle inside the step: 49 gaps of 27 µs between kernels, each waiting on its launch, plus the
+  // 32 µs before the first kernel (launched at 10 µs); the 495 µs after the last one has no next launch.
+  CHECK(a.idle.host_wait_ns == 49 * 27000 + 32000);
+  CHECK(a.idle.kernel_wait_ns == 0);
+  CHECK(a.idle.other_ns == 495000);
+  CHECK(a.idle.total_ns() == a.steps.analysed_ns - a.busy.devices.at(0).busy_ns);
   REQUIRE(!a.bottlenecks.empty());
   CHECK(a.bottlenecks[0].kind == BottleneckKind::kLaunch);
   CHECK(a.bottlenecks[0].severity == Severity::kHigh);
@@ -225,6 +232,61 @@ TEST_CASE("tensor-core kernel names from Volta to Blackwell and AMD; fp32 ones a
                            "void at::native::vectorized_elementwise_kernel<4, add>", "ncclKernel_AllReduce"}) {
     CAPTURE(name);
     CHECK_FALSE(IsTensorCoreKernel(name));
+  }
+}
+
+TEST_CASE("tensor-core kernel names: Volta 884 forms, wgmma, TF32 xmma, AMD xdl and MIOpen gtcx") {
+  for (const char* name : {
+           // Volta mma.sync 8x8x4: cuBLAS, cuDNN and CUTLASS spellings.
+           "volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn", "volta_h884gemm_256x128_ldg8_nn",
+           "volta_fp16_s884cudnn_fp16_256x128_ldg8_relu_f2f_exp_small_nhwc2nchw_tn_v1",
+           "cutlass_tensorop_f16_s884gemm_f16_256x128_32x2_nn_align8",
+           // A CUTLASS Volta kernel whose name carries the mma shape as a bare 884.
+           "void cutlass::Kernel<cutlass_70_tensorop_884gemm_f16_128x128_32x2_tn_align8>(...)",
+           // Hopper warpgroup MMA in a hand-written kernel's name, and CUTLASS 3's tensor-op naming.
+           "void gemm_bf16_wgmma_ws_kernel<128, 256>(bf16 const*, bf16 const*, bf16*)",
+           "cutlass3x_sm90_tensorop_s64x128x16gemm_bf16_bf16_f32_bf16_bf16_128x128x64_1x2x1_0_tnn_align8",
+           // TF32 math: the second type pair says tf32, and the tile says tensor16x8x8.
+           "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel",
+           // AMD composable_kernel XDL ops (from the MI300 ResNet18 trace, and the classic xdlops form).
+           "_ZN2ck16tensor_operation6device12_GLOBAL__N_139kernel_grouped_conv_fwd_xdl_cshuffle_v3INS_34GridwiseGemmMultiD_xdl_cshuffle_v3I",
+           "void ck::kernel_gemm_xdlops_v2r3<ck::GridwiseGemm_k0mk1_k0nk1_mn_xdlops_v2r3<256, ck::half_t>>(...)",
+           "void ck::tensor_operation::device::DeviceGemmXdl<ck::half_t>::kernel(...)",
+           // MIOpen's xdlops implicit-GEMM assembly kernels (MI300 ResNet18 trace; the gfx908 spelling).
+           "igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x64x32_wt32x32x8_ws1x1_wr1x2_ta1x16x1x1_1x2x4x32_tb1x8x1x1_1x4x1x64_pta",
+           "igemm_wrw_gtcx_nchw_fp16_bx0_ex1_bt128x128x16_wt32x32x8_ws1x1_wr2x2_ta1x4x1x2_1x4x1x64_gkgs",
+       }) {
+    CAPTURE(name);
+    CHECK(IsTensorCoreKernel(name));
+    CHECK_FALSE(IsFp32GemmKernel(name));
+  }
+  for (const char* name : {
+           // FP32 on the CUDA cores.
+           "volta_sgemm_128x64_nn", "void implicit_convolve_sgemm<float, float, 128, 6, 7, 3, 3, 5, 1, false, true, true>(...)",
+           // xmma is cuBLAS's family name, not a promise of tensor cores: with the math pair f32f32 and the
+           // ffma tag this kernel runs FP32 fused multiply-adds on the CUDA cores.
+           "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
+           // The same type pairs without the ffma tag are still f32 math, not TF32.
+           "sm86_xmma_fprop_implicit_gemm_indexed_wo_smem_f32f32_f32f32_f32_nhwckrsc_nhwc_tilesize32x32x8_stage1",
+       }) {
+    CAPTURE(name);
+    CHECK_FALSE(IsTensorCoreKernel(name));
+    CHECK(IsFp32GemmKernel(name));
+  }
+  for (const char* name : {
+           // MIOpen pointwise kernels whose names contain "TensorOp" (1.9% of the MI300 trace's kernel time
+           // was counted as tensor-core time through them).
+           "SubTensorOpWithScalar1d", "SubTensorOpWithCastTensor1d",
+           // MIOpen's non-xdlops implicit GEMM and CK's dot-product (DL) kernels use the vector ALUs.
+           "igemm_fwd_gtc_nhwc_fp16_bx0_ex0_bt128x128x16_tb1x1x8x1_1x16x1x16",
+           "void ck::kernel_gemm_dl_v1r3<ck::GridwiseGemmDl_km_kn_mn_v1r3<256, ck::half_t>>(...)",
+           // Tensile without a matrix-instruction tile.
+           "Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_AF0EM1_AF1EM1_AMAS3_ASE_ASGT_ASLT_ASAE01_ASCE01_ASEM1",
+           "batched_transpose_32x32_half",
+       }) {
+    CAPTURE(name);
+    CHECK_FALSE(IsTensorCoreKernel(name));
+    CHECK_FALSE(IsFp32GemmKernel(name));
   }
 }
 
@@ -347,4 +409,262 @@ TEST_CASE("nesting deeper than any profiler's is capped, and a file of identical
   CHECK(a.syncs.items.size() == 1);
   REQUIRE_FALSE(a.top_ops.ops.empty());
   CHECK(a.top_ops.ops.front().calls == 3000);
+}
+
+TEST_CASE(".item() on integer-µs traces: a zero-length item and its _local_scalar_dense are one call") {
+  // Integer-µs timestamps leave many .item() calls with dur 0, or with the scalar read starting where
+  // the item ends; zero-length events never become parents, so only the item/_local_scalar_dense
+  // pairing keeps them from being counted twice.
+  std::string json = TraceJson({
+      X("user_annotation", "ProfilerStep#1", "0", "1000"),
+      // Both zero-length, at the same µs.
+      X("cpu_op", "aten::item", "10", "0"), X("cpu_op", "aten::_local_scalar_dense", "10", "0"),
+      // The scalar read starts at the item's end.
+      X("cpu_op", "aten::item", "20", "1"), X("cpu_op", "aten::_local_scalar_dense", "21", "0"),
+      // A select rounded in between the item and its scalar read.
+      X("cpu_op", "aten::item", "30", "2"), X("cpu_op", "aten::select", "31", "1"),
+      X("cpu_op", "aten::_local_scalar_dense", "32", "0"),
+      // Written scalar read first: the same interval, so it sorts before its item.
+      X("cpu_op", "aten::_local_scalar_dense", "40", "0"), X("cpu_op", "aten::item", "40", "0"),
+      // A scalar read that no item contains is a call of its own.
+      X("cpu_op", "aten::_local_scalar_dense", "50", "0"),
+      // An item with a real child, counted once as before.
+      X("cpu_op", "aten::item", "60", "5"), X("cpu_op", "aten::_local_scalar_dense", "61", "3"),
+      // The same interval with a length, scalar read written first: it becomes the item's parent.
+      X("cpu_op", "aten::_local_scalar_dense", "70", "4"), X("cpu_op", "aten::item", "70", "4"),
+      X("user_annotation", "ProfilerStep#2", "1000", "1000"),
+  });
+  auto r = ReadString(json);
+  REQUIRE(r.ok());
+  auto a = Analyze(*r.trace);
+  CHECK(a.syncs.items_in_steps == 7);
+  REQUIRE(a.syncs.items.size() == 7);
+  const int64_t starts[] = {10, 20, 30, 40, 50, 60, 70};
+  const char* names[] = {"aten::item", "aten::item", "aten::item", "aten::item", "aten::_local_scalar_dense", "aten::item",
+                         "aten::_local_scalar_dense"};
+  for (size_t k = 0; k < 7; ++k) {
+    CAPTURE(k);
+    CHECK(r.trace->ts(a.syncs.items[k].event) == starts[k] * 1000);
+    CHECK(r.trace->name(a.syncs.items[k].event) == names[k]);
+    CHECK_FALSE(a.syncs.items[k].syncs());
+  }
+}
+
+TEST_CASE("idle gaps: device-wide idle time over two streams, clipped to the step windows") {
+  // Device 0, streams 7 and 20, three steps of which the last is left out. Busy (either stream):
+  // [100,500) [510,600) [700,800) [850,900) [1200,1300) in the analysed windows, 740 µs of 2000.
+  auto launch = [](int ts, int corr) {
+    return X("cuda_runtime", "cudaLaunchKernel", std::to_string(ts), "5", "1", "1", fmt::format(R"({{"correlation": {}}})", corr));
+  };
+  auto kernel = [](int ts, int dur, int stream, int corr) {
+    return X("kernel", "void at::native::vectorized_elementwise_kernel<4, add>", std::to_string(ts), std::to_string(dur), "0",
+             std::to_string(stream), Corr(corr, 0, stream));
+  };
+  std::string json = TraceJson({
+      X("user_annotation", "ProfilerStep#1", "0", "1000"),
+      launch(50, 1), launch(60, 2), launch(70, 3), launch(90, 5), launch(650, 4),
+      kernel(100, 200, 7, 1),   // stream 7  [100,300)
+      kernel(200, 300, 20, 2),  // stream 20 [200,500): the device stays busy through stream 7's gap
+      kernel(510, 90, 7, 3),    // [510,600): launched long before, 10 µs gap: kernel-wait
+      kernel(700, 100, 20, 4),  // [700,800): launched at 650, after the device went idle at 600: host-wait
+      kernel(850, 50, 7, 5),    // [850,900): launched at 90, a 50 µs gap: other
+      X("user_annotation", "ProfilerStep#2", "1000", "1000"),
+      launch(1100, 6),
+      kernel(1200, 100, 7, 6),  // [1200,1300): the gap [900,1200) crosses into step 2, all host-wait
+      X("user_annotation", "ProfilerStep#3", "2000", "10"),
+      launch(2005, 7),
+      kernel(2500, 100, 20, 7),  // in the dropped step: the gap [1300,2500) counts only up to 2000
+  });
+  auto r = ReadString(json);
+  REQUIRE(r.ok());
+  auto a = Analyze(*r.trace);
+  REQUIRE(a.steps.count() == 2);
+  CHECK(a.steps.analysed_ns == 2000000);
+  REQUIRE(a.busy.devices.size() == 1);
+  CHECK(a.busy.devices[0].busy_ns == 740000);
+  // host-wait: [0,100) before the first kernel (launched at 50), [600,700), [900,1200), [1300,2000).
+  CHECK(a.idle.host_wait_ns == (100 + 100 + 300 + 700) * 1000);
+  CHECK(a.idle.kernel_wait_ns == 10000);
+  CHECK(a.idle.other_ns == 50000);
+  CHECK(a.idle.gaps == 6);
+  // The device is either busy or idle: the split adds up to the step time not covered by busy time.
+  CHECK(a.idle.total_ns() == a.steps.analysed_ns - a.busy.devices[0].busy_ns);
+  CHECK(a.idle.host_wait_share() == doctest::Approx(1200.0 / 1260.0));
+}
+
+TEST_CASE("sums of hostile durations and byte counts saturate instead of overflowing") {
+  // 33,280 kernels of 2^48 ns (the reader's largest duration): their sum is past 2^63. 64 streams of
+  // 520 back-to-back kernels keep every timestamp inside the reader's bounds and nothing nested.
+  constexpr int64_t kDur = int64_t{1} << 48;
+  auto us = [](int64_t ns) { return fmt::format(R"("{}.{:03}")", ns / 1000, ns % 1000); };
+  std::vector<std::string> ev;
+  ev.reserve(64 * 520 + 2 * 9000);
+  for (int stream = 0; stream < 64; ++stream) {
+    const char* name = stream < 32 ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn";
+    for (int k = 0; k < 520; ++k) {
+      ev.push_back(X("kernel", name, us(k * kDur), us(kDur), "0", std::to_string(stream), Corr(0, 0, stream)));
+    }
+  }
+  // Copies and allocations with absurd byte counts: 9000 of them overflow a sum even where the reader
+  // bounds each count (at 2^50, a petabyte).
+  constexpr int kCopies = 9000;
+  for (int k = 0; k < kCopies; ++k) {
+    ev.push_back(X("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", std::to_string(k * 10), "1", "0", "99",
+                   R"({"device": 0, "stream": 99, "correlation": 0, "bytes": 4000000000000000000})"));
+    ev.push_back(fmt::format(
+        R"({{"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": {}, "args": {{"Device Type": 1, "Device Id": 0, "Bytes": 4000000000000000000}}}})",
+        k + 1));
+  }
+  auto r = ReadString(TraceJson(ev));
+  REQUIRE(r.ok());
+  auto a = Analyze(*r.trace);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  CHECK(a.kernels.count == 64 * 520);
+  CHECK(a.kernels.total_ns == kMax);
+  CHECK(a.kernels.tensor_core_ns == 32 * 520 * kDur);  // still exact: below 2^63
+  CHECK(a.kernels.comm_ns == 32 * 520 * kDur);
+  REQUIRE_FALSE(a.kernels.top.empty());
+  for (const auto& k : a.kernels.top) CHECK(k.total_ns == 32 * 520 * kDur);
+  CHECK(a.kernels.tensor_core_share() > 0.0);
+  CHECK(a.kernels.tensor_core_share() < 1.0);
+  CHECK(a.comm.kernel_ns == kMax);
+  CHECK(a.comm.share() > 0.0);
+  CHECK(a.comm.share() < 1.0);
+  CHECK(a.copies.count == kCopies);
+  CHECK(a.copies.pageable_htod_bytes == kMax);
+  REQUIRE(a.copies.groups.size() == 1);
+  CHECK(a.copies.groups[0].bytes == kMax);
+  REQUIRE(a.memory.devices.size() == 1);
+  CHECK(a.memory.devices[0].peak_allocated == kMax);
+  CHECK(a.busy.devices.at(0).busy_ns > 0);
+  CHECK(a.idle.total_ns() >= 0);
+}
+
+TEST_CASE("syncs: cudaDeviceSynchronize, cudaEventSynchronize and a synchronous cudaMemcpy block the host") {
+  struct Case {
+    const char* call;
+    int dur_us;
+  };
+  for (Case c : {Case{"cudaDeviceSynchronize", 120}, Case{"cudaEventSynchronize", 45}, Case{"cudaMemcpy", 30},
+                 Case{"hipDeviceSynchronize", 70}}) {
+    CAPTURE(c.call);
+    std::string json = TraceJson({
+        X("user_annotation", "ProfilerStep#1", "0", "1000"),
+        X("cpu_op", "aten::copy_", "90", "200"),
+        X("cuda_runtime", c.call, "100", std::to_string(c.dur_us), "1", "1", R"({"correlation": 1})"),
+        // Neither of these blocks: an async copy into pinned memory, and a stream-side wait.
+        X("cuda_runtime", "cudaMemcpyAsync", "400", "5", "1", "1", R"({"correlation": 2})"),
+        X("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", "405", "2", "0", "7", Corr(2)),
+        X("cuda_runtime", "cudaStreamWaitEvent", "500", "3", "1", "1", R"({"correlation": 3})"),
+        X("user_annotation", "ProfilerStep#2", "1000", "1000"),
+    });
+    auto r = ReadString(json);
+    REQUIRE(r.ok());
+    auto a = Analyze(*r.trace);
+    CHECK(a.syncs.sync_calls == 1);
+    CHECK(a.syncs.sync_ns == c.dur_us * 1000);
+    CHECK(a.syncs.blocking_copies == 0);
+    CHECK(a.syncs.per_step == doctest::Approx(1.0));
+    CHECK(a.syncs.blocked_ms_per_step == doctest::Approx(c.dur_us / 1000.0));
+    // The op that made the call is judged by what it encloses.
+    SyncUnder under = SyncsUnder(*r.trace, Find(*r.trace, "aten::copy_"));
+    CHECK(under.sync_call);
+    CHECK(under.blocked_ns == c.dur_us * 1000);
+  }
+}
+
+namespace {
+
+// One 1000 µs step with an elementwise kernel and a GEMM, and optionally [memory] totals against a
+// 1000-byte device.
+std::string MemoryVerdictTrace(int elementwise_us, int gemm_us, int64_t peak_allocated) {
+  std::vector<std::string> ev{
+      X("user_annotation", "ProfilerStep#1", "0", "1000"),
+      X("kernel", "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", "100",
+        std::to_string(elementwise_us), "0", "7", Corr(0)),
+      X("kernel", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn", std::to_string(100 + elementwise_us), std::to_string(gemm_us),
+        "0", "7", Corr(0)),
+      X("user_annotation", "ProfilerStep#2", "1000", "10"),
+  };
+  if (peak_allocated > 0) {
+    ev.push_back(fmt::format(
+        R"({{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5, "args": {{"Total Allocated": {}, "Total Reserved": 1000, "Bytes": {}, "Device Id": 0, "Device Type": 1}}}})",
+        peak_allocated, peak_allocated));
+  }
+  return TraceJson(ev, R"("deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 1000, "computeMajor": 9, "computeMinor": 0}], )");
+}
+
+const Bottleneck* FindVerdict(const TraceAnalysis& a, BottleneckKind kind) {
+  for (const auto& b : a.bottlenecks) {
+    if (b.kind == kind) return &b;
+  }
+  return nullptr;
+}
+
+double Figure(const Bottleneck& b, std::string_view metric) {
+  for (const auto& e : b.evidence) {
+    if (e.metric == metric) return e.value;
+  }
+  return -1.0;
+}
+
+}  // namespace
+
+TEST_CASE("bottlenecks: memory-bound when pointwise kernels dominate a busy GPU, or the allocator is full") {
+  // 600 µs elementwise + 200 µs GEMM: busy 0.8, elementwise share 0.75 (> 0.7: high).
+  auto busy = Analyze(*ReadString(MemoryVerdictTrace(600, 200, 0)).trace);
+  CHECK(busy.busy.share == doctest::Approx(0.8));
+  const Bottleneck* m = FindVerdict(busy, BottleneckKind::kMemory);
+  REQUIRE(m != nullptr);
+  CHECK(m->severity == Severity::kHigh);
+  CHECK(Figure(*m, "gpu.elementwise_share") == doctest::Approx(0.75));
+
+  // 550 + 350: elementwise share 0.61 (medium).
+  auto medium = Analyze(*ReadString(MemoryVerdictTrace(550, 350, 0)).trace);
+  m = FindVerdict(medium, BottleneckKind::kMemory);
+  REQUIRE(m != nullptr);
+  CHECK(m->severity == Severity::kMedium);
+
+  // Peak allocated 950 of 1000 bytes fires on capacity alone, whatever the kernels.
+  auto full = Analyze(*ReadString(MemoryVerdictTrace(100, 600, 950)).trace);
+  m = FindVerdict(full, BottleneckKind::kMemory);
+  REQUIRE(m != nullptr);
+  CHECK(m->severity == Severity::kHigh);
+  CHECK(Figure(*m, "memory.peak_share_of_device") == doctest::Approx(0.95));
+}
+
+TEST_CASE("bottlenecks: no memory verdict for pointwise kernels on an idle GPU, GEMM-heavy work, or room to spare") {
+  // The same 3:1 pointwise mix on a GPU busy 40% of the step: the GPU is starved, not memory-bound.
+  auto idle = Analyze(*ReadString(MemoryVerdictTrace(300, 100, 0)).trace);
+  CHECK(idle.busy.share == doctest::Approx(0.4));
+  CHECK(idle.kernels.elementwise_share() == doctest::Approx(0.75));
+  CHECK(FindVerdict(idle, BottleneckKind::kMemory) == nullptr);
+  // Busy, but mostly GEMM (elementwise share 0.25), with the allocator at 85% of the device.
+  auto gemm = Analyze(*ReadString(MemoryVerdictTrace(200, 600, 850)).trace);
+  CHECK(gemm.busy.share == doctest::Approx(0.8));
+  CHECK(FindVerdict(gemm, BottleneckKind::kMemory) == nullptr);
+}
+
+TEST_CASE("launch stats: HTA's short kernels need a launch of at most 50 µs that outlasts the kernel") {
+  std::vector<std::string> ev{X("user_annotation", "ProfilerStep#1", "0", "1000")};
+  struct Launch {
+    int cpu_us;
+    int gpu_us;
+  };
+  // short; a runtime outlier (cpu > 50) although gpu < cpu; a kernel longer than its launch; exactly 50.
+  const Launch launches[] = {{20, 3}, {60, 5}, {10, 12}, {50, 49}};
+  int t = 10;
+  for (int i = 0; i < 4; ++i) {
+    ev.push_back(X("cuda_runtime", "cudaLaunchKernel", std::to_string(t), std::to_string(launches[i].cpu_us), "1", "1",
+                   fmt::format(R"({{"correlation": {}}})", i + 1)));
+    ev.push_back(X("kernel", "void at::native::vectorized_elementwise_kernel<4, add>", std::to_string(t + 100),
+                   std::to_string(launches[i].gpu_us), "0", "7", Corr(i + 1)));
+    t += 200;
+  }
+  ev.push_back(X("user_annotation", "ProfilerStep#2", "1000", "10"));
+  auto a = Analyze(*ReadString(TraceJson(ev)).trace);
+  CHECK(a.launches.launches == 4);
+  CHECK(a.launches.short_kernels == 2);  // the 20/3 and the 50/49 ones
+  CHECK(a.launches.runtime_outliers == 1);
+  CHECK(a.launches.cpu_ns == (20 + 60 + 10 + 50) * 1000);
 }

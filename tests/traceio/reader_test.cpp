@@ -1,13 +1,31 @@
 // The reader on hand-made traces: every format variant and every kind of bad input the issue lists.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tests/traceio/helpers.h"
+#include "traceio/event_parser.h"
 #include "traceio/numbers.h"
 
 using namespace tl::trace;
 using namespace tl::trace::testing;
+
+namespace {
+
+// A gz bomb stopped by a cap (`max_bytes`) or by the ratio check (after `ratio_after` bytes): an error.
+void CheckBombRefused(const std::string& gz, uint64_t max_bytes, uint64_t ratio_after, std::string_view needle) {
+  ReadOptions o;
+  if (max_bytes != 0) o.limits.max_decompressed_bytes = max_bytes;
+  if (ratio_after != 0) o.limits.ratio_check_after = ratio_after;
+  auto r = ReadString(gz, o);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.find(needle) != std::string::npos);
+}
+
+}  // namespace
 
 TEST_CASE("timestamps parse exactly to int64 nanoseconds") {
   CHECK(ParseMicrosToNanos("1623142623460111") == 1623142623460111000);
@@ -186,18 +204,8 @@ TEST_CASE("gzip input, and a gz bomb stopped by the cap") {
 
   std::string padding(4 << 20, ' ');
   std::string bomb = Gzip(R"({"traceEvents": [)" + padding + "]}");
-  ReadOptions capped;
-  capped.limits.max_decompressed_bytes = 1 << 20;
-  auto b = ReadString(bomb, capped);
-  CHECK_FALSE(b.ok());
-  CHECK(b.error.find("cap") != std::string::npos);
-
-  ReadOptions ratio;
-  ratio.limits.ratio_check_after = 1 << 20;
-  ratio.limits.max_ratio = 100;
-  auto b2 = ReadString(bomb, ratio);
-  CHECK_FALSE(b2.ok());
-  CHECK(b2.error.find("expands more than") != std::string::npos);
+  CheckBombRefused(bomb, 1 << 20, 0, "past the 1 MiB cap");
+  CheckBombRefused(bomb, 0, 1 << 20, "expands more than 100x");
 }
 
 TEST_CASE("PyTorch 1.8-1.9 vocabulary and correlation through flows") {
@@ -272,4 +280,157 @@ TEST_CASE("times outside any real profile are refused per event, so sums of dura
   CHECK(r.trace->strings().Get(r.trace->name_id(0)) == "aten::fine");
   auto analysis = Analyze(*r.trace);
   CHECK(analysis.top_ops.ops.size() == 1);
+}
+
+TEST_CASE("commas: a missing or doubled comma is invalid JSON with its offset; a trailing one is tolerated") {
+  const std::string a = X("cpu_op", "aten::add", "1", "1");
+  const std::string b = X("cpu_op", "aten::mul", "3", "1");
+  for (const auto& [json, expect] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"traceEvents": [)" + a + "\n" + b + "]}", "expected ',' or ']' after an event, found '{'"},
+           {R"({"traceEvents": [)" + a + ",, " + b + "]}", "expected an event in traceEvents, found ','"},
+           {R"({"traceEvents": [, )" + a + "]}", "expected an event in traceEvents, found ','"},
+           {R"({"traceEvents": [)" + a + " 5]}", "expected ',' or ']' after an event, found '5'"},
+       }) {
+    for (bool runs : {true, false}) {
+      INFO(json);
+      ReadOptions o;
+      o.split_runs = runs;
+      auto r = ReadString(json, o);
+      CHECK_FALSE(r.ok());
+      CHECK(r.error.find(expect) != std::string::npos);
+      CHECK(r.error.find("at byte ") != std::string::npos);
+      CHECK(r.error.find('\n') == std::string::npos);
+    }
+  }
+  auto r = ReadString(R"({"traceEvents": [)" + a + ", " + b + ",\n]}");
+  REQUIRE(r.ok());
+  CHECK(r.trace->size() == 2);
+  CHECK(r.warnings.empty());
+}
+
+TEST_CASE("data after the trace, a repeated traceEvents, and a byte order mark") {
+  const std::string json = TraceJson({X("cpu_op", "aten::add", "1", "1")});
+  auto after = ReadString(json + "\n{\"traceEvents\": []}");
+  REQUIRE(after.ok());
+  CHECK(after.trace->size() == 1);
+  REQUIRE(after.warnings.size() == 1);
+  CHECK(after.warnings[0].find(fmt::format("data after the end of the trace at byte {}", json.size() + 1)) !=
+        std::string::npos);
+  auto garbage = ReadString(R"([{"ph": "X", "name": "a", "ts": 1, "dur": 1}] trailing)");
+  REQUIRE(garbage.ok());
+  REQUIRE(garbage.warnings.size() == 1);
+  CHECK(garbage.warnings[0].find("«trailing»") != std::string::npos);
+
+  auto dup = ReadString(R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}], "traceEvents": [{"ph": "X", "name": "b", "ts": 1, "dur": 1}]})");
+  REQUIRE(dup.ok());
+  CHECK(dup.trace->size() == 1);
+  CHECK(Find(*dup.trace, "a") != kNoIndex);
+  REQUIRE(dup.warnings.size() == 1);
+  CHECK(dup.warnings[0].find("a second \"traceEvents\" array at byte") != std::string::npos);
+
+  for (const std::string& bytes : {"\xEF\xBB\xBF" + json, Gzip("\xEF\xBB\xBF" + json)}) {
+    auto bom = ReadString(bytes);
+    REQUIRE_MESSAGE(bom.ok(), bom.error);
+    CHECK(bom.trace->size() == 1);
+    CHECK(bom.warnings.empty());
+  }
+}
+
+TEST_CASE("traceEvents that is not an array, a file cut before it, and gzip with no block") {
+  for (const auto& [value, what] : std::vector<std::pair<std::string, std::string>>{
+           {"5", "a number or a literal"}, {"null", "null"}, {"\"x\"", "a string"}, {"{}", "an object"}}) {
+    auto r = ReadString(R"({"traceEvents": )" + value + "}");
+    CHECK_FALSE(r.ok());
+    CHECK(r.error.find("\"traceEvents\" at byte 16 holds " + what + ", not an array of events") != std::string::npos);
+  }
+  auto cut = ReadString(R"({"schemaVersion": 1, "traceEvents":)");
+  CHECK_FALSE(cut.ok());
+  CHECK(cut.error.find("the file ends at byte 35 before any \"traceEvents\"") != std::string::npos);
+  auto magic = ReadString(std::string("\x1f\x8b", 2));
+  CHECK_FALSE(magic.ok());
+  CHECK(magic.error.find("truncated gzip data") != std::string::npos);
+}
+
+TEST_CASE("no readable event is an error; no complete event is a warning") {
+  auto bad = ReadString(R"({"traceEvents": [{"ph": "X", "ts": }, 7, {"ph": "X", "name": "x"}]})");
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.error.find("none of the 3 elements of traceEvents could be read; the first at byte 17") !=
+        std::string::npos);
+  auto meta = ReadString(R"({"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]})");
+  REQUIRE(meta.ok());
+  REQUIRE(meta.warnings.size() == 1);
+  CHECK(meta.warnings[0].find("no complete (\"ph\": \"X\") events") != std::string::npos);
+}
+
+TEST_CASE("gz bombs of events and of one endless string are errors, not partial analyses") {
+  std::string events;
+  for (int i = 0; i < 40000; ++i) events += X("cpu_op", "aten::add", "1", "1") + ",";
+  const std::string bomb = Gzip(R"({"traceEvents": [)" + events + X("cpu_op", "aten::add", "1", "1") + "]}");
+  CheckBombRefused(bomb, 0, 1 << 20, "expands more than 100x");  // the default ratio, checked after 1 MiB
+  CheckBombRefused(bomb, 1 << 20, 0, "past the 1 MiB cap");
+
+  ReadOptions small;
+  small.max_element_bytes = 1 << 20;
+  auto s = ReadString(R"({"traceEvents": [{"ph": "X", "name": ")" + std::string(3 << 20, 'a') + R"(", "ts": 1, "dur": 1}]})",
+                      small);
+  CHECK_FALSE(s.ok());
+  CHECK(s.error.find("the element at byte 17 is larger than 1024 KiB") != std::string::npos);
+}
+
+TEST_CASE("invalid escapes keep the text as written; binary snippets and metadata stay valid UTF-8") {
+  auto r = ReadString(TraceJson({R"({"ph": "X", "cat": "cpu_op", "name": "a\qb", "ts": 1, "dur": 1})",
+                                 R"({"ph": "X", "cat": "cpu_op", "name": "lone \ud800", "ts": 2, "dur": 1})"},
+                                "\"pytorch_version\": \"2.1\xff\", "));
+  REQUIRE(r.ok());
+  CHECK(Find(*r.trace, R"(a\qb)") != kNoIndex);
+  CHECK(Find(*r.trace, R"(lone \ud800)") != kNoIndex);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find("2 events held invalid UTF-8, raw control characters or invalid escapes") !=
+        std::string::npos);
+  CHECK(r.trace->metadata().pytorch_version == "2.1?");
+
+  auto bin = ReadString(std::string("{\"traceEvents\": [\xff\xfe\x80 binary]}"));
+  CHECK_FALSE(bin.ok());
+  std::string copy = bin.error;
+  CHECK(SanitizeUtf8(copy.data(), copy.size()) == 0);  // the message is valid UTF-8 as it is
+}
+
+TEST_CASE("a named pipe or a folder is refused at once, not read") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tl_fifo_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto fifo = dir / "trace.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto r = ReadTraceFile(fifo.string());  // would block forever if it opened the pipe
+  CHECK_FALSE(r.ok());
+  CHECK(r.error.find("not a regular file") != std::string::npos);
+  auto d = ReadTraceFile(dir.string());
+  CHECK_FALSE(d.ok());
+  CHECK(d.error.find("is a folder") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("GPU work without a correlation id is linked through its External id") {
+  // A launch on the CPU and its kernel carry the op's External id but no correlation (nor flow).
+  std::string json = TraceJson({
+      X("cpu_op", "aten::mm", "100", "50", "1", "1", R"({"External id": 9})"),
+      X("cuda_runtime", "cudaLaunchKernel", "110", "5", "1", "1", R"({"External id": 9})"),
+      X("cuda_runtime", "cudaLaunchKernel", "130", "5", "1", "1", R"({"External id": 9})"),
+      X("kernel", "first", "200", "30", "0", "7", R"({"device": 0, "stream": 7, "External id": 9})"),
+      X("kernel", "second", "240", "30", "0", "7", R"({"device": 0, "stream": 7, "External id": 9})"),
+      X("kernel", "early", "105", "1", "0", "7", R"({"device": 0, "stream": 7, "External id": 9})"),
+  });
+  auto r = ReadString(json);
+  REQUIRE(r.ok());
+  const auto& t = *r.trace;
+  const uint32_t second_launch = [&] {
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if (t.name(i) == "cudaLaunchKernel" && t.ts(i) == 130000) return i;
+    }
+    return kNoIndex;
+  }();
+  REQUIRE(second_launch != kNoIndex);
+  CHECK(t.link(Find(t, "first")) == second_launch);  // the last launch at or before the kernel
+  CHECK(t.link(Find(t, "second")) == second_launch);
+  CHECK(t.link(Find(t, "early")) == kNoIndex);  // no launch before it
+  CHECK(t.EnclosingOp(t.link(Find(t, "first"))) == Find(t, "aten::mm"));
 }

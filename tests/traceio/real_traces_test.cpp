@@ -51,11 +51,11 @@ TEST_CASE("ResNet50 num_workers=0: single-process DataLoader at 30-40% of the st
   CHECK(a.steps.source == StepSource::kProfilerStep);
   CHECK(a.steps.count() == 5);  // 6 ProfilerSteps, the last left out as partial
   CHECK(a.dataloader.iterator == IteratorKind::kSingle);
-  CHECK(a.dataloader.share == doctest::Approx(0.35).epsilon(0.15));  // measured 39%
-  CHECK(a.dataloader.share > 0.30);
-  CHECK(a.dataloader.share < 0.40);
+  CHECK(a.dataloader.share > 0.385);  // measured 0.3926 (INVENTORY: 29.7-39.6% per step)
+  CHECK(a.dataloader.share < 0.400);
   CHECK(a.copies.pageable_per_step == doctest::Approx(2.0));
-  CHECK(a.busy.share == doctest::Approx(0.56).epsilon(0.1));
+  CHECK(a.busy.share > 0.55);  // measured 0.5592
+  CHECK(a.busy.share < 0.57);
   CHECK(a.kernels.tensor_core_share() == 0.0);  // FP32 on V100
   // zero_grad without set_to_none on 1.9: one zero_ per parameter (161) and one fill kernel each.
   CHECK(a.optimizer.zero_grad.fill_ops == 161 * 5);
@@ -79,23 +79,27 @@ TEST_CASE("ResNet50 num_workers=4: the DataLoader is about 1% of the step") {
   if (!l) return;
   const auto& a = l->analysis;
   CHECK(a.dataloader.iterator == IteratorKind::kMulti);
-  CHECK(a.dataloader.share == doctest::Approx(0.01).epsilon(1.0));
-  CHECK(a.dataloader.share < 0.03);
+  CHECK(a.dataloader.share > 0.009);  // measured 0.0099
+  CHECK(a.dataloader.share < 0.011);
   CHECK_FALSE(Has(a, BottleneckKind::kData));
-  CHECK(a.busy.share == doctest::Approx(0.72).epsilon(0.05));
+  CHECK(a.busy.share > 0.70);  // measured 0.7096
+  CHECK(a.busy.share < 0.72);
 }
 
 TEST_CASE("H100 bert-small: launch-bound, most kernels under 10 us, GPU busy about 7%") {
   auto l = Load(kBert);
   if (!l) return;
   const auto& a = l->analysis;
-  CHECK(a.kernels.short_share() == doctest::Approx(0.967).epsilon(0.02));
-  CHECK(a.busy.share == doctest::Approx(0.07).epsilon(0.15));
+  CHECK(a.kernels.count == 60);
+  CHECK(a.kernels.short_count == 58);  // 96.7%
+  CHECK(a.busy.share > 0.065);  // measured 0.0699
+  CHECK(a.busy.share < 0.075);
   REQUIRE(!a.bottlenecks.empty());
   CHECK(a.bottlenecks[0].kind == BottleneckKind::kLaunch);
   CHECK(a.bottlenecks[0].severity == Severity::kHigh);
   // Our tensor-core patterns find the Hopper kernels the old TensorBoard list misses (32% -> 77%).
-  CHECK(a.kernels.tensor_core_share() == doctest::Approx(0.765).epsilon(0.05));
+  CHECK(a.kernels.tensor_core_share() > 0.76);  // measured 0.7650
+  CHECK(a.kernels.tensor_core_share() < 0.77);
   CHECK(l->read.trace->metadata().devices.at(0).compute_major == 9);
   CHECK(l->read.trace->metadata().cuda_runtime_version == "12.4");
 }
@@ -108,7 +112,8 @@ TEST_CASE("T4 fp32 uses no tensor cores; its AMP twin does") {
   CHECK(fp32->analysis.kernels.tensor_core_share() == 0.0);
   CHECK(fp32->analysis.kernels.fp32_gemm_ns > 0);
   CHECK(amp->analysis.kernels.tensor_core_count > 0);
-  CHECK(amp->analysis.kernels.tensor_core_share() == doctest::Approx(0.28).epsilon(0.2));
+  CHECK(amp->analysis.kernels.tensor_core_share() > 0.28);  // measured 0.2843
+  CHECK(amp->analysis.kernels.tensor_core_share() < 0.29);
   CHECK(fp32->read.trace->metadata().cuda_runtime_version == "12.8");
   CHECK(fp32->read.trace->metadata().devices.at(0).name == "Tesla T4");
 }
@@ -130,10 +135,13 @@ TEST_CASE("A100 control trace: .item() calls that really sync") {
   }
   CHECK(total_items == 30);
   CHECK(syncing == 24);
-  CHECK(blocked_ns / 1e6 == doctest::Approx(37.0).epsilon(0.05));
-  CHECK(a.syncs.per_step == doctest::Approx(10.0).epsilon(0.05));
-  CHECK(a.comm.share() == doctest::Approx(0.366).epsilon(0.05));
-  CHECK(a.busy.share == doctest::Approx(0.835).epsilon(0.03));
+  CHECK(blocked_ns / 1e6 > 36.5);  // measured 36.80 ms
+  CHECK(blocked_ns / 1e6 < 37.1);
+  CHECK(a.syncs.sync_calls == 50);  // 10 per step
+  CHECK(a.comm.share() > 0.355);  // measured 0.3596
+  CHECK(a.comm.share() < 0.365);
+  CHECK(a.busy.share > 0.83);  // measured 0.8369
+  CHECK(a.busy.share < 0.845);
   CHECK(a.copies.pageable_per_step == doctest::Approx(10.0));
   CHECK(Has(a, BottleneckKind::kSync, Severity::kMedium));
   CHECK(Has(a, BottleneckKind::kCommunication));
@@ -144,11 +152,52 @@ TEST_CASE("A100 control trace: .item() calls that really sync") {
   CHECK(s.cost.count_per_step > 10.0);  // explicit syncs plus blocking DtoH copies
 }
 
-TEST_CASE("A100 16-rank trace: hundreds of .item() calls on CPU scalars, none syncs") {
+TEST_CASE("A100 16-rank trace: 189 .item() calls per step on CPU scalars, none syncs") {
   auto l = Load(kA100Cpu);
   if (!l) return;
-  CHECK(l->analysis.syncs.items_in_steps > 500);
-  CHECK(l->analysis.syncs.syncing_items == 0);
+  const auto& a = l->analysis;
+  // Integer-µs timestamps: most item / _local_scalar_dense pairs are zero-length and must still count
+  // once (INVENTORY: 189 per step; 945 in the 5 steps, 4 of them analysed).
+  REQUIRE(a.steps.count() == 4);
+  CHECK(a.syncs.items_in_steps >= 754);
+  CHECK(a.syncs.items_in_steps <= 758);
+  int per_step[4] = {0, 0, 0, 0};
+  for (const auto& item : a.syncs.items) {
+    if (item.step >= 0 && item.step < 4) ++per_step[item.step];
+  }
+  for (int count : per_step) {
+    CHECK(count >= 188);
+    CHECK(count <= 190);
+  }
+  CHECK(a.syncs.items.size() == 945);
+  CHECK(a.syncs.syncing_items == 0);
+}
+
+TEST_CASE("128-rank sampled trace: GPU idle split stays within the step it is measured against") {
+  auto l = Load("real/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-1.json.gz");
+  if (!l) return;
+  const auto& a = l->analysis;
+  REQUIRE(a.steps.count() == 1);
+  REQUIRE(a.busy.devices.size() == 1);
+  // Device-wide idle time clipped to the 608 ms step: busy 272 ms, idle 336 ms (summed per stream and
+  // left unclipped it read 2325 ms of host-wait alone).
+  CHECK(a.idle.total_ns() == a.steps.analysed_ns - a.busy.devices[0].busy_ns);
+  CHECK(static_cast<double>(a.idle.host_wait_ns) / 1e6 > 185.0);  // measured 187.3 ms
+  CHECK(static_cast<double>(a.idle.host_wait_ns) / 1e6 < 190.0);
+  CHECK(static_cast<double>(a.idle.other_ns) / 1e6 > 146.0);  // measured 147.8 ms
+  CHECK(static_cast<double>(a.idle.other_ns) / 1e6 < 150.0);
+  CHECK(static_cast<double>(a.idle.kernel_wait_ns) / 1e6 < 1.0);  // measured 0.74 ms
+}
+
+TEST_CASE("MI300X ResNet18: composable_kernel xdl and MIOpen gtcx convolutions run on matrix cores") {
+  auto l = Load("real/TraceLens/tests/traces/mi300/ddp_resnet18_no_pool/train_resnet18.json.gz");
+  if (!l) return;
+  const auto& k = l->analysis.kernels;
+  // Batch norm dominates the kernel time; the convolutions (igemm_*_gtcx3_*, ck ..._xdl_cshuffle) and
+  // the Tensile GEMMs are 26.6% of it. MIOpen's SubTensorOp* pointwise kernels are not tensor-core work.
+  CHECK(k.tensor_core_share() > 0.26);  // measured 0.2657
+  CHECK(k.tensor_core_share() < 0.27);
+  CHECK(k.tensor_core_count == 310);
 }
 
 TEST_CASE("PyTorch 2.14 CPU traces: python_function / CallFrom attribution") {
@@ -187,7 +236,8 @@ TEST_CASE("PyTorch 2.14 CPU traces: python_function / CallFrom attribution") {
   auto c = Load("cpu/torch2.14.1/c_workers0.pt.trace.json");
   if (!c) return;
   CHECK(c->analysis.dataloader.iterator == IteratorKind::kSingle);
-  CHECK(c->analysis.dataloader.share == doctest::Approx(0.9).epsilon(0.05));
+  CHECK(c->analysis.dataloader.share > 0.885);  // measured 0.8925
+  CHECK(c->analysis.dataloader.share < 0.900);
 
   auto e = Load("cpu/torch2.14.1/e_unaligned.pt.trace.json");
   if (!e) return;

@@ -29,8 +29,10 @@ std::string RankJson(int rank, int step_us, int comm_us) {
     ev.push_back(X("cuda_runtime", "cudaLaunchKernel", std::to_string(base + 1), "5", "1", "1", fmt::format(R"({{"correlation": {}}})", 10 + s)));
     ev.push_back(X("kernel", "sm80_xmma_gemm_f16f16", std::to_string(base + 10), std::to_string(step_us / 4), "0", "7",
                    fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}}})", 10 + s)));
-    ev.push_back(X("kernel", "ncclKernel_AllReduce", std::to_string(base + step_us / 2), std::to_string(comm_us), "0", "20",
-                   R"({"device": 0, "stream": 20})"));
+    if (comm_us > 0) {
+      ev.push_back(X("kernel", "ncclKernel_AllReduce", std::to_string(base + step_us / 2), std::to_string(comm_us), "0", "20",
+                     R"({"device": 0, "stream": 20})"));
+    }
   }
   return TraceJson(ev, fmt::format(R"("distributedInfo": {{"backend": "nccl", "rank": {}, "world_size": 3}}, )", rank));
 }
@@ -153,4 +155,212 @@ TEST_CASE("torchlint trace exit codes: 0 clean, 1 warnings, 2 unreadable") {
   CHECK(run((dir.path / "bad.json").string()) == 2);
   CHECK(run((dir.path / "missing.json").string()) == 2);
   CHECK(run((dir.path / "good.json").string() + " --format yaml") == 2);
+}
+
+namespace {
+
+// The straggler's rank, or -1, for a folder of these traces.
+int StragglerOf(const std::vector<std::string>& traces) {
+  TempDir dir;
+  for (size_t i = 0; i < traces.size(); ++i) std::ofstream(dir.path / fmt::format("rank{}.pt.trace.json", i)) << traces[i];
+  TraceSet set = LoadTraceSet(dir.path.string());
+  REQUIRE(set.ranks.size() == traces.size());
+  return set.straggler ? set.ranks[static_cast<size_t>(*set.straggler)].rank : -1;
+}
+
+}  // namespace
+
+TEST_CASE("the straggler rule is sound for two ranks") {
+  // Communication share: rank 1 at 9% against 62% is the one the other waits for.
+  CHECK(StragglerOf({RankJson(0, 1000, 400), RankJson(1, 1000, 50)}) == 1);
+  // 50% against 62%: 12 points but only 19% less, within what two healthy ranks differ by. The median of
+  // two is the larger, so the rule before flagged whichever rank had less communication.
+  CHECK(StragglerOf({RankJson(0, 1000, 400), RankJson(1, 1000, 250)}) == -1);
+  // Without collectives, the longest step: 30% longer is flagged, 5% is noise. With two ranks the median
+  // was the longer step itself, so nothing was ever flagged.
+  CHECK(StragglerOf({RankJson(0, 1000, 0), RankJson(1, 1300, 0)}) == 1);
+  CHECK(StragglerOf({RankJson(0, 1000, 0), RankJson(1, 1050, 0)}) == -1);
+  // Three ranks, one slow: still found.
+  CHECK(StragglerOf({RankJson(0, 1000, 0), RankJson(1, 1000, 0), RankJson(2, 1400, 0)}) == 2);
+}
+
+TEST_CASE("real pair: HTA's sampled ranks 0 and 1 are too close to name a straggler") {
+  auto rank0 = tl::test::SharedTrace("real/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz");
+  auto rank1 = tl::test::SharedTrace("real/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-1.json.gz");
+  if (!rank0 || !rank1) return;
+  TempDir dir;
+  fs::copy_file(*rank0, dir.path / "sampled_rank-0.json.gz");
+  fs::copy_file(*rank1, dir.path / "sampled_rank-1.json.gz");
+  TraceSet set = LoadTraceSet(dir.path.string());
+  REQUIRE(set.ranks.size() == 2);
+  CHECK(set.ranks[0].rank == 0);
+  CHECK(set.ranks[1].rank == 1);
+  REQUIRE(set.straggler_test.has_value());
+  CHECK(set.straggler_test->metric == "communication.share");
+  CHECK(set.straggler_test->rank == 1);
+  CHECK(set.straggler_test->value == doctest::Approx(0.553).epsilon(0.02));
+  CHECK(set.straggler_test->others_mean == doctest::Approx(0.648).epsilon(0.02));
+  CHECK_FALSE(set.straggler.has_value());
+  auto j = TraceSetToJson(set);
+  CHECK(j["straggler"].is_null());
+  CHECK(j["straggler_test"]["flagged"] == false);
+}
+
+TEST_CASE("several files of one rank: grouped as profiling cycles, the most recent stands for the rank") {
+  TempDir dir;
+  // No rank in the metadata or the name: tensorboard_trace_handler's "<worker>.<ms>.pt.trace.json" files
+  // of one worker are one rank. The cycle order is the traces' own clock, not the name.
+  auto trace_at = [](int start_us) {
+    return TraceJson({X("user_annotation", "ProfilerStep#1", std::to_string(start_us), "1000"),
+                      X("cpu_op", "aten::add", std::to_string(start_us + 1), "10")});
+  };
+  std::ofstream(dir.path / "host_7.200.pt.trace.json") << trace_at(0);
+  std::ofstream(dir.path / "host_7.100.pt.trace.json") << trace_at(50000);
+  std::ofstream(dir.path / "other_9.100.pt.trace.json") << trace_at(0);
+  TraceSet set = LoadTraceSet(dir.path.string());
+  REQUIRE(set.ranks.size() == 3);
+  CHECK(set.rank_count() == 2);
+  CHECK(set.has_cycles());
+  CHECK(set.ranks[0].rank == 0);
+  CHECK(set.ranks[1].rank == 0);
+  CHECK(set.ranks[2].rank == 1);
+  CHECK(fs::path(set.ranks[0].path).filename() == "host_7.200.pt.trace.json");  // earlier clock
+  CHECK(fs::path(set.ranks[1].path).filename() == "host_7.100.pt.trace.json");
+  CHECK(set.ranks[0].cycle == 0);
+  CHECK(set.ranks[0].cycles == 2);
+  CHECK_FALSE(set.ranks[0].representative());
+  CHECK(set.ranks[1].representative());
+  CHECK(set.ranks[2].representative());
+
+  // Two cycles of one rank and nothing else: nothing to compare, so no straggler, however they differ.
+  TempDir one;
+  std::ofstream(one.path / "worker0.1623143089861.pt.trace.json") << RankJson(0, 1000, 400);
+  std::ofstream(one.path / "worker0.1623143099999.pt.trace.json") << RankJson(0, 1000, 20);
+  TraceSet cycles = LoadTraceSet(one.path.string());
+  REQUIRE(cycles.ranks.size() == 2);
+  CHECK(cycles.rank_count() == 1);
+  CHECK_FALSE(cycles.straggler.has_value());
+  CHECK_FALSE(cycles.straggler_test.has_value());
+}
+
+TEST_CASE("rank numbers in file names: parsed without exceptions, out-of-range ones ignored") {
+  CHECK_FALSE(RankFromFileName("rank99999999999999.json").has_value());
+  CHECK(RankFromFileName("rank2147483647.json") == 2147483647);
+  CHECK_FALSE(RankFromFileName("rank2147483648.json").has_value());
+  CHECK(RankFromFileName("rank_007.json") == 7);
+  TempDir dir;
+  std::string plain = TraceJson({X("user_annotation", "ProfilerStep#1", "0", "100"), X("cpu_op", "aten::add", "1", "10")});
+  std::ofstream(dir.path / "rank99999999999999.json") << plain;
+  std::ofstream(dir.path / "rank0.json") << plain;
+  std::ofstream(dir.path / "rank2147483647.json") << plain;
+  std::ofstream(dir.path / "trace.json") << plain;
+  TraceSet set = LoadTraceSet(dir.path.string());
+  REQUIRE(set.ranks.size() == 4);
+  CHECK(set.errors.empty());
+  // rank0 and INT_MAX from their names; the others take the next free ranks.
+  CHECK(set.ranks[0].rank == 0);
+  CHECK(set.ranks[1].rank == 1);
+  CHECK(set.ranks[2].rank == 2);
+  CHECK(set.ranks[3].rank == 2147483647);
+  CHECK(set.rank_count() == 4);
+}
+
+TEST_CASE("JSON stays valid with invalid UTF-8 in metadata and paths") {
+  auto r = ReadString(RankJson(0, 1000, 100));
+  REQUIRE(r.ok());
+  r.trace->metadata().pytorch_version = "2.1\xff\xfe";
+  r.trace->metadata().path = "caf\xe9.json";
+  auto j = AnalysisToJson(*r.trace, Analyze(*r.trace));
+  std::string text;
+  CHECK_NOTHROW(text = j.dump());
+  CHECK(j["environment"]["pytorch_version"] == "2.1\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK(j["file"] == "caf\xef\xbf\xbd.json");
+  nlohmann::json raw = {{"error", "bad\x80"}};
+  CHECK(JsonText(raw, -1) == "{\"error\":\"bad\xef\xbf\xbd\"}");
+}
+
+TEST_CASE("report: a step over 1.5x the median gets a note") {
+  auto stretched = ReadString(TraceJson({X("user_annotation", "ProfilerStep#1", "0", "2000"),
+                                         X("user_annotation", "ProfilerStep#2", "2000", "1000"),
+                                         X("user_annotation", "ProfilerStep#3", "3000", "1000"),
+                                         X("user_annotation", "ProfilerStep#4", "4000", "1100"),
+                                         X("user_annotation", "ProfilerStep#5", "5100", "10")}));
+  auto a = Analyze(*stretched.trace);
+  REQUIRE(a.steps.count() == 4);
+  auto j = AnalysisToJson(*stretched.trace, a);
+  CHECK(j["steps"]["median_ms"].get<double>() == doctest::Approx(1.05));
+  CHECK(j["steps"]["outlier_index"] == 0);
+  CHECK(j["steps"]["note"].get<std::string>().starts_with("step 1 of 4 takes 2.0 ms, 1.9x the median step (1.1 ms)"));
+  CHECK(RenderReport(*stretched.trace, a, {}).find("- Note: step 1 of 4 takes 2.0 ms") != std::string::npos);
+
+  // 1.4x is not an outlier.
+  auto even = ReadString(TraceJson({X("user_annotation", "ProfilerStep#1", "0", "1400"),
+                                    X("user_annotation", "ProfilerStep#2", "1400", "1000"),
+                                    X("user_annotation", "ProfilerStep#3", "2400", "1000"),
+                                    X("user_annotation", "ProfilerStep#4", "3400", "10")}));
+  auto ae = Analyze(*even.trace);
+  auto je = AnalysisToJson(*even.trace, ae);
+  CHECK(je["steps"]["outlier_index"].is_null());
+  CHECK(je["steps"]["note"].is_null());
+  CHECK(RenderReport(*even.trace, ae, {}).find("Note: ") == std::string::npos);
+}
+
+TEST_CASE("real A100 rank: the first step, stretched by GPU lag, is noted") {
+  auto file = tl::test::SharedTrace("real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz");
+  if (!file) return;
+  auto r = ReadTraceFile(file->string());
+  REQUIRE(r.ok());
+  auto a = Analyze(*r.trace);
+  auto j = AnalysisToJson(*r.trace, a);
+  REQUIRE(j["steps"]["per_step_ms"].size() == 4);
+  CHECK(j["steps"]["per_step_ms"][0].get<double>() == doctest::Approx(371.6).epsilon(0.01));
+  CHECK(j["steps"]["median_ms"].get<double>() == doctest::Approx(216.35).epsilon(0.01));
+  CHECK(j["steps"]["outlier_index"] == 0);
+  ReportOptions zh;
+  zh.language = Language::kChinese;
+  CHECK(RenderReport(*r.trace, a, zh).find("注意：第 1 个 step（共 4 个）耗时 371.6 ms") != std::string::npos);
+}
+
+TEST_CASE("report cosmetics: priority order, --top in the title, driver version, unknown reserved memory") {
+  auto file = tl::test::SharedTrace("real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz");
+  if (file) {
+    auto r = ReadTraceFile(file->string());
+    REQUIRE(r.ok());
+    auto a = Analyze(*r.trace);
+    ReportOptions opt;
+    const std::string text = RenderReport(*r.trace, a, opt);
+    // This rank has a [low] diagnosis and a [medium] pageable-copy advice: high, then medium, then low.
+    const std::string recs = text.substr(text.find("Recommendations (by priority)"));
+    const size_t medium = recs.find("[medium]");
+    REQUIRE(medium != std::string::npos);
+    CHECK(recs.find("[high]") < medium);
+    CHECK(recs.rfind("[high]") < medium);
+    CHECK(recs.find("[low]") > medium);
+    opt.top_n = 3;
+    const std::string top3 = RenderReport(*r.trace, a, opt);
+    CHECK(top3.find("Top 3 ops") != std::string::npos);
+    CHECK(top3.find("\n  4  ") == std::string::npos);  // three rows, whatever the analysis kept
+    CHECK(top3.find("\n  3  ") != std::string::npos);
+  }
+
+  // PyTorch 1.8-1.9 memory events carry no reserved total: "unknown", and null in JSON.
+  auto old = ReadString(TraceJson(
+      {X("user_annotation", "ProfilerStep#1", "0", "1000"),
+       R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 4096}})"},
+      R"("cuda_driver_version": 12080, )"));
+  REQUIRE(old.ok());
+  auto ao = Analyze(*old.trace);
+  ReportOptions en;
+  const std::string text = RenderReport(*old.trace, ao, en);
+  CHECK(text.find("peak reserved unknown (not in the trace)") != std::string::npos);
+  CHECK(text.find("peak reserved 0.000 GB") == std::string::npos);
+  CHECK(text.find("- CUDA driver: 12.8") != std::string::npos);
+  auto jo = AnalysisToJson(*old.trace, ao);
+  CHECK(jo["environment"]["cuda_driver_version"] == "12.8");
+  REQUIRE(jo["memory"].size() == 1);
+  CHECK(jo["memory"][0]["peak_allocated_bytes"] == 4096);
+  CHECK(jo["memory"][0]["peak_reserved_bytes"].is_null());
+  ReportOptions zh;
+  zh.language = Language::kChinese;
+  CHECK(RenderReport(*old.trace, ao, zh).find("峰值预留 不可用") != std::string::npos);
 }

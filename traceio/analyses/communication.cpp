@@ -5,6 +5,7 @@
 
 #include "traceio/analyses/intervals.h"
 #include "traceio/analyses/names.h"
+#include "traceio/analyses/saturating.h"
 #include "traceio/analyses/window.h"
 
 namespace tl::trace {
@@ -18,10 +19,10 @@ Communication AnalyzeCommunication(const Trace& trace, const Steps& steps) {
     auto [it, inserted] = is_comm.try_emplace(trace.name_id(g), false);
     if (inserted) it->second = IsCommKernel(trace.name(g));
     const int device = trace.track_of(g).device;
-    out.kernel_ns += trace.dur(g);
+    SatAddTo(out.kernel_ns, trace.dur(g));
     if (it->second) {
       ++out.kernels;
-      out.comm_ns += trace.dur(g);
+      SatAddTo(out.comm_ns, trace.dur(g));
       comm[device].push_back({trace.ts(g), trace.end(g)});
     } else {
       compute[device].push_back({trace.ts(g), trace.end(g)});
@@ -31,8 +32,8 @@ Communication AnalyzeCommunication(const Trace& trace, const Steps& steps) {
     MergeIntervals(c);
     auto& k = compute[device];
     MergeIntervals(k);
-    out.comm_union_ns += TotalLength(c);
-    out.overlapped_ns += OverlapLength(c, k);
+    SatAddTo(out.comm_union_ns, TotalLength(c));
+    SatAddTo(out.overlapped_ns, OverlapLength(c, k));
   }
   return out;
 }

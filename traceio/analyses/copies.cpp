@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "traceio/analyses/saturating.h"
 #include "traceio/analyses/window.h"
 
 namespace tl::trace {
@@ -23,16 +24,16 @@ CopyStats AnalyzeCopies(const Trace& trace, const Steps& steps) {
     const uint32_t launch = trace.link(g);
     const int64_t host = launch != kNoIndex ? trace.dur(launch) : 0;
     ++it->count;
-    it->bytes += bytes;
-    it->gpu_ns += trace.dur(g);
-    it->host_ns += host;
+    SatAddTo(it->bytes, bytes);
+    SatAddTo(it->gpu_ns, trace.dur(g));
+    SatAddTo(it->host_ns, host);
     ++out.count;
     if (k.pageable()) ++out.pageable;
     if (k.pageable() && k.direction == CopyDirection::kHtoD) {
       ++out.pageable_htod;
-      out.pageable_htod_bytes += bytes;
-      out.pageable_htod_gpu_ns += trace.dur(g);
-      out.pageable_htod_host_ns += host;
+      SatAddTo(out.pageable_htod_bytes, bytes);
+      SatAddTo(out.pageable_htod_gpu_ns, trace.dur(g));
+      SatAddTo(out.pageable_htod_host_ns, host);
       out.pageable_htod_events.push_back(g);
     }
   }

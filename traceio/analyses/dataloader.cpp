@@ -2,6 +2,7 @@
 
 #include "traceio/analyses/intervals.h"
 #include "traceio/analyses/names.h"
+#include "traceio/analyses/saturating.h"
 
 namespace tl::trace {
 
@@ -23,8 +24,8 @@ DataLoaderStats AnalyzeDataLoader(const Trace& trace, const Steps& steps) {
     if (k != EventKind::kCpuOp && k != EventKind::kUserAnnotation) continue;
     std::string_view n = trace.name(i);
     if (!IsDataLoaderName(n)) continue;
-    if (n.find("_SingleProcessDataLoaderIter") != std::string_view::npos) single_ns += trace.dur(i) + 1;
-    else if (n.find("_MultiProcessingDataLoaderIter") != std::string_view::npos) multi_ns += trace.dur(i) + 1;
+    if (n.find("_SingleProcessDataLoaderIter") != std::string_view::npos) SatAddTo(single_ns, trace.dur(i) + 1);
+    else if (n.find("_MultiProcessingDataLoaderIter") != std::string_view::npos) SatAddTo(multi_ns, trace.dur(i) + 1);
     // Each __next__ belongs to the step it starts in (the one that consumes the batch), even when the
     // previous step's window was extended over it by trailing GPU work.
     const int s = steps.FindHost(trace.ts(i));
@@ -37,7 +38,7 @@ DataLoaderStats AnalyzeDataLoader(const Trace& trace, const Steps& steps) {
   for (size_t s = 0; s < per_step.size(); ++s) {
     MergeIntervals(per_step[s]);
     int64_t t = TotalLength(per_step[s]);
-    out.total_ns += t;
+    SatAddTo(out.total_ns, t);
     const int64_t d = steps.analysed[s].duration();
     out.per_step.push_back(d > 0 ? static_cast<double>(t) / static_cast<double>(d) : 0.0);
   }

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "traceio/analyses/names.h"
+#include "traceio/analyses/saturating.h"
 
 namespace tl::trace {
 
@@ -39,7 +40,7 @@ int64_t GpuTimeUnder(const Trace& trace, uint32_t event) {
   trace.ForEachDescendant(event, [&](uint32_t j) {
     if (!IsLaunch(trace.kind(j))) return;
     uint32_t g = trace.link(j);
-    if (g != kNoIndex && trace.kind(g) == EventKind::kKernel) total += trace.dur(g);
+    if (g != kNoIndex && trace.kind(g) == EventKind::kKernel) SatAddTo(total, trace.dur(g));
   });
   return total;
 }
@@ -80,12 +81,12 @@ GemmStats AnalyzeGemmShapes(const Trace& trace, const Steps& steps) {
     }
     const int64_t gpu = GpuTimeUnder(trace, i);
     ++it->count;
-    it->cpu_ns += trace.dur(i);
-    it->gpu_ns += gpu;
+    SatAddTo(it->cpu_ns, trace.dur(i));
+    SatAddTo(it->gpu_ns, gpu);
     it->events.push_back(i);
     ++out.unaligned;
-    out.unaligned_cpu_ns += trace.dur(i);
-    out.unaligned_gpu_ns += gpu;
+    SatAddTo(out.unaligned_cpu_ns, trace.dur(i));
+    SatAddTo(out.unaligned_gpu_ns, gpu);
   }
   std::sort(out.shapes.begin(), out.shapes.end(), [](const GemmShape& a, const GemmShape& b) {
     return a.gpu_ns + a.cpu_ns > b.gpu_ns + b.cpu_ns;

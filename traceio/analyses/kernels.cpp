@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "traceio/analyses/names.h"
+#include "traceio/analyses/saturating.h"
 #include "traceio/analyses/window.h"
 
 namespace tl::trace {
@@ -29,19 +30,19 @@ KernelSummary AnalyzeKernels(const Trace& trace, const Steps& steps, size_t top_
     }
     const uint8_t f = fit->second;
     ++out.count;
-    out.total_ns += d;
+    SatAddTo(out.total_ns, d);
     durations.push_back(d);
     if (d < kShortKernelNs) ++out.short_count;
     if (f & 1) {
-      out.tensor_core_ns += d;
+      SatAddTo(out.tensor_core_ns, d);
       ++out.tensor_core_count;
     }
-    if (f & 2) out.fp32_gemm_ns += d;
-    if (f & 4) out.elementwise_ns += d;
-    if (f & 8) out.comm_ns += d;
+    if (f & 2) SatAddTo(out.fp32_gemm_ns, d);
+    if (f & 4) SatAddTo(out.elementwise_ns, d);
+    if (f & 8) SatAddTo(out.comm_ns, d);
     Acc& a = by_name[name];
     ++a.count;
-    a.total += d;
+    SatAddTo(a.total, d);
     a.min = std::min(a.min, d);
     a.max = std::max(a.max, d);
   }

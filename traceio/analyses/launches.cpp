@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "traceio/analyses/saturating.h"
 #include "traceio/analyses/window.h"
 
 namespace tl::trace {
@@ -18,9 +19,12 @@ LaunchStats AnalyzeLaunches(const Trace& trace, const Steps& steps) {
     const int64_t gpu = trace.dur(g);
     const int64_t delay = std::max<int64_t>(0, trace.ts(g) - trace.end(launch));
     ++out.launches;
-    out.cpu_ns += cpu;
-    out.gpu_ns += gpu;
-    out.delay_ns += delay;
+    SatAddTo(out.cpu_ns, cpu);
+    SatAddTo(out.gpu_ns, gpu);
+    SatAddTo(out.delay_ns, delay);
+    // HTA's cuda_kernel_launch_stats: short = cpu_duration <= runtime_cutoff (50 µs) AND gpu_duration <
+    // cpu_duration. The cutoff keeps runtime outliers (a launch stalled on a lock or the allocator) from
+    // counting as launch overhead.
     if (cpu <= kRuntimeCutoffNs && gpu < cpu) ++out.short_kernels;
     if (cpu > kRuntimeCutoffNs) ++out.runtime_outliers;
     if (delay > kDelayCutoffNs) ++out.delay_outliers;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "traceio/analyses/saturating.h"
+
 namespace tl::trace {
 
 MemoryStats AnalyzeMemory(const Trace& trace) {
@@ -19,7 +21,7 @@ MemoryStats AnalyzeMemory(const Trace& trace) {
     a.m.device_type = e.device_type;
     a.m.device_id = e.device_id;
     if (e.bytes > 0) ++a.m.allocations;
-    a.running += e.bytes;
+    SatAddTo(a.running, e.bytes);
     if (e.total_allocated) {
       a.totals = true;
       a.m.peak_allocated = std::max(a.m.peak_allocated, *e.total_allocated);

@@ -1,5 +1,7 @@
 #include "traceio/analyses/optimizer.h"
 
+#include "traceio/analyses/saturating.h"
+
 namespace tl::trace {
 
 namespace {
@@ -19,7 +21,7 @@ ZeroGradStats ZeroGradWork(const Trace& trace, uint32_t z) {
       uint32_t g = trace.link(j);
       if (g != kNoIndex && (trace.kind(g) == EventKind::kKernel || trace.kind(g) == EventKind::kMemset)) {
         ++out.kernels;
-        out.kernel_ns += trace.dur(g);
+        SatAddTo(out.kernel_ns, trace.dur(g));
       }
     }
   });
@@ -44,14 +46,14 @@ OptimizerStats AnalyzeOptimizer(const Trace& trace, const Steps& steps) {
       ZeroGradStats z = ZeroGradWork(trace, i);
       auto& agg = out.zero_grad;
       ++agg.calls;
-      agg.total_ns += z.total_ns;
+      SatAddTo(agg.total_ns, z.total_ns);
       agg.fill_ops += z.fill_ops;
       agg.kernels += z.kernels;
-      agg.kernel_ns += z.kernel_ns;
+      SatAddTo(agg.kernel_ns, z.kernel_ns);
       agg.events.push_back(i);
     } else if (n.starts_with("Optimizer.step#")) {
       ++out.step_calls;
-      out.step_ns += trace.dur(i);
+      SatAddTo(out.step_ns, trace.dur(i));
     }
   }
   if (steps.count() > 0) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "traceio/analyses/saturating.h"
+
 namespace tl::trace {
 
 TopOps AnalyzeTopOps(const Trace& trace, const Steps& steps, size_t top_n) {
@@ -15,15 +17,15 @@ TopOps AnalyzeTopOps(const Trace& trace, const Steps& steps, size_t top_n) {
     const uint32_t p = trace.parent(j);
     if (p == kNoIndex || trace.kind(p) != EventKind::kCpuOp) continue;
     if (trace.kind(j) == EventKind::kCpuOp || trace.kind(j) == EventKind::kUserAnnotation) {
-      children[p] += std::min(trace.end(j), trace.end(p)) - trace.ts(j);
+      SatAddTo(children[p], std::min(trace.end(j), trace.end(p)) - trace.ts(j));
     }
   }
   for (uint32_t i = 0; i < trace.size(); ++i) {
     if (trace.kind(i) != EventKind::kCpuOp || !in_scope(trace.ts(i))) continue;
     OpStat& s = by_name[trace.name_id(i)];
     ++s.calls;
-    s.cpu_total_ns += trace.dur(i);
-    s.self_cpu_ns += std::max<int64_t>(0, trace.dur(i) - children[i]);
+    SatAddTo(s.cpu_total_ns, trace.dur(i));
+    SatAddTo(s.self_cpu_ns, std::max<int64_t>(0, trace.dur(i) - children[i]));
   }
   for (uint32_t g : trace.gpu_events()) {
     uint32_t launch = trace.link(g);
@@ -31,10 +33,10 @@ TopOps AnalyzeTopOps(const Trace& trace, const Steps& steps, size_t top_n) {
     out.by_cuda = true;
     uint32_t op = trace.EnclosingOp(launch);
     if (op == kNoIndex) continue;
-    by_name[trace.name_id(op)].self_cuda_ns += trace.dur(g);
+    SatAddTo(by_name[trace.name_id(op)].self_cuda_ns, trace.dur(g));
     // Count CUDA total once per distinct ancestor name, as key_averages does per event.
     for (uint32_t p = op; p != kNoIndex; p = trace.parent(p)) {
-      if (trace.kind(p) == EventKind::kCpuOp) by_name[trace.name_id(p)].cuda_total_ns += trace.dur(g);
+      if (trace.kind(p) == EventKind::kCpuOp) SatAddTo(by_name[trace.name_id(p)].cuda_total_ns, trace.dur(g));
     }
   }
   for (auto& [id, s] : by_name) {
