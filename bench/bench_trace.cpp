@@ -14,7 +14,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: bench_trace TRACE [--no-python-frames] [--threads N]\n");
+    fmt::print(stderr, "usage: bench_trace TRACE [--no-python-frames] [--threads N] [--chunk-kb N]\n");
     return 2;
   }
   tl::trace::ReadOptions options;
@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--no-python-frames") {
       options.keep_python_functions = false;
+    } else if (arg == "--chunk-kb" && i + 1 < argc) {
+      options.chunk_bytes = static_cast<size_t>(std::stoul(argv[++i])) << 10;
     } else if (arg == "--threads" && i + 1 < argc) {
       options.threads = static_cast<unsigned>(std::stoul(argv[++i]));
     } else {

@@ -81,6 +81,12 @@ EventKind KindFromCategory(std::string_view cat) {
   return EventKind::kOther;
 }
 
+// Threads that parse: as asked, or one per CPU (at most 8).
+unsigned ResolveThreads(unsigned asked) {
+  constexpr unsigned kMaxThreads = 8;
+  return asked != 0 ? asked : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
+}
+
 class Reader {
  public:
   Reader(ByteSource& source, std::string name, const ReadOptions& options)
@@ -88,8 +94,7 @@ class Reader {
         name_(std::move(name)),
         options_(options),
         buf_(std::max<size_t>(options.chunk_bytes, 4096) + kPad),
-        threads_(options.threads != 0 ? options.threads
-                                      : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads)) {}
+        threads_(ResolveThreads(options.threads)) {}
 
   ReadResult Run();
 
@@ -152,7 +157,6 @@ class Reader {
     stats_.truncated_at = Offset(end_);
   }
 
-  static constexpr unsigned kMaxThreads = 8;
 
   ByteSource& source_;
   std::string name_;
@@ -180,6 +184,7 @@ class Reader {
   std::optional<uint64_t> trailing_data_at_;
   std::string trailing_snippet_;
   std::optional<uint64_t> duplicate_events_at_;
+  std::vector<std::string> metadata_warnings_;
   uint64_t old_vocab_ = 0;
   uint64_t new_vocab_ = 0;
   std::vector<int8_t> cat_kind_;    // by category string id; -1 unknown yet
@@ -834,6 +839,7 @@ ReadResult Reader::Run() {
   }
 
   ParseMetadata();
+  result.warnings.insert(result.warnings.end(), metadata_warnings_.begin(), metadata_warnings_.end());
   if (!source_error_.empty()) {
     result.warnings.push_back(fmt::format("{}: {}; analysed the {} events read before it", name_, source_error_,
                                           stats_.events));
@@ -1011,10 +1017,16 @@ void Reader::Commit(const EventFields& f, const EventBatch& batch) {
 void Reader::ParseMetadata() {
   auto& md = builder_.metadata();
   od::parser parser;
+  simdjson::dom::parser validator;  // metadata values are small: checked whole before they are read
   auto with = [&](const char* key, auto&& fn) {
     auto it = metadata_raw_.find(key);
     if (it == metadata_raw_.end()) return;
     simdjson::padded_string json(it->second);
+    if (auto err = validator.parse(json).error()) {
+      metadata_warnings_.push_back(fmt::format("{}: \"{}\" is not valid JSON ({}); it was ignored", name_, key,
+                                               simdjson::error_message(err)));
+      return;
+    }
     od::document doc;
     if (parser.iterate(json).get(doc)) return;
     fn(doc);

@@ -434,3 +434,13 @@ TEST_CASE("GPU work without a correlation id is linked through its External id")
   CHECK(t.link(Find(t, "early")) == kNoIndex);  // no launch before it
   CHECK(t.EnclosingOp(t.link(Find(t, "first"))) == Find(t, "aten::mm"));
 }
+
+TEST_CASE("malformed metadata is ignored with a warning, not silently") {
+  auto r = ReadString(TraceJson({X("cpu_op", "aten::add", "1", "1")},
+                                R"("deviceProperties": [{"id": 0, "name": }], "distributedInfo": {"rank": 3}, )"));
+  REQUIRE(r.ok());
+  CHECK(r.trace->metadata().devices.empty());
+  CHECK(r.trace->metadata().rank == 3);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find("\"deviceProperties\" is not valid JSON") != std::string::npos);
+}
