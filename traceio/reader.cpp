@@ -123,13 +123,14 @@ class Reader {
   // takes the bytes from `keep` on. The batch is then parsed here or by the pool.
   void Handoff(size_t keep);
   void Dispatch(std::unique_ptr<EventBatch> batch);
-  void Drain();  // waits for, and commits, every batch in flight
+  void Drain();        // waits for, and commits, every batch in flight
+  void CommitFront();  // waits for the oldest batch in flight (parsing queued ones meanwhile), commits it
   void CommitBatch(EventBatch& batch);
   void Recycle(std::unique_ptr<EventBatch> batch);
   std::unique_ptr<EventBatch> NewBatch();
 
   // ---- events ------------------------------------------------------------------------------------
-  void Commit(const EventFields& f, const EventBatch& batch);
+  void Commit(const EventFields& f, const EventBatch& batch, uint64_t offset);  // offset: for messages
   void BadEvent(uint64_t offset, std::string message) {
     ++stats_.bad_events;
     if (first_bad_message_.empty()) {
@@ -177,7 +178,6 @@ class Reader {
   std::map<std::string, std::string> metadata_raw_;
   std::vector<std::string> top_keys_;
   uint64_t first_bad_offset_ = 0;
-  uint64_t event_offset_ = 0;
   std::string first_bad_message_;
   uint64_t sanitized_ = 0;
   uint64_t begin_end_events_ = 0;
@@ -295,20 +295,19 @@ void Reader::Dispatch(std::unique_ptr<EventBatch> batch) {
   // Commit what is parsed, in order; and bound the batches in flight, which bounds the memory they hold.
   const size_t max_inflight = size_t{2} * threads_;
   while (!inflight_.empty() && (inflight_.size() > max_inflight || pool_->Done(inflight_.front().get()))) {
-    pool_->Wait(inflight_.front().get(), parser_);
-    CommitBatch(*inflight_.front());
-    Recycle(std::move(inflight_.front()));
-    inflight_.pop_front();
+    CommitFront();
   }
 }
 
 void Reader::Drain() {
-  while (!inflight_.empty()) {
-    pool_->Wait(inflight_.front().get(), parser_);
-    CommitBatch(*inflight_.front());
-    Recycle(std::move(inflight_.front()));
-    inflight_.pop_front();
-  }
+  while (!inflight_.empty()) CommitFront();
+}
+
+void Reader::CommitFront() {
+  pool_->Wait(inflight_.front().get(), parser_);
+  CommitBatch(*inflight_.front());
+  Recycle(std::move(inflight_.front()));
+  inflight_.pop_front();
 }
 
 void Reader::CommitBatch(EventBatch& batch) {
@@ -320,7 +319,6 @@ void Reader::CommitBatch(EventBatch& batch) {
   for (size_t i = 0; i < batch.elements.size(); ++i) {
     const Element& e = batch.elements[i];
     const ParsedEvent& parsed = batch.parsed[i];
-    event_offset_ = e.offset;
     if (!e.object) {
       BadEvent(e.offset, "an element of traceEvents is not an object");
     } else if (parsed.error) {
@@ -328,7 +326,7 @@ void Reader::CommitBatch(EventBatch& batch) {
       BadEvent(e.offset, fmt::format("{} near «{}»", simdjson::error_message(parsed.error), Snippet(bytes)));
     } else {
       if (parsed.sanitized) ++sanitized_;
-      Commit(parsed.fields, batch);
+      Commit(parsed.fields, batch, e.offset);
     }
   }
 }
@@ -919,13 +917,13 @@ EventKind Reader::CategoryKind(std::string_view cat) {
   return static_cast<EventKind>(v & 0x3f);
 }
 
-void Reader::Commit(const EventFields& f, const EventBatch& batch) {
+void Reader::Commit(const EventFields& f, const EventBatch& batch, uint64_t offset) {
   char ph = f.ph;
   if (ph == 0 && f.dur) ph = 'X';
   switch (ph) {
     case 'X': {
       if (!f.ts) {
-        BadEvent(event_offset_, "a complete event has no readable \"ts\"");
+        BadEvent(offset, "a complete event has no readable \"ts\"");
         return;
       }
       // Times outside these bounds are no real profile (2^61 ns is 73 years; 2^48 ns is 3.3 days). This
@@ -933,7 +931,7 @@ void Reader::Commit(const EventFields& f, const EventBatch& batch) {
       constexpr int64_t kMaxAbsTs = int64_t{1} << 61;
       constexpr int64_t kMaxDur = int64_t{1} << 48;
       if (*f.ts > kMaxAbsTs || *f.ts < -kMaxAbsTs || f.dur.value_or(0) < 0 || f.dur.value_or(0) > kMaxDur) {
-        BadEvent(event_offset_, "a complete event has a \"ts\" or \"dur\" outside any real profile");
+        BadEvent(offset, "a complete event has a \"ts\" or \"dur\" outside any real profile");
         return;
       }
       EventKind kind = EventKind::kCpuOp;
