@@ -1,6 +1,7 @@
 #include "traceio/event_parser.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "traceio/numbers.h"
 
@@ -14,9 +15,16 @@ constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// Key comparison against a literal: a fixed-size memcmp, which the compiler inlines (a string_view
+// comparison calls the library's memcmp, and keys are compared for every field of every event).
+template <size_t N>
+inline bool Is(std::string_view s, const char (&lit)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+}
+
 bool IsGemmName(std::string_view name) {
-  return name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" || name == "aten::linear" ||
-         name == "aten::matmul" || name == "aten::baddbmm" || name == "aten::addbmm";
+  return Is(name, "aten::mm") || Is(name, "aten::addmm") || Is(name, "aten::bmm") || Is(name, "aten::linear") ||
+         Is(name, "aten::matmul") || Is(name, "aten::baddbmm") || Is(name, "aten::addbmm");
 }
 
 // The text of a string token straight from the input when it holds no escape: the common case, and
@@ -52,6 +60,122 @@ std::string_view TokenText(od::value& v) {
   std::string_view s = v.raw_json_token();
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
+}
+
+// The `args` keys the store keeps. Both parsers look keys up here and set integer fields through
+// SetIntArg, so they cannot disagree on which key sets what.
+enum class Arg : uint8_t {
+  kOther,
+  // integers
+  kExternalId, kCorrelation, kDevice, kStream, kBytes, kPythonId, kPythonParentId, kTotalAllocated,
+  kTotalReserved, kMemoryBytes, kDeviceId, kDeviceType,
+  // strings
+  kName, kCallStack, kCallFrom,
+  // arrays, kept for GEMMs only
+  kInputDims, kInputType,
+};
+
+inline Arg ArgOf(std::string_view k) {
+  if (k.empty()) return Arg::kOther;
+  switch (k[0]) {
+    case 'E': return Is(k, "External id") ? Arg::kExternalId : Arg::kOther;
+    case 'e': return Is(k, "external id") ? Arg::kExternalId : Arg::kOther;
+    case 'c': return Is(k, "correlation") ? Arg::kCorrelation : Arg::kOther;
+    case 'd': return Is(k, "device") ? Arg::kDevice : Arg::kOther;
+    case 's': return Is(k, "stream") ? Arg::kStream : Arg::kOther;
+    case 'b': return Is(k, "bytes") ? Arg::kBytes : Arg::kOther;
+    case 'n': return Is(k, "name") ? Arg::kName : Arg::kOther;
+    case 'I': return Is(k, "Input Dims") ? Arg::kInputDims : Is(k, "Input type") ? Arg::kInputType : Arg::kOther;
+    case 'C': return Is(k, "Call stack") ? Arg::kCallStack : Is(k, "CallFrom") ? Arg::kCallFrom : Arg::kOther;
+    case 'P':
+      return Is(k, "Python id") ? Arg::kPythonId : Is(k, "Python parent id") ? Arg::kPythonParentId : Arg::kOther;
+    case 'T':
+      return Is(k, "Total Allocated") ? Arg::kTotalAllocated : Is(k, "Total Reserved") ? Arg::kTotalReserved : Arg::kOther;
+    case 'B': return Is(k, "Bytes") ? Arg::kMemoryBytes : Arg::kOther;
+    case 'D': return Is(k, "Device Id") ? Arg::kDeviceId : Is(k, "Device Type") ? Arg::kDeviceType : Arg::kOther;
+    default: return Arg::kOther;
+  }
+}
+
+inline bool IsIntArg(Arg a) { return a >= Arg::kExternalId && a <= Arg::kDeviceType; }
+
+// Sets an integer arg; `n` is empty when the value is no integer.
+void SetIntArg(Arg a, std::optional<int64_t> n, EventFields& f) {
+  switch (a) {
+    case Arg::kExternalId: f.external_id = n.value_or(0); break;
+    case Arg::kCorrelation: f.correlation = n.value_or(0); break;
+    case Arg::kDevice: f.gpu.device = static_cast<int32_t>(n.value_or(-1)); break;
+    case Arg::kStream: f.gpu.stream = static_cast<int32_t>(n.value_or(-1)); break;
+    case Arg::kBytes: f.gpu.bytes = ClampBytes(n.value_or(0)); break;
+    case Arg::kPythonId: f.python_id = n.value_or(-1); break;
+    case Arg::kPythonParentId: f.python_parent_id = n.value_or(-1); break;
+    case Arg::kTotalAllocated: f.memory.total_allocated = ClampBytes(n); break;
+    case Arg::kTotalReserved: f.memory.total_reserved = ClampBytes(n); break;
+    case Arg::kMemoryBytes: f.memory.bytes = ClampBytes(n.value_or(0)); break;
+    case Arg::kDeviceId: f.memory.device_id = static_cast<int32_t>(n.value_or(-1)); break;
+    case Arg::kDeviceType: f.memory.device_type = static_cast<int8_t>(n.value_or(-1)); break;
+    default: break;
+  }
+}
+
+// The string an arg of kind `a` sets.
+std::string_view& StringArg(Arg a, EventFields& f) {
+  return a == Arg::kName ? f.meta_name : a == Arg::kCallStack ? f.call_stack : f.call_from;
+}
+
+// Shapes and dtypes are kept for GEMMs only (the one analysis that reads them); when `name` comes
+// after `args` the event's name is not known yet, so they are kept.
+inline bool WantsShapes(const EventFields& f) { return !f.has_name || IsGemmName(f.name); }
+
+// ---- the fast path --------------------------------------------------------------------------------
+// Events as Kineto writes them: every string unescaped, every value of the type it should have. The
+// fast path reads scalars straight from their text and passes no On-Demand object to another
+// function, which lets the compiler keep the iterators in registers (that is most of its speed).
+// Anything else (an escape, an error, an odd type, a GEMM's shapes) sends the event to Parse, which
+// alone defines the result: the fast path gives the same fields or gives up.
+
+// A value's text: from its first byte to the next structural character, without trailing whitespace.
+inline std::string_view Token(std::string_view raw) {
+  while (!raw.empty() && IsSpace(raw.back())) raw.remove_suffix(1);
+  return raw;
+}
+
+enum class Shape : char { kString, kNumber, kObject, kNull, kOther };
+
+inline Shape ShapeOf(std::string_view tok) {
+  if (tok.empty()) return Shape::kOther;
+  const char c = tok[0];
+  if (c == '"') return Shape::kString;
+  if (c == '-' || (c >= '0' && c <= '9')) return Shape::kNumber;
+  if (c == '{') return Shape::kObject;
+  if (c == 'n' && tok == "null") return Shape::kNull;
+  return Shape::kOther;
+}
+
+// A string token's content when it has no escape; false otherwise.
+inline bool PlainString(std::string_view tok, std::string_view& out) {
+  if (tok.size() < 2 || tok.back() != '"') return false;
+  std::string_view s = tok.substr(1, tok.size() - 2);
+  if (s.find('\\') != std::string_view::npos) return false;
+  out = s;
+  return true;
+}
+
+// An integer field as IntOf reads it; false when the fast path must give up.
+inline bool FastInt(std::string_view tok, std::optional<int64_t>& out) {
+  switch (ShapeOf(tok)) {
+    case Shape::kNumber:
+      out = ParseInteger(tok);
+      return true;
+    case Shape::kString: {
+      std::string_view s;
+      if (!PlainString(tok, s)) return false;
+      out = ParseInteger(s);
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -105,6 +229,12 @@ void EventParser::ParseBatch(EventBatch& batch) {
     ParsedEvent& out = batch.parsed.emplace_back();
     if (!e.object) continue;
     const size_t len = e.end - e.begin;
+    if (fast_ && FastParse(batch.bytes.data() + e.begin, len, batch.bytes.size() - e.begin, out.fields)) {
+      ++fast_count_;
+      continue;
+    }
+    ++general_count_;
+    out.fields = EventFields{};
     repaired_ = false;
     out.error = Parse(batch.bytes.data() + e.begin, len, batch.bytes.size() - e.begin, out.fields);
     if (out.error == simdjson::UTF8_ERROR || out.error == simdjson::UNESCAPED_CHARS ||
@@ -159,108 +289,162 @@ std::optional<int64_t> EventParser::IntOf(od::value v) {
 }
 
 simdjson::error_code EventParser::ParseArgs(od::object args, EventFields& f) {
-  // Shapes and dtypes are kept for GEMMs only (the one analysis that reads them); when `name` comes
-  // after `args` the event's name is not known yet, so they are kept.
-  auto wants_shapes = [&] { return !f.has_name || IsGemmName(f.name); };
   for (auto field_result : args) {
     od::field field;
     if (auto err = std::move(field_result).get(field)) return err;
     std::string_view key;
     if (auto err = KeyOf(field, key)) return err;
     od::value v = field.value();
-    if (key.empty()) continue;
-    switch (key[0]) {
-      case 'E':
-        if (key == "External id") f.external_id = IntOf(v).value_or(0);
+    const Arg a = ArgOf(key);
+    if (IsIntArg(a)) {
+      SetIntArg(a, IntOf(v), f);
+      continue;
+    }
+    switch (a) {
+      case Arg::kName:
+      case Arg::kCallStack:
+      case Arg::kCallFrom: {
+        std::string_view s;
+        if (StringOf(v, s)) StringArg(a, f) = s;
         break;
-      case 'e':
-        if (key == "external id") f.external_id = IntOf(v).value_or(0);
-        break;
-      case 'c':
-        if (key == "correlation") f.correlation = IntOf(v).value_or(0);
-        break;
-      case 'd':
-        if (key == "device") f.gpu.device = static_cast<int32_t>(IntOf(v).value_or(-1));
-        break;
-      case 's':
-        if (key == "stream") f.gpu.stream = static_cast<int32_t>(IntOf(v).value_or(-1));
-        break;
-      case 'b':
-        if (key == "bytes") f.gpu.bytes = ClampBytes(IntOf(v).value_or(0));
-        break;
-      case 'n':
-        if (key == "name") {
-          std::string_view s;
-          if (StringOf(v, s)) f.meta_name = s;
-        }
-        break;
-      case 'I':
-        if (key == "Input Dims") {
-          if (!wants_shapes()) break;
-          od::array outer;
-          if (v.get_array().get(outer)) break;
-          f.has_dims = true;
-          auto& dims = batch_->dims;
-          f.dims_begin = static_cast<uint32_t>(dims.size());
-          for (auto inner_result : outer) {
-            od::value inner;
-            if (std::move(inner_result).get(inner)) break;
-            od::array shape;
-            if (inner.get_array().get(shape)) {
-              dims.push_back(0);
-              continue;
-            }
-            size_t count_at = dims.size();
+      }
+      case Arg::kInputDims: {
+        if (!WantsShapes(f)) break;
+        od::array outer;
+        if (v.get_array().get(outer)) break;
+        f.has_dims = true;
+        auto& dims = batch_->dims;
+        f.dims_begin = static_cast<uint32_t>(dims.size());
+        for (auto inner_result : outer) {
+          od::value inner;
+          if (std::move(inner_result).get(inner)) break;
+          od::array shape;
+          if (inner.get_array().get(shape)) {
             dims.push_back(0);
-            for (auto d : shape) {
-              od::value dv;
-              if (std::move(d).get(dv)) break;
-              dims.push_back(IntOf(dv).value_or(-1));
-              ++dims[count_at];
-            }
+            continue;
           }
-          f.dims_end = static_cast<uint32_t>(dims.size());
-        } else if (key == "Input type") {
-          if (!wants_shapes()) break;
-          od::array types;
-          if (v.get_array().get(types)) break;
-          for (auto t : types) {
-            od::value tv;
-            std::string_view s;
-            if (!std::move(t).get(tv) && StringOf(tv, s)) f.input_type = s;
-            break;
+          size_t count_at = dims.size();
+          dims.push_back(0);
+          for (auto d : shape) {
+            od::value dv;
+            if (std::move(d).get(dv)) break;
+            dims.push_back(IntOf(dv).value_or(-1));
+            ++dims[count_at];
           }
         }
+        f.dims_end = static_cast<uint32_t>(dims.size());
         break;
-      case 'C':
-        if (key == "Call stack") {
+      }
+      case Arg::kInputType: {
+        if (!WantsShapes(f)) break;
+        od::array types;
+        if (v.get_array().get(types)) break;
+        for (auto t : types) {
+          od::value tv;
           std::string_view s;
-          if (StringOf(v, s)) f.call_stack = s;
-        } else if (key == "CallFrom") {
-          std::string_view s;
-          if (StringOf(v, s)) f.call_from = s;
+          if (!std::move(t).get(tv) && StringOf(tv, s)) f.input_type = s;
+          break;
         }
         break;
-      case 'P':
-        if (key == "Python id") f.python_id = IntOf(v).value_or(-1);
-        else if (key == "Python parent id") f.python_parent_id = IntOf(v).value_or(-1);
-        break;
-      case 'T':
-        if (key == "Total Allocated") f.memory.total_allocated = ClampBytes(IntOf(v));
-        else if (key == "Total Reserved") f.memory.total_reserved = ClampBytes(IntOf(v));
-        break;
-      case 'B':
-        if (key == "Bytes") f.memory.bytes = ClampBytes(IntOf(v).value_or(0));
-        break;
-      case 'D':
-        if (key == "Device Id") f.memory.device_id = static_cast<int32_t>(IntOf(v).value_or(-1));
-        else if (key == "Device Type") f.memory.device_type = static_cast<int8_t>(IntOf(v).value_or(-1));
-        break;
+      }
       default:
         break;
     }
   }
   return simdjson::SUCCESS;
+}
+
+bool EventParser::FastParse(const char* p, size_t len, size_t allocated, EventFields& f) {
+  od::document doc;
+  if (parser_.iterate(p, len, allocated).get(doc)) return false;
+  od::object obj;
+  if (doc.get_object().get(obj)) return false;
+  for (auto field_result : obj) {
+    od::field field;
+    if (std::move(field_result).get(field)) return false;
+    std::string_view key;
+    if (!RawText(field.key(), key)) return false;
+    od::value v = field.value();
+    if (Is(key, "args")) {
+      const std::string_view open = Token(v.raw_json_token());
+      if (ShapeOf(open) == Shape::kNull) continue;
+      if (ShapeOf(open) != Shape::kObject) return false;
+      od::object args;
+      if (v.get_object().get(args)) return false;
+      for (auto arg_result : args) {
+        od::field arg;
+        if (std::move(arg_result).get(arg)) return false;
+        std::string_view k;
+        if (!RawText(arg.key(), k)) return false;
+        const Arg a = ArgOf(k);
+        if (a == Arg::kOther) continue;
+        const std::string_view tok = Token(arg.value().raw_json_token());
+        if (IsIntArg(a)) {
+          std::optional<int64_t> n;
+          if (!FastInt(tok, n)) return false;
+          SetIntArg(a, n, f);
+        } else if (a == Arg::kInputDims || a == Arg::kInputType) {
+          if (WantsShapes(f)) return false;
+        } else if (ShapeOf(tok) == Shape::kString) {
+          std::string_view s;
+          if (!PlainString(tok, s)) return false;
+          StringArg(a, f) = s;
+        }
+      }
+      continue;
+    }
+    const std::string_view tok = Token(v.raw_json_token());
+    const Shape shape = ShapeOf(tok);
+    std::string_view s;
+    if (Is(key, "ph")) {
+      if (shape == Shape::kString) {
+        if (!PlainString(tok, s)) return false;
+        if (!s.empty()) f.ph = s[0];
+      }
+    } else if (Is(key, "name")) {
+      if (shape == Shape::kString) {
+        if (!PlainString(tok, s)) return false;
+      } else if (shape == Shape::kNumber) {
+        s = tok;
+      } else {
+        return false;
+      }
+      f.name = s;
+      f.has_name = true;
+    } else if (Is(key, "cat")) {
+      if (shape == Shape::kString) {
+        if (!PlainString(tok, s)) return false;
+        f.cat = s;
+        f.has_cat = true;
+      }
+    } else if (Is(key, "ts") || Is(key, "dur")) {
+      std::optional<int64_t> ns;
+      if (shape == Shape::kNumber) {
+        ns = ParseMicrosToNanos(tok);
+      } else if (shape == Shape::kString) {
+        if (!PlainString(tok, s)) return false;
+        ns = ParseMicrosToNanos(s);
+      } else {
+        return false;
+      }
+      (Is(key, "ts") ? f.ts : f.dur) = ns;
+    } else if (Is(key, "pid") || Is(key, "tid")) {
+      std::string_view& out = Is(key, "pid") ? f.pid : f.tid;
+      if (shape == Shape::kString) {
+        if (!PlainString(tok, s)) return false;
+        out = s;
+      } else if (shape == Shape::kNumber) {
+        out = tok;
+      } else {
+        return false;
+      }
+    } else if (Is(key, "id")) {
+      std::optional<int64_t> n;
+      if (!FastInt(tok, n)) return false;
+      f.id = n;
+    }
+  }
+  return true;
 }
 
 simdjson::error_code EventParser::Parse(const char* p, size_t len, size_t allocated, EventFields& f) {

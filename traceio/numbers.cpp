@@ -27,6 +27,18 @@ std::optional<int64_t> FromDouble(double v) {
 }  // namespace
 
 std::optional<int64_t> ParseMicrosToNanos(std::string_view text) {
+  // Kineto's form first: "<digits>.<3 digits>" or "<digits>", up to 15 integer digits (which cannot
+  // overflow int64 nanoseconds). Anything else takes the general path below.
+  {
+    size_t i = 0;
+    int64_t micros = 0;
+    while (i < text.size() && i < 15 && text[i] >= '0' && text[i] <= '9') micros = micros * 10 + (text[i++] - '0');
+    if (i > 0 && i == text.size()) return micros * 1000;
+    if (i > 0 && text.size() == i + 4 && text[i] == '.' && text[i + 1] >= '0' && text[i + 1] <= '9' &&
+        text[i + 2] >= '0' && text[i + 2] <= '9' && text[i + 3] >= '0' && text[i + 3] <= '9') {
+      return micros * 1000 + (text[i + 1] - '0') * 100 + (text[i + 2] - '0') * 10 + (text[i + 3] - '0');
+    }
+  }
   text = Trim(text);
   if (text.empty()) return std::nullopt;
   size_t i = 0;
@@ -70,6 +82,13 @@ std::optional<int64_t> ParseMicrosToNanos(std::string_view text) {
 }
 
 std::optional<int64_t> ParseInteger(std::string_view text) {
+  // The common case first: up to 18 plain digits cannot overflow.
+  if (!text.empty() && text.size() <= 18) {
+    int64_t v = 0;
+    size_t i = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) v = v * 10 + (text[i] - '0');
+    if (i == text.size()) return v;
+  }
   text = Trim(text);
   if (!text.empty() && text.front() == '"') text.remove_prefix(1);
   if (!text.empty() && text.back() == '"') text.remove_suffix(1);

@@ -5,9 +5,9 @@
 
 namespace tl::trace {
 
-ParsePool::ParsePool(unsigned workers) {
+ParsePool::ParsePool(unsigned workers, bool fast_events) {
   threads_.reserve(workers);
-  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this, fast_events] { Work(fast_events); });
 }
 
 ParsePool::~ParsePool() {
@@ -62,8 +62,8 @@ void ParsePool::Wait(EventBatch* batch, EventParser& parser) {
   }
 }
 
-void ParsePool::Work() {
-  EventParser parser;
+void ParsePool::Work(bool fast_events) {
+  EventParser parser(fast_events);
   std::unique_lock lock(mutex_);
   while (true) {
     work_ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });

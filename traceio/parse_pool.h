@@ -16,7 +16,8 @@ namespace tl::trace {
 
 class ParsePool {
  public:
-  explicit ParsePool(unsigned workers);
+  // `fast_events`: as ReadOptions::fast_events, for the workers' parsers.
+  ParsePool(unsigned workers, bool fast_events);
   ~ParsePool();
   ParsePool(const ParsePool&) = delete;
   ParsePool& operator=(const ParsePool&) = delete;
@@ -29,7 +30,7 @@ class ParsePool {
   bool Done(EventBatch* batch);
 
  private:
-  void Work();
+  void Work(bool fast_events);
   // Parses `batch` with the lock released, then marks it done (under the lock again).
   void ParseUnlocked(std::unique_lock<std::mutex>& lock, EventParser& parser, EventBatch* batch);
 

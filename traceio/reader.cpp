@@ -94,7 +94,8 @@ class Reader {
         name_(std::move(name)),
         options_(options),
         buf_(std::max<size_t>(options.chunk_bytes, 4096) + kPad),
-        threads_(ResolveThreads(options.threads)) {}
+        threads_(ResolveThreads(options.threads)),
+        parser_(options.fast_events) {}
 
   ReadResult Run();
 
@@ -283,7 +284,9 @@ void Reader::Handoff(size_t keep) {
 
 void Reader::Dispatch(std::unique_ptr<EventBatch> batch) {
   // A file of one chunk is read on this thread alone; the pool starts with the second chunk.
-  if (!pool_ && handoffs_++ > 0 && threads_ > 1) pool_ = std::make_unique<ParsePool>(threads_ - 1);
+  if (!pool_ && handoffs_++ > 0 && threads_ > 1) {
+    pool_ = std::make_unique<ParsePool>(threads_ - 1, options_.fast_events);
+  }
   if (!pool_) {
     parser_.ParseBatch(*batch);
     CommitBatch(*batch);

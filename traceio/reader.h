@@ -31,6 +31,10 @@ struct ReadOptions {
   // Cut runs of complete events 64 bytes at a time (the fast path). Off, every event goes through the
   // general splitter; tests compare the two.
   bool split_runs = true;
+  // Read the fields of events in Kineto's usual shape straight from their text (the fast path); an
+  // event with an escape, an odd type or a GEMM's shapes takes the general parser. Off, every event
+  // does; tests compare the two.
+  bool fast_events = true;
   // The largest single element (an event, or a metadata value) the reader will hold. No profiler comes
   // near it; a gz bomb made of one endless string would otherwise take all memory.
   size_t max_element_bytes = size_t{256} << 20;
