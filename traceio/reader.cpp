@@ -109,7 +109,7 @@ class Reader {
 
   // ---- splitter ----------------------------------------------------------------------------------
   void SkipSpace();
-  bool ScanCompound();      // pos_ at '{' or '['; leaves pos_ past the matching close
+  bool ScanCompound();      // pos_ at '{' or '['; leaves pos_ past the matching close (see there)
   bool ScanString();        // pos_ at '"'; leaves pos_ past the closing quote
   bool ScanScalar();        // number / true / false / null / N/A
   size_t SplitRun();        // pos_ at '{': cuts every complete event in the window, no refill; how many
@@ -363,7 +363,7 @@ bool Reader::ScanString() {
 }
 
 #if defined(__SSE2__)
-// 64 bytes at a time: bitmasks of quotes, backslashes and brackets, strings found with the carry-less
+// 64 bytes at a time: bitmasks of quotes, backslashes and one kind of bracket, strings found with the carry-less
 // prefix-xor trick (simdjson's stage 1 idea, in SSE2, which every x86-64 has). Returns false when the
 // block cannot be handled by masks alone (a backslash outside any string), so the caller rescans it
 // byte by byte and the result never differs from the scalar splitter's.
@@ -374,21 +374,19 @@ struct BlockMasks {
   uint64_t close;
 };
 
-inline BlockMasks LoadMasks(const char* p) {
+inline BlockMasks LoadMasks(const char* p, char open, char close) {
   BlockMasks m{0, 0, 0, 0};
   const __m128i q = _mm_set1_epi8('"');
   const __m128i bs = _mm_set1_epi8('\\');
-  const __m128i lower = _mm_set1_epi8(0x20);
-  const __m128i ob = _mm_set1_epi8('{');
-  const __m128i cb = _mm_set1_epi8('}');
+  const __m128i ob = _mm_set1_epi8(open);
+  const __m128i cb = _mm_set1_epi8(close);
   for (int k = 0; k < 4; ++k) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    __m128i folded = _mm_or_si128(v, lower);  // '[' -> '{', ']' -> '}'
     const int shift = 16 * k;
     m.quote |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << shift;
     m.backslash |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)))) << shift;
-    m.open |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, ob)))) << shift;
-    m.close |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, cb)))) << shift;
+    m.open |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, ob)))) << shift;
+    m.close |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, cb)))) << shift;
   }
   return m;
 }
@@ -405,16 +403,16 @@ inline uint64_t PrefixXor(uint64_t x) {
 
 // One 64-byte block of the splitter: its brackets outside strings, and the state the next block starts in.
 struct Block {
-  uint64_t open = 0;      // '{' and '[' outside strings
-  uint64_t brackets = 0;  // every bracket outside strings
+  uint64_t open = 0;      // opening brackets (of the kind asked for) outside strings
+  uint64_t brackets = 0;  // opening and closing brackets outside strings
   bool in_string_after = false;
   int advance = 64;       // 63 when the last byte escapes the first of the next block
   bool ok = true;         // false: a backslash outside a string (invalid JSON); the byte loop judges it
 };
 
-inline Block ScanBlock(const char* p, bool in_string) {
+inline Block ScanBlock(const char* p, bool in_string, char open, char close) {
   Block out;
-  const BlockMasks m = LoadMasks(p);
+  const BlockMasks m = LoadMasks(p, open, close);
   // Backslash runs: which bytes are escaped (simdjson's odd/even series trick). A block that starts
   // inside a string never starts escaped: a block whose last byte is an escaping backslash is cut
   // before it, so the backslash is seen again at the start of the next block.
@@ -446,7 +444,12 @@ inline Block ScanBlock(const char* p, bool in_string) {
 }
 #endif
 
+// A compound value ends at the bracket that closes its first one; brackets of the other kind are not
+// counted. Valid JSON cuts the same either way, and a damaged event (an unclosed '[' inside an object)
+// ends at its own '}' rather than swallowing the events after it. The run splitter counts the same way.
 bool Reader::ScanCompound() {
+  const char open = buf_[pos_];
+  const char close = open == '{' ? '}' : ']';
   int64_t depth = 0;
   bool in_string = false;
   while (true) {
@@ -457,7 +460,7 @@ bool Reader::ScanCompound() {
     // Whole 64-byte blocks with masks; the tail of the chunk, and any block the masks cannot decide, go
     // through the byte loop below, which carries the same (depth, in_string) state.
     while (e - p >= 64) {
-      const Block blk = ScanBlock(p, in_string);
+      const Block blk = ScanBlock(p, in_string, open, close);
       if (!blk.ok) break;
       uint64_t brackets = blk.brackets;
       while (brackets != 0) {
@@ -492,9 +495,9 @@ bool Reader::ScanCompound() {
       char c = *p++;
       if (c == '"') {
         in_string = true;
-      } else if (c == '{' || c == '[') {
+      } else if (c == open) {
         ++depth;
-      } else if (--depth == 0) {
+      } else if (c == close && --depth == 0) {
         pos_ = static_cast<size_t>(p - b);
         return true;
       }
@@ -507,8 +510,9 @@ bool Reader::ScanCompound() {
 // The fast path of SplitEvents: from an event's '{', cut every complete event that lies wholly in the
 // window, 64 bytes at a time without stopping between events, and leave pos_ just past the last one.
 // It stops (and leaves the rest to the general path, which judges every case) at the end of the
-// window, at a close at array level (the end of traceEvents), at anything but whitespace and one comma
-// between events, and at any block the masks cannot decide. It cuts exactly what the general path cuts.
+// window, at a '}' at array level, at anything but whitespace and one comma between events (which
+// includes the ']' that ends traceEvents), and at any block the masks cannot decide. Like ScanCompound
+// it counts braces only. It cuts exactly what the general path cuts.
 size_t Reader::SplitRun() {
   size_t count = 0;
 #if defined(__SSE2__)
@@ -529,7 +533,7 @@ size_t Reader::SplitRun() {
     return commas == (count > 0 ? 1 : 0);
   };
   while (e - p >= 64) {
-    const Block blk = ScanBlock(p, in_string);
+    const Block blk = ScanBlock(p, in_string, '{', '}');
     if (!blk.ok) break;
     uint64_t brackets = blk.brackets;
     bool stop = false;
@@ -539,7 +543,7 @@ size_t Reader::SplitRun() {
       const auto at = static_cast<size_t>(p + i - b);
       if ((blk.open >> i) & 1) {
         if (depth == 0) {
-          if (b[at] != '{' || !gap_ok(done, at)) {
+          if (!gap_ok(done, at)) {  // '[' of a non-object element, ']' of traceEvents, ...: not an event
             stop = true;
             break;
           }
@@ -547,7 +551,7 @@ size_t Reader::SplitRun() {
         }
         ++depth;
       } else if (depth == 0) {
-        stop = true;  // ']' of traceEvents, or a stray close: the general path decides
+        stop = true;  // the root's '}', or a stray one: the general path decides
       } else if (--depth == 0) {
         Element& el = pending_->elements.emplace_back();
         el.begin = begin;

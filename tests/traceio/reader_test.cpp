@@ -175,6 +175,26 @@ TEST_CASE("a malformed event is counted with its offset and the rest is kept") {
   CHECK(r.warnings[0].find(fmt::format("byte {}", json.find("{\"ph\": \"X\", \"name\": \"bad\""))) != std::string::npos);
 }
 
+
+TEST_CASE("an event with an unclosed '[' ends at its own '}' and costs only itself") {
+  // Events are cut by their braces alone, so a damaged array inside one does not swallow the rest.
+  const std::string bad = R"({"ph": "X", "name": "bad", "ts": 2, "dur": 1, "args": {"Input Dims": [[1, 2}})";
+  std::string json = TraceJson({X("cpu_op", "good1", "1", "1"), bad, X("cpu_op", "good2", "5", "1")});
+  for (bool runs : {true, false}) {
+    INFO("split_runs " << runs);
+    ReadOptions o;
+    o.split_runs = runs;
+    o.chunk_bytes = 4096;
+    auto r = ReadString(json, o);
+    REQUIRE(r.ok());
+    CHECK(r.trace->size() == 2);
+    CHECK(Find(*r.trace, "good2") != kNoIndex);
+    CHECK(r.stats.bad_events == 1);
+    CHECK_FALSE(r.stats.truncated);
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].find(fmt::format("byte {}", json.find(bad))) != std::string::npos);
+  }
+}
 TEST_CASE("files that are not traces are errors, an empty trace is a warning") {
   CHECK_FALSE(ReadString("").ok());
   CHECK(ReadString("").error.find("empty") != std::string::npos);
