@@ -5,6 +5,7 @@
 // one that does not may cost correctness.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -183,4 +184,71 @@ TEST_CASE("event parser: a batch mixing both paths keeps each event's own fields
   }
   CHECK(r.fast[398].find("name=true:op199 ") != std::string::npos);
   CHECK(r.fast[399].find("name=true:esc\"199 ") != std::string::npos);
+}
+
+TEST_CASE("event parser: random events and random damage read the same on both paths") {
+  // A fixed seed: the same 20000 events every run. Each is built from Kineto's keys with values drawn
+  // from odd and usual forms, in random order, sometimes repeated, sometimes with a key escaped, and
+  // one in four has a byte replaced, inserted or removed.
+  std::mt19937 rng(20261130);
+  auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
+  const std::vector<std::string> keys = {"ph", "cat", "name", "ts", "dur", "pid", "tid", "id", "args", "s", "bp"};
+  const std::vector<std::string> arg_keys = {
+      "External id", "external id", "correlation", "device", "stream", "bytes", "name", "Input Dims", "Input type",
+      "Call stack", "CallFrom", "Python id", "Python parent id", "Total Allocated", "Total Reserved", "Bytes",
+      "Device Id", "Device Type", "Ev Idx", "Concrete Inputs"};
+  const std::vector<std::string> values = {
+      "\"X\"", "\"i\"", "\"s\"", "\"M\"", "\"\"", "\"cpu_op\"", "\"kernel\"", "\"aten::mm\"", "\"aten::add\"",
+      "\"a\\\"b\"", "\"\\u0041\"", "\"x\\q\"", "\"\\ud800\"", "\"12.5\"", "\"1\\u0032\"", "0", "-0", "7", "-3",
+      "12.345", "5172394704053.501", "1623142623460111", "1e3", "-1.5e-2", "18446744073709551615",
+      "99999999999999999999999", "true", "false", "null", "[]", "[[1, 2], [3]]", "[\"float\", \"int\"]", "{}",
+      "{\"a\": [1, {\"b\": null}]}", "\"N/A\"", "\"train.py:41\""};
+  auto value_of = [&](const std::string& key) {
+    if (key == "args" && rng() % 4 != 0) {
+      std::string args = "{";
+      const int n = static_cast<int>(rng() % 6);
+      for (int i = 0; i < n; ++i) {
+        if (i > 0) args += ", ";
+        std::string k = pick(arg_keys);
+        if (rng() % 20 == 0) k[0] == 'E' ? k.replace(0, 1, "\\u0045") : k.insert(0, "\\u0020");
+        args += "\"" + k + "\": " + pick(values);
+      }
+      return args + "}";
+    }
+    return pick(values);
+  };
+  std::vector<std::string> events;
+  for (int e = 0; e < 20000; ++e) {
+    std::string ev = "{";
+    const int n = 1 + static_cast<int>(rng() % 9);
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) ev += rng() % 8 == 0 ? ",\n   " : ", ";
+      std::string k = pick(keys);
+      if (rng() % 30 == 0) k = "n\\u0061me";
+      ev += "\"" + k + "\": " + value_of(k);
+    }
+    ev += "}";
+    if (rng() % 4 == 0) {
+      const size_t at = rng() % ev.size();
+      const char junk[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ', 'x', '1', '\x01', '\xff'};
+      switch (rng() % 3) {
+        case 0: ev[at] = junk[rng() % sizeof(junk)]; break;
+        case 1: ev.insert(at, 1, junk[rng() % sizeof(junk)]); break;
+        default: ev.erase(at, 1); break;
+      }
+    }
+    events.push_back(ev);
+  }
+  const Both r = ParseBoth(events);
+  size_t mismatches = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (r.fast[i] != r.general[i] && ++mismatches <= 5) {
+      FAIL_CHECK("event " << i << ": " << events[i] << "\n fast:    " << r.fast[i] << "\n general: " << r.general[i]);
+    }
+  }
+  CHECK(mismatches == 0);
+  // Both paths were exercised.
+  MESSAGE("fast path took " << r.fast_count << " of " << events.size());
+  CHECK(r.fast_count > 2000);
+  CHECK(r.fast_count < events.size() - 2000);
 }
