@@ -94,9 +94,8 @@ class EventParser {
   // (tests compare the two).
   explicit EventParser(bool fast = true) : fast_(fast) {}
   void ParseBatch(EventBatch& batch);
-  // Events this parser read through the fast path, and through the general one.
+  // Events this parser read through the fast path (the others took the general one).
   uint64_t fast_count() const { return fast_count_; }
-  uint64_t general_count() const { return general_count_; }
 
  private:
   // The usual shape, read straight from the values' text; false sends the event to Parse instead.
@@ -110,7 +109,6 @@ class EventParser {
   EventBatch* batch_ = nullptr;
   bool fast_ = true;
   uint64_t fast_count_ = 0;
-  uint64_t general_count_ = 0;
   bool repaired_ = false;  // the event being parsed had a string with invalid escapes
 };
 

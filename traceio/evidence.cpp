@@ -6,6 +6,7 @@
 
 #include "traceio/analyses/names.h"
 #include "traceio/analyses/optimizer.h"
+#include "traceio/analyses/saturating.h"
 
 namespace tl::trace {
 
@@ -99,7 +100,7 @@ SyncEvidence TraceEvidence::DeviceSyncs(const SourceMatch* where) const {
     }
     if (blocking) {
       ++count;
-      ns += trace_.dur(j);
+      SatAddTo(ns, trace_.dur(j));
       events.push_back(j);
     }
   };
@@ -147,7 +148,7 @@ Cost TraceEvidence::PageableHtoD(const SourceMatch* where) const {
   int64_t ns = 0;
   auto take = [&](uint32_t g, uint32_t launch) {
     // The host blocks for the whole pageable copy; count the longer of the call and the copy.
-    ns += std::max(trace_.dur(g), launch != kNoIndex ? trace_.dur(launch) : 0);
+    SatAddTo(ns, std::max(trace_.dur(g), launch != kNoIndex ? trace_.dur(launch) : 0));
     events.push_back(g);
   };
   if (where == nullptr) {
@@ -167,17 +168,23 @@ Cost TraceEvidence::PageableHtoD(const SourceMatch* where) const {
   return c;
 }
 
-Cost TraceEvidence::ZeroGradWork() const {
+bool TraceEvidence::Inside(const SourceMatch& where, uint32_t e) const {
+  return std::any_of(where.spans.begin(), where.spans.end(),
+                     [&](const CodeSpan& s) { return trace_.ts(e) >= s.begin && trace_.end(e) <= s.end; });
+}
+
+Cost TraceEvidence::ZeroGradWork(const SourceMatch* where) const {
   const auto& z = analysis_.optimizer.zero_grad;
   std::vector<uint32_t> events;
   int64_t fills = 0, ns = 0;
   for (uint32_t e : z.events) {
+    if (where != nullptr && !Inside(*where, e)) continue;
     ZeroGradStats one = tl::trace::ZeroGradWork(trace_, e);
     if (one.fill_ops == 0 && one.kernels == 0) continue;
     fills += one.fill_ops;
     // Without set_to_none the cost is the annotation's CPU time (one launch per parameter) or, where the
     // kernels take longer, their GPU time.
-    ns += std::max(one.total_ns, one.kernel_ns);
+    SatAddTo(ns, std::max(one.total_ns, one.kernel_ns));
     events.push_back(e);
   }
   Cost c = MakeCost(fills, ns, std::move(events));
@@ -199,17 +206,13 @@ GemmEvidence TraceEvidence::UnalignedGemms(const SourceMatch* where) const {
     kept.count = 0;
     kept.cpu_ns = kept.gpu_ns = 0;
     for (uint32_t e : shape.events) {
-      bool inside = where == nullptr;
-      if (!inside) {
-        for (const auto& s : where->spans) inside = inside || (trace_.ts(e) >= s.begin && trace_.end(e) <= s.end);
-      }
-      if (!inside) continue;
+      if (where != nullptr && !Inside(*where, e)) continue;
       const int64_t gpu = GpuTimeUnder(trace_, e);
       ++kept.count;
-      kept.cpu_ns += trace_.dur(e);
-      kept.gpu_ns += gpu;
+      SatAddTo(kept.cpu_ns, trace_.dur(e));
+      SatAddTo(kept.gpu_ns, gpu);
       kept.events.push_back(e);
-      ns += gpu > 0 ? gpu : trace_.dur(e);
+      SatAddTo(ns, gpu > 0 ? gpu : trace_.dur(e));
       events.push_back(e);
     }
     if (kept.count > 0) out.shapes.push_back(std::move(kept));
@@ -230,7 +233,7 @@ Cost TraceEvidence::CostOf(const SourceMatch& where) const {
   for (const auto& s : where.spans) {
     if (analysis_.steps.FindHost(s.begin) < 0) continue;
     ++count;
-    ns += s.end - s.begin;
+    SatAddTo(ns, s.end - s.begin);
     events.push_back(s.event);
   }
   Cost c = MakeCost(count, ns, std::move(events));

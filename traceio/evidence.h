@@ -89,12 +89,14 @@ class TraceEvidence {
   DataLoaderEvidence DataLoader() const;
   // TL202: pageable host-to-device copies (under `where`, or all).
   Cost PageableHtoD(const SourceMatch* where = nullptr) const;
-  // TL301: fill_/zero_ work under Optimizer.zero_grad.
-  Cost ZeroGradWork() const;
+  // TL301: fill_/zero_ work under Optimizer.zero_grad (the calls inside `where`, or all).
+  Cost ZeroGradWork(const SourceMatch* where = nullptr) const;
   // TL401: GEMMs with K or N not a multiple of 8 (under `where`, or all), and whether tensor cores ran.
   GemmEvidence UnalignedGemms(const SourceMatch* where = nullptr) const;
   // CPU and GPU time under `where` per step: "what did this line cost".
   Cost CostOf(const SourceMatch& where) const;
+  // Whether event `e` lies wholly inside one of `where`'s spans.
+  bool Inside(const SourceMatch& where, uint32_t e) const;
 
  private:
   template <typename Fn>

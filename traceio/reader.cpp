@@ -26,8 +26,6 @@ namespace tl::trace {
 
 namespace {
 
-namespace od = simdjson::ondemand;
-
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
 constexpr size_t kMaxMetadataValue = size_t{64} << 20;
 
@@ -104,6 +102,7 @@ class Reader {
   size_t capacity() const { return buf_.size() - kPad; }
   uint64_t Offset(size_t pos) const { return base_ + pos; }
   bool Refill();
+  void Shift(size_t keep);  // buf_ now starts at what was `keep`: the positions follow
   bool Ensure() { return pos_ < end_ || Refill(); }
   std::string_view Around(size_t pos) const { return {buf_.data() + pos, std::min<size_t>(end_ - pos, 48)}; }
 
@@ -216,10 +215,7 @@ bool Reader::Refill() {
     Handoff(keep);
   } else if (keep > 0) {
     std::memmove(buf_.data(), buf_.data() + keep, end_ - keep);
-    end_ -= keep;
-    pos_ -= keep;
-    if (mark_ != std::string::npos) mark_ -= keep;
-    base_ += keep;
+    Shift(keep);
   }
   if (end_ == capacity()) {
     // One element is larger than the chunk: grow, up to a bound no profiler comes near (a gz bomb made of
@@ -250,6 +246,13 @@ bool Reader::Refill() {
   return true;
 }
 
+void Reader::Shift(size_t keep) {
+  end_ -= keep;
+  pos_ -= keep;
+  if (mark_ != std::string::npos) mark_ -= keep;
+  base_ += keep;
+}
+
 std::unique_ptr<EventBatch> Reader::NewBatch() {
   if (spare_batches_.empty()) return std::make_unique<EventBatch>();
   auto b = std::move(spare_batches_.back());
@@ -274,10 +277,7 @@ void Reader::Handoff(size_t keep) {
   std::memcpy(next.data(), buf_.data() + keep, end_ - keep);
   pending_->bytes = std::move(buf_);
   buf_ = std::move(next);
-  end_ -= keep;
-  pos_ -= keep;
-  if (mark_ != std::string::npos) mark_ -= keep;
-  base_ += keep;
+  Shift(keep);
   Dispatch(std::move(pending_));
   pending_ = NewBatch();
 }
@@ -543,7 +543,7 @@ size_t Reader::SplitRun() {
       const auto at = static_cast<size_t>(p + i - b);
       if ((blk.open >> i) & 1) {
         if (depth == 0) {
-          if (!gap_ok(done, at)) {  // '[' of a non-object element, ']' of traceEvents, ...: not an event
+          if (!gap_ok(done, at)) {  // the gap holds a non-object element, the ']' of traceEvents, ...
             stop = true;
             break;
           }
@@ -695,6 +695,11 @@ void Reader::CheckTrailingData() {
 
 ReadResult Reader::Run() {
   ReadResult result;
+  auto fail = [&](std::string error) {
+    result.error = std::move(error);
+    result.stats = stats_;
+    return std::move(result);
+  };
   stats_.stored_bytes = source_.StoredSize();
   if (!source_.compressed() && stats_.stored_bytes > (uint64_t{64} << 20)) {
     // Kineto spends 350-450 bytes of JSON per complete event; reserving for one per 320 bytes spares the
@@ -716,10 +721,8 @@ ReadResult Reader::Run() {
     SkipSpace();
   }
   if (!Ensure()) {
-    result.error = !source_error_.empty() ? fmt::format("{}: {}", name_, source_error_)
-                                          : fmt::format("{}: the file is empty; expected a profiler trace (JSON)", name_);
-    result.stats = stats_;
-    return result;
+    return fail(!source_error_.empty() ? fmt::format("{}: {}", name_, source_error_)
+                                       : fmt::format("{}: the file is empty; expected a profiler trace (JSON)", name_));
   }
   char first = buf_[pos_];
   bool events_done = false;
@@ -807,40 +810,26 @@ ReadResult Reader::Run() {
     }
     if (closed) CheckTrailingData();
   } else {
-    result.error = fmt::format(
+    return fail(fmt::format(
         "{}: not a JSON trace: expected '{{' or '[' at byte {}, found «{}»; pass a file written by "
         "torch.profiler (export_chrome_trace or tensorboard_trace_handler)",
-        name_, Offset(pos_), Snippet(Around(pos_)));
-    result.stats = stats_;
-    return result;
+        name_, Offset(pos_), Snippet(Around(pos_))));
   }
 
-  if (!error_.empty()) {
-    result.error = error_;
-    result.stats = stats_;
-    return result;
-  }
-  if (!source_error_.empty() && stats_.events == 0) {
-    result.error = fmt::format("{}: {}", name_, source_error_);
-    result.stats = stats_;
-    return result;
-  }
+  if (!error_.empty()) return fail(error_);
+  if (!source_error_.empty() && stats_.events == 0) return fail(fmt::format("{}: {}", name_, source_error_));
   if (!saw_events_key_) {
     std::string keys;
     for (size_t i = 0; i < top_keys_.size() && i < 8; ++i) keys += (i ? ", " : "") + top_keys_[i];
-    result.error = stats_.truncated || (eof_ && top_keys_.empty())
-                       ? fmt::format("{}: the file ends at byte {} before any \"traceEvents\"", name_, Offset(end_))
-                       : fmt::format("{}: not a PyTorch profiler trace: no \"traceEvents\" array (top-level keys: {})",
-                                     name_, keys.empty() ? "none" : keys);
-    result.stats = stats_;
-    return result;
+    return fail(stats_.truncated || (eof_ && top_keys_.empty())
+                    ? fmt::format("{}: the file ends at byte {} before any \"traceEvents\"", name_, Offset(end_))
+                    : fmt::format("{}: not a PyTorch profiler trace: no \"traceEvents\" array (top-level keys: {})",
+                                  name_, keys.empty() ? "none" : keys));
   }
 
   if (stats_.events == 0 && stats_.bad_events > 0) {
-    result.error = fmt::format("{}: none of the {} elements of traceEvents could be read; the first at byte {}: {}",
-                               name_, stats_.bad_events, first_bad_offset_, first_bad_message_);
-    result.stats = stats_;
-    return result;
+    return fail(fmt::format("{}: none of the {} elements of traceEvents could be read; the first at byte {}: {}",
+                            name_, stats_.bad_events, first_bad_offset_, first_bad_message_));
   }
 
   ParseMetadata();
@@ -1020,32 +1009,30 @@ void Reader::Commit(const EventFields& f, const EventBatch& batch, uint64_t offs
 }
 
 void Reader::ParseMetadata() {
+  namespace dom = simdjson::dom;
   auto& md = builder_.metadata();
-  od::parser parser;
-  simdjson::dom::parser validator;  // metadata values are small: checked whole before they are read
+  dom::parser parser;  // metadata values are small: parsed (and so validated) whole
   auto with = [&](const char* key, auto&& fn) {
     auto it = metadata_raw_.find(key);
     if (it == metadata_raw_.end()) return;
-    simdjson::padded_string json(it->second);
-    if (auto err = validator.parse(json).error()) {
+    dom::element root;
+    if (auto err = parser.parse(it->second).get(root)) {
       metadata_warnings_.push_back(fmt::format("{}: \"{}\" is not valid JSON ({}); it was ignored", name_, key,
                                                simdjson::error_message(err)));
       return;
     }
-    od::document doc;
-    if (parser.iterate(json).get(doc)) return;
-    fn(doc);
+    fn(root);
   };
-  auto int_of = [](od::value v) -> std::optional<int64_t> {
+  auto int_of = [](dom::element v) -> std::optional<int64_t> {
     int64_t x = 0;
     if (!v.get_int64().get(x)) return x;
     double d = 0;
-    if (!v.get_double().get(d)) return static_cast<int64_t>(d);
+    if (!v.get_double().get(d)) return static_cast<int64_t>(std::clamp(d, -9.2e18, 9.2e18));
     std::string_view s;
     if (!v.get_string().get(s)) return ParseInteger(s);
     return std::nullopt;
   };
-  // Scalars are read from their text: On-Demand does not hand out a scalar document as a value.
+  // Scalars are read from their text: their raw form keeps what a number type would lose (versions).
   auto scalar = [&](const char* key) -> std::optional<std::string_view> {
     auto it = metadata_raw_.find(key);
     if (it == metadata_raw_.end()) return std::nullopt;
@@ -1055,17 +1042,16 @@ void Reader::ParseMetadata() {
     return v;
   };
   if (auto v = scalar("baseTimeNanoseconds")) md.base_time_ns = ParseInteger(*v);
-  with("deviceProperties", [&](od::document& doc) {
-    od::array arr;
-    if (doc.get_array().get(arr)) return;
-    for (auto item : arr) {
-      od::object obj;
+  with("deviceProperties", [&](dom::element root) {
+    dom::array arr;
+    if (root.get_array().get(arr)) return;
+    for (dom::element item : arr) {
+      dom::object obj;
       if (item.get_object().get(obj)) continue;
       DeviceProperties dp;
-      for (auto field : obj) {
-        std::string_view key;
-        if (field.unescaped_key().get(key)) break;
-        od::value v = field.value();
+      for (dom::key_value_pair field : obj) {
+        const std::string_view key = field.key;
+        const dom::element v = field.value;
         if (key == "id") dp.id = static_cast<int>(int_of(v).value_or(-1));
         else if (key == "name") {
           std::string_view s;
@@ -1078,13 +1064,12 @@ void Reader::ParseMetadata() {
       md.devices.push_back(std::move(dp));
     }
   });
-  with("distributedInfo", [&](od::document& doc) {
-    od::object obj;
-    if (doc.get_object().get(obj)) return;
-    for (auto field : obj) {
-      std::string_view key;
-      if (field.unescaped_key().get(key)) break;
-      od::value v = field.value();
+  with("distributedInfo", [&](dom::element root) {
+    dom::object obj;
+    if (root.get_object().get(obj)) return;
+    for (dom::key_value_pair field : obj) {
+      const std::string_view key = field.key;
+      const dom::element v = field.value;
       if (key == "rank") {
         if (auto r = int_of(v)) md.rank = static_cast<int>(*r);
       } else if (key == "world_size") {

@@ -361,17 +361,19 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   return ValidUtf8(j);
 }
 
+// Each rank's analysis is valid UTF-8 already (AnalysisToJson); only the text added here, which comes
+// from file names and the input, is made so.
 json TraceSetToJson(const TraceSet& set) {
   auto one = [](const RankTrace& r) {
     json j = r.read.ok() && r.analysis ? AnalysisToJson(*r.read.trace, *r.analysis) : json::object();
-    j["file"] = r.path;
-    j["warnings"] = r.read.warnings;
-    if (!r.read.ok()) j["error"] = r.read.error;
+    j["file"] = ValidUtf8(r.path);
+    j["warnings"] = ValidUtf8(r.read.warnings);
+    if (!r.read.ok()) j["error"] = ValidUtf8(r.read.error);
     return j;
   };
-  if (!set.folder && set.ranks.size() == 1) return ValidUtf8(one(set.ranks[0]));
+  if (!set.folder && set.ranks.size() == 1) return one(set.ranks[0]);
   json j;
-  j["path"] = set.path;
+  j["path"] = ValidUtf8(set.path);
   j["rank_count"] = set.rank_count();
   j["ranks"] = json::array();
   for (size_t i = 0; i < set.ranks.size(); ++i) {
@@ -393,8 +395,8 @@ json TraceSetToJson(const TraceSet& set) {
   } else {
     j["straggler_test"] = nullptr;
   }
-  j["errors"] = set.errors;
-  return ValidUtf8(j);
+  j["errors"] = ValidUtf8(set.errors);
+  return j;
 }
 
 std::string JsonText(const nlohmann::json& j, int indent) {

@@ -64,14 +64,20 @@ std::string_view StringPool::Store(std::string_view text) {
   return {dst, text.size()};
 }
 
-StringId StringPool::Intern(std::string_view text) {
-  const uint32_t h = Hash(text);
+size_t StringPool::Probe(std::string_view text, uint32_t h) const {
   const size_t mask = slots_.size() - 1;
   size_t i = h & mask;
   for (; slots_[i] != 0; i = (i + 1) & mask) {
     const uint32_t id = slots_[i] - 1;
-    if (hashes_[id] == h && views_[id] == text) return id;
+    if (hashes_[id] == h && views_[id] == text) break;
   }
+  return i;
+}
+
+StringId StringPool::Intern(std::string_view text) {
+  const uint32_t h = Hash(text);
+  const size_t i = Probe(text, h);
+  if (slots_[i] != 0) return slots_[i] - 1;
   std::string_view stored = Store(text);
   auto id = static_cast<StringId>(views_.size());
   views_.push_back(stored);
@@ -82,13 +88,9 @@ StringId StringPool::Intern(std::string_view text) {
 }
 
 std::optional<StringId> StringPool::Find(std::string_view text) const {
-  const uint32_t h = Hash(text);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = h & mask; slots_[i] != 0; i = (i + 1) & mask) {
-    const uint32_t id = slots_[i] - 1;
-    if (hashes_[id] == h && views_[id] == text) return id;
-  }
-  return std::nullopt;
+  const size_t i = Probe(text, Hash(text));
+  if (slots_[i] == 0) return std::nullopt;
+  return slots_[i] - 1;
 }
 
 }  // namespace tl::trace

@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace tl::trace {
@@ -45,6 +44,8 @@ class StringPool {
   std::vector<uint32_t> slots_;
   std::vector<uint32_t> hashes_;
 
+  // The slot holding `text` (hash `h`), or the empty slot where it would go.
+  size_t Probe(std::string_view text, uint32_t h) const;
   std::string_view Store(std::string_view text);
   void Grow();
 };

@@ -132,7 +132,7 @@ TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options, 
 
   // Ranks the files state (metadata, else name) first; the others then take free numbers, one per worker.
   std::set<int> used;
-  std::vector<bool> known;
+  std::vector<size_t> unranked;  // indices into set.ranks of readable files that state no rank
   for (const auto& file : files) {
     RankTrace r;
     r.path = file;
@@ -145,19 +145,19 @@ TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options, 
     const auto& md = r.read.trace->metadata();
     std::optional<int> rank = md.rank;
     if (!rank) rank = RankFromFileName(fs::path(file).filename().string());
-    known.push_back(rank.has_value());
     if (rank) {
       r.rank = *rank;
       used.insert(*rank);
+    } else {
+      unranked.push_back(set.ranks.size());
     }
     r.analysis = Analyze(*r.read.trace, analysis_options);
     set.ranks.push_back(std::move(r));
   }
   std::map<std::string, int> by_worker;
   int next_free = 0;
-  for (size_t i = 0, k = 0; i < set.ranks.size(); ++i) {
+  for (size_t i : unranked) {
     auto& r = set.ranks[i];
-    if (!r.read.ok() || known[k++]) continue;
     const std::string key = WorkerKey(fs::path(r.path).filename().string());
     if (auto it = by_worker.find(key); it != by_worker.end()) {
       r.rank = it->second;

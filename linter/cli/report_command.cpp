@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "linter/cli/command.h"
+#include "linter/cli/options.h"
 #include "linter/core/fs.h"
 #include "linter/engine/check.h"
 #include "linter/engine/config.h"
@@ -32,23 +33,14 @@ struct ReportArgs {
   std::string target_torch;
 };
 
-int UsageError(const std::string& message) {
-  fmt::print(stderr, "error: {}\n", message);
-  return 2;
-}
-
 int RunReport(const ReportArgs& args) {
   CheckOptions options;
-  for (const auto& raw : args.select) {
-    auto s = NormalizeSelector(raw);
-    if (!s.ok()) return UsageError(fmt::format("--select: {}", s.error().message));
-    options.selection.select.push_back(std::move(*s));
-  }
-  for (const auto& raw : args.ignore) {
-    auto s = NormalizeSelector(raw);
-    if (!s.ok()) return UsageError(fmt::format("--ignore: {}", s.error().message));
-    options.selection.ignore.push_back(std::move(*s));
-  }
+  auto select = NormalizeSelectors(args.select, "--select");
+  if (!select.ok()) return UsageError(select.error().message);
+  options.selection.select = std::move(*select);
+  auto ignore = NormalizeSelectors(args.ignore, "--ignore");
+  if (!ignore.ok()) return UsageError(ignore.error().message);
+  options.selection.ignore = std::move(*ignore);
   auto cross_check = CrossCheck::Load(args.trace);
   if (!cross_check.ok()) return UsageError(cross_check.error().message);
   for (const auto& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
@@ -113,8 +105,8 @@ Command AddReportCommand(CLI::App& root) {
   app->add_option("--format", args->format, "markdown (default) or json")->check(CLI::IsMember({"markdown", "json"}));
   app->add_option("--lang", args->lang, "en (default) or zh: the brief's own section titles")
       ->check(CLI::IsMember({"en", "zh"}));
-  app->add_option("--select", args->select, "Rule codes or prefixes to enable (TL1,TL201)")->delimiter(',');
-  app->add_option("--ignore", args->ignore, "Rule codes or prefixes to disable")->delimiter(',');
+  AddSelectorOptions(app, args->select, args->ignore, "Rule codes or prefixes to enable (TL1,TL201)",
+                     "Rule codes or prefixes to disable");
   app->add_option("--target-torch", args->target_torch,
                   "PyTorch version the code runs on (2.1); default: what the trace shows, else 2.x");
   return {app, [args] { return RunReport(*args); }};

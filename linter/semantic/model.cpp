@@ -425,6 +425,8 @@ class Builder {
   void FindCudaEvidence();
   void EvaluateGuards();
   void EvaluateSkipGuard(Guard& guard);
+  // The `X % N` side of a comparison `X % N <op> K` whose other side resolves to an integer; null if not.
+  ts::Node ModuloCompared(ts::Node comparison, std::string_view op, int scope) const;
   bool UnderSkipGuard(const Site& site, TextRange within) const;
   void ClassifyLoops();
   void PropagatePerStep();
@@ -931,19 +933,9 @@ void Builder::EvaluateGuards() {
             work.push_back(Field(node, F::kRight));
           }
           break;
-        case K::kComparison: {
-          if (node.NamedChildCount() != 2 || node.ChildCount() != 3) break;
-          if (m_.Text(node.Child(1)) != "==") break;
-          for (uint32_t i = 0; i < 2; ++i) {
-            ts::Node side = Unparen(node.NamedChild(i));
-            ts::Node other = Unparen(node.NamedChild(1 - i));
-            if (KindOf(side) == K::kBinary && m_.Text(Field(side, F::kOperator)) == "%" &&
-                m_.Resolve(other, guard.scope).AsInt().has_value()) {
-              modulo = side;
-            }
-          }
+        case K::kComparison:
+          modulo = ModuloCompared(node, "==", guard.scope);
           break;
-        }
         default:
           break;
       }
@@ -967,15 +959,8 @@ void Builder::EvaluateSkipGuard(Guard& guard) {
   ts::Node modulo;
   if (KindOf(condition) == K::kBinary && m_.Text(Field(condition, F::kOperator)) == "%") {
     modulo = condition;
-  } else if (KindOf(condition) == K::kComparison && condition.NamedChildCount() == 2 &&
-             condition.ChildCount() == 3 && m_.Text(condition.Child(1)) == "!=") {
-    for (uint32_t i = 0; i < 2; ++i) {
-      ts::Node side = Unparen(condition.NamedChild(i));
-      if (KindOf(side) == K::kBinary && m_.Text(Field(side, F::kOperator)) == "%" &&
-          m_.Resolve(condition.NamedChild(1 - i), guard.scope).AsInt().has_value()) {
-        modulo = side;
-      }
-    }
+  } else if (KindOf(condition) == K::kComparison) {
+    modulo = ModuloCompared(condition, "!=", guard.scope);
   }
   if (modulo.IsNull() || guard.block.NamedChildCount() != 1 ||
       guard.block.NamedChild(0).Type() != "continue_statement") {
@@ -992,6 +977,21 @@ void Builder::EvaluateSkipGuard(Guard& guard) {
   guard.rest = {statement.EndByte(), block.EndByte()};
   guard.periodic = true;
   skip_guards_.push_back(static_cast<int>(&guard - m_.guards_.data()));
+}
+
+ts::Node Builder::ModuloCompared(ts::Node comparison, std::string_view op, int scope) const {
+  ts::Node modulo;
+  if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3 || m_.Text(comparison.Child(1)) != op) {
+    return modulo;
+  }
+  for (uint32_t i = 0; i < 2; ++i) {
+    ts::Node side = Unparen(comparison.NamedChild(i));
+    if (KindOf(side) == K::kBinary && m_.Text(Field(side, F::kOperator)) == "%" &&
+        m_.Resolve(comparison.NamedChild(1 - i), scope).AsInt().has_value()) {
+      modulo = side;
+    }
+  }
+  return modulo;
 }
 
 bool Builder::UnderSkipGuard(const Site& site, TextRange within) const {
@@ -1198,7 +1198,7 @@ int Builder::StepLoopOf(const Site& site) const {
       const Guard& guard = m_.guards_[static_cast<size_t>(g)];
       if (guard.periodic && loop_range.Contains(guard.block.Range())) return -1;
     }
-    if (!skip_guards_.empty() && UnderSkipGuard(site, loop_range)) return -1;
+    if (UnderSkipGuard(site, loop_range)) return -1;
     return step;
   }
   // Otherwise in a function that runs every step, outside any periodic guard or epoch loop in it.
@@ -1210,7 +1210,7 @@ int Builder::StepLoopOf(const Site& site) const {
   for (int l = site.loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
     if (m_.loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return -1;
   }
-  if (!skip_guards_.empty() && UnderSkipGuard(site, scope.node.Range())) return -1;
+  if (UnderSkipGuard(site, scope.node.Range())) return -1;
   return scope.step_loop;
 }
 

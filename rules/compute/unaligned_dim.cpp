@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <array>
+#include <charconv>
 
 #include "linter/engine/crosscheck.h"
 #include "linter/engine/rule.h"
@@ -202,14 +203,10 @@ class UnalignedDim final : public Rule {
   static std::optional<int64_t> ReportedDim(std::string_view message) {
     const size_t at = message.find(" is ");
     if (at == std::string_view::npos) return std::nullopt;
+    const std::string_view rest = message.substr(at + 4);
     int64_t value = 0;
-    size_t i = at + 4;
-    const size_t first = i;
-    while (i < message.size() && message[i] >= '0' && message[i] <= '9' && value < (int64_t{1} << 40)) {
-      value = value * 10 + (message[i] - '0');
-      ++i;
-    }
-    if (i == first) return std::nullopt;
+    auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+    if (ec != std::errc() || end == rest.data()) return std::nullopt;
     return value;
   }
 

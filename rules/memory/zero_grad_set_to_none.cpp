@@ -109,28 +109,11 @@ class ZeroGradSetToNone final : public Rule {
     }
     trace::Cost c = q.trace.ZeroGradWork();
     std::string where = "";
-    if (q.at.level == AttributionLevel::kLine) {
-      // The zero_grad calls made from this very line, when the trace can tell (several optimizers).
-      const auto& tr = q.trace.trace();
-      int64_t fills = 0, ns = 0, calls = 0;
-      for (uint32_t e : z.events) {
-        const bool under = std::any_of(q.at.where.spans.begin(), q.at.where.spans.end(), [&](const trace::CodeSpan& s) {
-          return tr.ts(e) >= s.begin && tr.end(e) <= s.end;
-        });
-        if (!under) continue;
-        const trace::ZeroGradStats one = trace::ZeroGradWork(tr, e);
-        ++calls;
-        fills += one.fill_ops;
-        ns += std::max(one.total_ns, one.kernel_ns);
-      }
-      if (calls > 0) {
-        const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
-        c.count = fills;
-        c.count_per_step = static_cast<double>(fills) / steps;
-        c.ms_per_step = fills > 0 ? static_cast<double>(ns) / 1e6 / steps : 0.0;
-        c.share_of_step = q.step_ms > 0 ? c.ms_per_step / q.step_ms : 0.0;
-        where = " " + WhereText(q);
-      }
+    // The zero_grad calls made from this very line, when the trace can tell (several optimizers).
+    if (q.at.level == AttributionLevel::kLine &&
+        std::any_of(z.events.begin(), z.events.end(), [&](uint32_t e) { return q.trace.Inside(q.at.where, e); })) {
+      c = q.trace.ZeroGradWork(&q.at.where);
+      where = " " + WhereText(q);
     }
     if (c.count > 0) {
       return EvidenceFromCost(Verdict::kConfirmed, c, c.ms_per_step,

@@ -259,11 +259,8 @@ class SyncInStepLoop final : public Rule {
     const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
     if (kind == SyncKind::kScalar && a.syncs.items_in_steps > 0) {
       int64_t blocked = 0;
-      std::vector<uint32_t> events;
       for (const auto& item : a.syncs.items) {
-        if (item.step < 0 || !item.syncs()) continue;
-        blocked += item.blocked_ns;
-        events.push_back(item.event);
+        if (item.step >= 0 && item.syncs()) blocked += item.blocked_ns;
       }
       if (a.syncs.syncing_items > 0) {
         trace::Cost c;
@@ -272,7 +269,7 @@ class SyncInStepLoop final : public Rule {
         c.count_per_step = static_cast<double>(a.syncs.syncing_items) / steps;
         c.ms_per_step = static_cast<double>(blocked) / 1e6 / steps;
         c.share_of_step = q.step_ms > 0 ? c.ms_per_step / q.step_ms : 0.0;
-        for (const auto& ex : s.cost.examples) c.examples.push_back(ex);
+        c.examples = s.cost.examples;
         return EvidenceFromCost(
             Verdict::kConfirmed, c, c.ms_per_step,
             fmt::format("{:.1f} of {:.1f} .item() calls per step synchronise with the device, blocking the CPU {:.2f} "

@@ -362,3 +362,19 @@ TEST_CASE("trace: exit codes 0 clean, 1 truncated, 2 not a trace") {
   CHECK(RunTorchlint({"trace", "missing.json"}, dir.path()).exit_code == 2);
   CHECK(RunTorchlint({"trace", "good.json", "--format", "yaml"}, dir.path()).exit_code == 2);
 }
+
+TEST_CASE("trace: -j 1 and -j 4 print the same report, byte for byte") {
+  // f_tiny_ops is 8 MB: 32 chunks of the reader, so -j 4 parses them on worker threads.
+  auto trace = tl::test::SharedTrace("cpu/torch2.14.1/f_tiny_ops.pt.trace.json");
+  if (!trace) return;
+  TempFolder dir;
+  const auto one = RunTorchlint({"trace", trace->string(), "--format", "json", "-j", "1"}, dir.path());
+  const auto four = RunTorchlint({"trace", trace->string(), "--format", "json", "--jobs", "4"}, dir.path());
+  REQUIRE(one.exit_code == 0);
+  CHECK(four.exit_code == 0);
+  CHECK(one.out == four.out);
+  CHECK(nlohmann::json::parse(one.out)["steps"]["count"].get<int>() > 0);
+  const auto text_one = RunTorchlint({"trace", trace->string(), "-j", "1"}, dir.path());
+  const auto text_four = RunTorchlint({"trace", trace->string(), "-j", "4"}, dir.path());
+  CHECK(text_one.out == text_four.out);
+}

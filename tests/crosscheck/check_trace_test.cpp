@@ -58,14 +58,19 @@ TEST_CASE("check --trace --output-format json: an evidence object on every findi
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j.is_array());
   REQUIRE(j.size() >= 2);
-  // TL101 (12.4 ms/step blocked at most) ranks before TL301 (the trace has no fill work: refuted).
+  // TL101 (5.97 ms/step blocked: 4 syncing .item() calls a step) ranks before TL301 (the trace has no
+  // fill work: refuted).
   CHECK(j[0]["code"] == "TL101");
   const auto& e = j[0]["evidence"];
   CHECK(e["verdict"] == "confirmed");
   CHECK(e["per_step_count"].get<double>() == doctest::Approx(4.0));
   CHECK(e["cost_ms_per_step"].get<double>() > 1.0);
+  CHECK(e["cost_ms_per_step"].get<double>() == doctest::Approx(5.97).epsilon(0.01));
+  CHECK(e["saved_ms_per_step"].get<double>() == doctest::Approx(e["cost_ms_per_step"].get<double>()));
   CHECK(e["share_of_step"].get<double>() > 0.0);
+  CHECK(e["share_of_step"].get<double>() == doctest::Approx(0.078).epsilon(0.02));
   CHECK(e.contains("summary"));
+  CHECK(e["summary"].get<std::string>().find("4.0 of 5.0 .item() calls per step") != std::string::npos);
   bool refuted_zero_grad = false, communication = false;
   for (const auto& f : j) {
     if (f["code"] == "TL301") refuted_zero_grad = f["evidence"]["verdict"] == "refuted";
@@ -86,10 +91,15 @@ TEST_CASE("check --trace: sarif carries the evidence in result properties, githu
   const auto& results = j["runs"][0]["results"];
   REQUIRE(results.size() >= 1);
   CHECK(results[0]["properties"]["evidence"]["verdict"] == "confirmed");
+  // The trace-only finding, which no line can be blamed for, is a result of its own.
+  bool communication = false;
+  for (const auto& result : results) communication = communication || result["ruleId"] == "trace-communication-bound";
+  CHECK(communication);
   RunResult github = RunTorchlint({"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--output-format", "github"},
                                   dir.path());
   CHECK(github.out.find("::warning file=train.py,line=13") != std::string::npos);
   CHECK(github.out.find("confirmed: ") != std::string::npos);
+  CHECK(github.out.find("::notice title=trace-communication-bound::Communication-bound") != std::string::npos);
 }
 
 TEST_CASE("check --trace on a PyTorch 1.9 trace: the bare zero_grad() is reported unless --target-torch says 2.x") {

@@ -154,6 +154,19 @@ TEST_CASE("torchlint report --format json: ranked findings with evidence, and th
   CHECK(j["trace_findings"].is_array());
 }
 
+TEST_CASE("torchlint report --select TL2 train.py: the script after a selector stays a script") {
+  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  if (!trace) return;
+  TempFolder dir;
+  dir.Write("train.py", kResnetScript);
+  RunResult r = RunTorchlint({"report", "--select", "TL2", "train.py", "--trace", trace->string(), "--format", "json"},
+                             dir.path());
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["findings"].size() == 2);  // TL201 and TL202; TL301 is not selected
+  for (const auto& f : j["findings"]) CHECK(f["code"].get<std::string>().starts_with("TL2"));
+}
+
 TEST_CASE("torchlint report: an unreadable trace is a one-line error and exit 2") {
   TempFolder dir;
   dir.Write("train.py", kResnetScript);

@@ -236,7 +236,15 @@ TEST_CASE("tensor-core kernel names from Volta to Blackwell and AMD; fp32 ones a
 }
 
 TEST_CASE("tensor-core kernel names: Volta 884 forms, wgmma, TF32 xmma, AMD xdl and MIOpen gtcx") {
-  for (const char* name : {
+  // Each name is judged by both predicates: on tensor cores, and FP32 GEMM on the CUDA cores.
+  auto expect = [](std::initializer_list<const char*> names, bool tensor_core, bool fp32_gemm) {
+    for (const char* name : names) {
+      CAPTURE(name);
+      CHECK(IsTensorCoreKernel(name) == tensor_core);
+      CHECK(IsFp32GemmKernel(name) == fp32_gemm);
+    }
+  };
+  expect({
            // Volta mma.sync 8x8x4: cuBLAS, cuDNN and CUTLASS spellings.
            "volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn", "volta_h884gemm_256x128_ldg8_nn",
            "volta_fp16_s884cudnn_fp16_256x128_ldg8_relu_f2f_exp_small_nhwc2nchw_tn_v1",
@@ -255,12 +263,9 @@ TEST_CASE("tensor-core kernel names: Volta 884 forms, wgmma, TF32 xmma, AMD xdl 
            // MIOpen's xdlops implicit-GEMM assembly kernels (MI300 ResNet18 trace; the gfx908 spelling).
            "igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x64x32_wt32x32x8_ws1x1_wr1x2_ta1x16x1x1_1x2x4x32_tb1x8x1x1_1x4x1x64_pta",
            "igemm_wrw_gtcx_nchw_fp16_bx0_ex1_bt128x128x16_wt32x32x8_ws1x1_wr2x2_ta1x4x1x2_1x4x1x64_gkgs",
-       }) {
-    CAPTURE(name);
-    CHECK(IsTensorCoreKernel(name));
-    CHECK_FALSE(IsFp32GemmKernel(name));
-  }
-  for (const char* name : {
+         },
+         true, false);
+  expect({
            // FP32 on the CUDA cores.
            "volta_sgemm_128x64_nn", "void implicit_convolve_sgemm<float, float, 128, 6, 7, 3, 3, 5, 1, false, true, true>(...)",
            // xmma is cuBLAS's family name, not a promise of tensor cores: with the math pair f32f32 and the
@@ -268,12 +273,9 @@ TEST_CASE("tensor-core kernel names: Volta 884 forms, wgmma, TF32 xmma, AMD xdl 
            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
            // The same type pairs without the ffma tag are still f32 math, not TF32.
            "sm86_xmma_fprop_implicit_gemm_indexed_wo_smem_f32f32_f32f32_f32_nhwckrsc_nhwc_tilesize32x32x8_stage1",
-       }) {
-    CAPTURE(name);
-    CHECK_FALSE(IsTensorCoreKernel(name));
-    CHECK(IsFp32GemmKernel(name));
-  }
-  for (const char* name : {
+         },
+         false, true);
+  expect({
            // MIOpen pointwise kernels whose names contain "TensorOp" (1.9% of the MI300 trace's kernel time
            // was counted as tensor-core time through them).
            "SubTensorOpWithScalar1d", "SubTensorOpWithCastTensor1d",
@@ -283,11 +285,8 @@ TEST_CASE("tensor-core kernel names: Volta 884 forms, wgmma, TF32 xmma, AMD xdl 
            // Tensile without a matrix-instruction tile.
            "Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_AF0EM1_AF1EM1_AMAS3_ASE_ASGT_ASLT_ASAE01_ASCE01_ASEM1",
            "batched_transpose_32x32_half",
-       }) {
-    CAPTURE(name);
-    CHECK_FALSE(IsTensorCoreKernel(name));
-    CHECK_FALSE(IsFp32GemmKernel(name));
-  }
+         },
+         false, false);
 }
 
 TEST_CASE("memory peaks from totals, and from a running sum on 1.8-1.9") {
@@ -525,19 +524,19 @@ TEST_CASE("sums of hostile durations and byte counts saturate instead of overflo
   CHECK(a.kernels.comm_ns == 32 * 520 * kDur);
   REQUIRE_FALSE(a.kernels.top.empty());
   for (const auto& k : a.kernels.top) CHECK(k.total_ns == 32 * 520 * kDur);
-  CHECK(a.kernels.tensor_core_share() > 0.0);
-  CHECK(a.kernels.tensor_core_share() < 1.0);
+  // The shares divide exact sums by the saturated total.
+  const double half = static_cast<double>(32 * 520 * kDur) / static_cast<double>(kMax);
+  CHECK(a.kernels.tensor_core_share() == doctest::Approx(half));
   CHECK(a.comm.kernel_ns == kMax);
-  CHECK(a.comm.share() > 0.0);
-  CHECK(a.comm.share() < 1.0);
+  CHECK(a.comm.share() == doctest::Approx(half));
   CHECK(a.copies.count == kCopies);
   CHECK(a.copies.pageable_htod_bytes == kMax);
   REQUIRE(a.copies.groups.size() == 1);
   CHECK(a.copies.groups[0].bytes == kMax);
   REQUIRE(a.memory.devices.size() == 1);
   CHECK(a.memory.devices[0].peak_allocated == kMax);
-  CHECK(a.busy.devices.at(0).busy_ns > 0);
-  CHECK(a.idle.total_ns() >= 0);
+  CHECK(a.busy.devices.at(0).busy_ns == 520 * kDur);
+  CHECK(a.idle.total_ns() == 0);
 }
 
 TEST_CASE("syncs: cudaDeviceSynchronize, cudaEventSynchronize and a synchronous cudaMemcpy block the host") {

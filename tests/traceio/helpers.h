@@ -2,7 +2,11 @@
 // gzip-compressing bytes, so edge-case traces are generated inside the tests rather than stored.
 #pragma once
 
+#include <unistd.h>
 #include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include <string>
 #include <vector>
@@ -48,6 +52,22 @@ inline std::string Gzip(const std::string& data) {
   deflateEnd(&zs);
   return out;
 }
+
+// A folder of its own under the system's temp folder, removed with everything in it when the test ends
+// (a failed check included).
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() / fmt::format("tl_traceio_{}_{}", ::getpid(), std::rand());
+    std::filesystem::create_directories(path);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
 
 // Index of the first event with this name, or kNoIndex.
 inline uint32_t Find(const tl::trace::Trace& t, std::string_view name) {

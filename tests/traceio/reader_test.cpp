@@ -416,8 +416,8 @@ TEST_CASE("invalid escapes keep the text as written; binary snippets and metadat
 }
 
 TEST_CASE("a named pipe or a folder is refused at once, not read") {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tl_fifo_{}", ::getpid());
-  std::filesystem::create_directories(dir);
+  TempDir temp;
+  const auto& dir = temp.path;
   const auto fifo = dir / "trace.json";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   auto r = ReadTraceFile(fifo.string());  // would block forever if it opened the pipe
@@ -426,7 +426,6 @@ TEST_CASE("a named pipe or a folder is refused at once, not read") {
   auto d = ReadTraceFile(dir.string());
   CHECK_FALSE(d.ok());
   CHECK(d.error.find("is a folder") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("GPU work without a correlation id is linked through its External id") {

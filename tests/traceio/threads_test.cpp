@@ -81,8 +81,14 @@ Digest DigestOf(const ReadResult& r) {
          << m.total_reserved.value_or(-7);
   }
   const auto& md = t.metadata();
-  rest << static_cast<int64_t>(md.format) << md.base_time_ns.value_or(-7) << md.pytorch_version
-       << static_cast<int64_t>(md.devices.size());
+  rest << md.path << static_cast<int64_t>(md.format) << md.base_time_ns.value_or(-7) << md.pytorch_version
+       << md.cuda_runtime_version << md.cuda_driver_version << md.hip_runtime_version << int64_t{md.rank.value_or(-7)}
+       << int64_t{md.world_size.value_or(-7)} << md.backend << int64_t{md.record_shapes} << int64_t{md.profile_memory}
+       << int64_t{md.with_stack} << int64_t{md.with_flops};
+  for (const DeviceProperties& dp : md.devices) {
+    rest << "device" << int64_t{dp.id} << dp.name << dp.total_global_mem << int64_t{dp.compute_major}
+         << int64_t{dp.compute_minor} << int64_t{dp.num_sms};
+  }
   d.rest = rest.h;
   return d;
 }
@@ -104,6 +110,14 @@ ReadOptions Options(unsigned threads, size_t chunk) {
   ReadOptions o;
   o.threads = threads;
   o.chunk_bytes = chunk;
+  return o;
+}
+
+// One thread, the general splitter and the general event parser: the reference every fast path matches.
+ReadOptions GeneralOptions(size_t chunk) {
+  ReadOptions o = Options(1, chunk);
+  o.split_runs = false;
+  o.fast_events = false;
   return o;
 }
 
@@ -174,10 +188,7 @@ TEST_CASE("threads: a hostile trace reads the same with 1, 2, 3 and 8 threads an
   CheckSame(serial, DigestOf(ReadString(json, Options(1, 1 << 20))), "serial, 1 MiB chunks");
   // The fast run splitter and the fast event parser give exactly what the general ones give.
   for (size_t chunk : {size_t{4096}, size_t{65536}}) {
-    ReadOptions general = Options(1, chunk);
-    general.split_runs = false;
-    general.fast_events = false;
-    CheckSame(serial, DigestOf(ReadString(json, general)), fmt::format("general splitter and parser, chunk {}", chunk));
+    CheckSame(serial, DigestOf(ReadString(json, GeneralOptions(chunk))), fmt::format("general splitter and parser, chunk {}", chunk));
   }
 }
 
@@ -221,10 +232,7 @@ TEST_CASE("threads: a trace cut anywhere reads the same with 1 and 3 threads, an
     const std::string part = json.substr(0, cut);
     const Digest serial = DigestOf(ReadString(part, Options(1, 4096)));
     CheckSame(serial, DigestOf(ReadString(part, Options(3, 4096))), fmt::format("cut at {}", cut));
-    ReadOptions general = Options(1, 4096);
-    general.split_runs = false;
-    general.fast_events = false;
-    CheckSame(serial, DigestOf(ReadString(part, general)), fmt::format("cut at {}, general splitter and parser", cut));
+    CheckSame(serial, DigestOf(ReadString(part, GeneralOptions(4096))), fmt::format("cut at {}, general splitter and parser", cut));
     ReadResult r = ReadString(part, Options(3, 4096));
     REQUIRE(r.ok());
     CHECK(r.stats.truncated);
@@ -242,10 +250,7 @@ TEST_CASE("threads: every shared real and CPU trace reads the same serially and 
     if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
     const Digest serial = DigestOf(ReadTraceFile(path, Options(1, 1 << 20)));
     CheckSame(serial, DigestOf(ReadTraceFile(path, Options(3, 65536))), path);
-    ReadOptions general = Options(1, 1 << 20);
-    general.split_runs = false;
-    general.fast_events = false;
-    CheckSame(serial, DigestOf(ReadTraceFile(path, general)), path + " (general splitter and parser)");
+    CheckSame(serial, DigestOf(ReadTraceFile(path, GeneralOptions(1 << 20))), path + " (general splitter and parser)");
     ++compared;
   }
   CHECK(compared >= 20);

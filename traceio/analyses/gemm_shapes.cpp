@@ -89,7 +89,7 @@ GemmStats AnalyzeGemmShapes(const Trace& trace, const Steps& steps) {
     SatAddTo(out.unaligned_gpu_ns, gpu);
   }
   std::sort(out.shapes.begin(), out.shapes.end(), [](const GemmShape& a, const GemmShape& b) {
-    return a.gpu_ns + a.cpu_ns > b.gpu_ns + b.cpu_ns;
+    return SatAdd(a.gpu_ns, a.cpu_ns) > SatAdd(b.gpu_ns, b.cpu_ns);
   });
   return out;
 }

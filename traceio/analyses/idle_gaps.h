@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "traceio/analyses/saturating.h"
 #include "traceio/analyses/steps.h"
 #include "traceio/store.h"
 
@@ -20,7 +21,7 @@ struct IdleGaps {
   int64_t kernel_wait_ns = 0;
   int64_t other_ns = 0;
   int64_t gaps = 0;  // idle stretches that overlap the steps, counting the edges before and after work
-  int64_t total_ns() const { return host_wait_ns + kernel_wait_ns + other_ns; }
+  int64_t total_ns() const { return SatAdd(SatAdd(host_wait_ns, kernel_wait_ns), other_ns); }
   double host_wait_share() const {
     return total_ns() ? static_cast<double>(host_wait_ns) / static_cast<double>(total_ns()) : 0.0;
   }

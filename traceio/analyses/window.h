@@ -7,7 +7,6 @@
 
 namespace tl::trace {
 
-inline bool InAnalysedSteps(const Steps& steps, int64_t ts) { return steps.Find(ts) >= 0; }
 inline bool InAnalysedHostSteps(const Steps& steps, int64_t ts) { return steps.FindHost(ts) >= 0; }
 
 // GPU work is assigned to the step of its launch when it has one (the TensorBoard plugin's rule), so a

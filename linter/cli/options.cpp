@@ -1,0 +1,37 @@
+#include "linter/cli/options.h"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+
+#include "linter/engine/config.h"
+
+namespace tl::cli {
+
+int UsageError(const std::string& message) {
+  fmt::print(stderr, "error: {}\n", message);
+  return 2;
+}
+
+void AddSelectorOptions(CLI::App* app, std::vector<std::string>& select, std::vector<std::string>& ignore,
+                        const std::string& select_help, const std::string& ignore_help) {
+  for (auto [name, values, help] : {std::tuple{"--select", &select, &select_help}, {"--ignore", &ignore, &ignore_help}}) {
+    app->add_option(name, *values, *help)
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+}
+
+Result<std::vector<std::string>> NormalizeSelectors(const std::vector<std::string>& raw, std::string_view flag) {
+  std::vector<std::string> out;
+  for (const std::string& selector : raw) {
+    if (selector.empty()) continue;
+    auto normalized = NormalizeSelector(selector);
+    if (!normalized.ok()) return Error{fmt::format("{}: {}", flag, normalized.error().message)};
+    out.push_back(std::move(*normalized));
+  }
+  return out;
+}
+
+}  // namespace tl::cli

@@ -1,0 +1,26 @@
+// What several subcommands share on their command lines: the rule selectors (`--select`, `--ignore`),
+// read the same way by `check` and `report`, and the one-line usage error (exit 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linter/core/result.h"
+
+namespace tl::cli {
+
+// Prints "error: MESSAGE" and returns 2, the exit status of a usage or input error.
+int UsageError(const std::string& message);
+
+// --select and --ignore take one value per occurrence, split at commas, so that `--select TL1 train.py`
+// leaves train.py an argument of its own.
+void AddSelectorOptions(CLI::App* app, std::vector<std::string>& select, std::vector<std::string>& ignore,
+                        const std::string& select_help, const std::string& ignore_help);
+
+// The selectors as written, normalised (TL1, TL201, ...); empty ones are skipped. The error names `flag`.
+Result<std::vector<std::string>> NormalizeSelectors(const std::vector<std::string>& raw, std::string_view flag);
+
+}  // namespace tl::cli
