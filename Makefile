@@ -19,7 +19,7 @@ test: build
 	ctest --preset release -j $(JOBS)
 
 bench: build
-	bench/run.sh
+	bench/check.sh && bench/trace.sh
 
 clean:
 	rm -rf build build-dev

@@ -78,6 +78,7 @@ Cost TraceEvidence::MakeCost(int64_t count, int64_t ns, std::vector<uint32_t> ev
   c.ms_per_step = static_cast<double>(ns) / 1e6 / steps;
   const double step_ms = analysis_.steps.mean_ms();
   c.share_of_step = step_ms > 0 ? c.ms_per_step / step_ms : 0.0;
+  c.claims = events;
   std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) { return trace_.dur(a) > trace_.dur(b); });
   for (size_t i = 0; i < events.size() && i < 5; ++i) c.examples.push_back(Ref(events[i]));
   return c;
@@ -145,11 +146,14 @@ DataLoaderEvidence TraceEvidence::DataLoader() const {
 
 Cost TraceEvidence::PageableHtoD(const SourceMatch* where) const {
   std::vector<uint32_t> events;
+  std::vector<uint32_t> claims;
   int64_t ns = 0;
   auto take = [&](uint32_t g, uint32_t launch) {
     // The host blocks for the whole pageable copy; count the longer of the call and the copy.
     SatAddTo(ns, std::max(trace_.dur(g), launch != kNoIndex ? trace_.dur(launch) : 0));
     events.push_back(g);
+    // The host-side call is what a sync finding measures too, so two findings meet on the same event.
+    claims.push_back(launch != kNoIndex && trace_.dur(launch) >= trace_.dur(g) ? launch : g);
   };
   if (where == nullptr) {
     for (uint32_t g : analysis_.copies.pageable_htod_events) take(g, trace_.link(g));
@@ -164,6 +168,7 @@ Cost TraceEvidence::PageableHtoD(const SourceMatch* where) const {
   }
   const auto n = static_cast<int64_t>(events.size());
   Cost c = MakeCost(n, ns, std::move(events));
+  c.claims = std::move(claims);
   c.summary = fmt::format("{:.1f} pageable HtoD copies per step, {:.2f} ms/step", c.count_per_step, c.ms_per_step);
   return c;
 }

@@ -45,6 +45,9 @@ struct Cost {
   double share_of_step = 0.0;  // ms_per_step over the mean step time
   std::vector<EventRef> examples;
   std::string summary;         // one sentence with the figures
+  // Every event the time was measured on (the host call for a copy), so that two findings that explain
+  // the same events can share their time rather than both claim it.
+  std::vector<uint32_t> claims;
 };
 
 struct SyncEvidence {

@@ -12,7 +12,8 @@ namespace tl::trace {
 
 namespace {
 
-using nlohmann::json;
+// Objects keep their keys in the order written here, the documented order.
+using json = nlohmann::ordered_json;
 
 json Share(bool valid, double v) { return valid ? json(v) : json(nullptr); }
 
@@ -23,6 +24,8 @@ json ValidUtf8(const json& j) { return json::parse(j.dump(-1, ' ', false, json::
 
 std::string Ms(int64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); }
 std::string Pct(double v) { return fmt::format("{:.1f}%", v * 100); }
+// A share that must not read 0.0% when it is not zero.
+std::string SmallPct(double v) { return v > 0 && v < 0.0005 ? std::string("< 0.1%") : Pct(v); }
 
 std::string Bytes(double b) {
   if (b < 1e3) return fmt::format("{:.0f} B", b);
@@ -358,6 +361,13 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
                   {"evidence", ev}, {"recommendation", Recommendation(b.kind, Language::kEnglish)}});
   }
   j["bottlenecks"] = bn;
+  // The report's recommendations, ranked by the time at stake (BuildReport), with their priority.
+  json recs = json::array();
+  for (const auto& rec : BuildReport(trace, a, Language::kEnglish).recommendations) {
+    recs.push_back({{"kind", rec.kind}, {"priority", std::string(SeverityName(rec.priority))}, {"text", rec.text},
+                    {"ms_at_stake_per_step", rec.ms_at_stake_per_step}});
+  }
+  j["recommendations"] = recs;
   return ValidUtf8(j);
 }
 
@@ -399,131 +409,341 @@ json TraceSetToJson(const TraceSet& set) {
   return j;
 }
 
-std::string JsonText(const nlohmann::json& j, int indent) {
+std::string JsonText(const nlohmann::ordered_json& j, int indent) {
   // Paths, error snippets and metadata strings come from the input and may hold invalid UTF-8, which
   // dump() would throw on; replace it with U+FFFD instead.
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string JsonText(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const ReportOptions& opt) {
-  const bool md = opt.format == ReportFormat::kMarkdown;
-  const Language lang = opt.language;
+Severity PriorityOf(double ms_at_stake_per_step, double step_ms) {
+  if (step_ms <= 0) return Severity::kLow;
+  const double share = ms_at_stake_per_step / step_ms;
+  return share >= kHighPriorityShare ? Severity::kHigh : share >= kMediumPriorityShare ? Severity::kMedium : Severity::kLow;
+}
+
+void RankRecommendations(std::vector<RecommendationItem>& items) {
+  std::stable_sort(items.begin(), items.end(), [](const RecommendationItem& x, const RecommendationItem& y) {
+    return x.ms_at_stake_per_step > y.ms_at_stake_per_step;
+  });
+}
+
+namespace {
+
+// The sentence that says what a verdict costs, with the figures a reader needs to judge it.
+std::string ImpactOf(const Bottleneck& b, const TraceAnalysis& a, double n_steps, Language lang) {
   Text t{lang};
+  const double step_ms = a.steps.mean_ms();
+  switch (b.kind) {
+    case BottleneckKind::kData:
+      return fmt::format(fmt::runtime(t("DataLoader __next__ calls take {} of step time, {:.2f} ms per step{}",
+                                        "DataLoader __next__ 调用占 step 时间的 {}，每 step {:.2f} ms{}")),
+                         Pct(a.dataloader.share), static_cast<double>(a.dataloader.total_ns) / 1e6 / n_steps,
+                         a.dataloader.iterator == IteratorKind::kSingle
+                             ? t(", loaded in the training process (num_workers=0)", "，在训练进程中加载（num_workers=0）")
+                             : "");
+    case BottleneckKind::kSync:
+      return fmt::format(fmt::runtime(t("{:.1f} syncs per step block the host for {:.2f} ms, {} of the step",
+                                        "每 step {:.1f} 次同步，阻塞 CPU {:.2f} ms，占 step 的 {}")),
+                         a.syncs.per_step, a.syncs.blocked_ms_per_step,
+                         Pct(step_ms > 0 ? a.syncs.blocked_ms_per_step / step_ms : 0.0));
+    case BottleneckKind::kCommunication:
+      return fmt::format(fmt::runtime(t("collective kernels take {} of GPU kernel time, {} of it overlapped with compute; "
+                                        "{:.2f} ms per step is not overlapped",
+                                        "集合通信 kernel 占 GPU kernel 时间的 {}，其中 {} 与计算重叠；每 step {:.2f} ms 未被重叠")),
+                         Pct(a.comm.share()), Pct(a.comm.overlap()),
+                         static_cast<double>(a.comm.comm_union_ns - a.comm.overlapped_ns) / 1e6 / n_steps);
+    case BottleneckKind::kLaunch:
+      return fmt::format(fmt::runtime(t("the GPU is busy {} of the step and idle {:.2f} ms per step; {} of kernels run under 10 µs",
+                                        "GPU 仅在 step 的 {} 时间内活跃，每 step 空闲 {:.2f} ms；{} 的 kernel 短于 10 μs")),
+                         Pct(a.busy.share), (1.0 - a.busy.share) * step_ms, Pct(a.kernels.short_share()));
+    case BottleneckKind::kCompute:
+      return fmt::format(fmt::runtime(t("the GPU is busy {} of the step, but only {} of kernel time runs on tensor cores; "
+                                        "fp32 GEMMs take {:.2f} ms per step",
+                                        "GPU 在 step 的 {} 时间内活跃，但只有 {} 的 kernel 时间使用 Tensor Core；fp32 GEMM 每 step {:.2f} ms")),
+                         Pct(a.busy.share), Pct(a.kernels.tensor_core_share()),
+                         static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / n_steps);
+    case BottleneckKind::kMemory: {
+      std::string cap;
+      for (const auto& f : b.evidence) {
+        if (f.metric == "memory.peak_share_of_device") {
+          cap = fmt::format(fmt::runtime(t("; peak memory is {} of the device", "；峰值显存占设备的 {}")), Pct(f.value));
+        }
+      }
+      return fmt::format(fmt::runtime(t("pointwise kernels take {} of kernel time, {:.2f} ms per step{}",
+                                        "逐元素 kernel 占 kernel 时间的 {}，每 step {:.2f} ms{}")),
+                         Pct(a.kernels.elementwise_share()), static_cast<double>(a.kernels.elementwise_ns) / 1e6 / n_steps, cap);
+    }
+  }
+  return "";
+}
+
+// The measured time per step a bottleneck's recommendation is about.
+double MsAtStake(BottleneckKind k, const TraceAnalysis& a, double n_steps) {
+  switch (k) {
+    case BottleneckKind::kData: return static_cast<double>(a.dataloader.total_ns) / 1e6 / n_steps;
+    case BottleneckKind::kSync: return a.syncs.blocked_ms_per_step;
+    // The part of communication that compute does not hide.
+    case BottleneckKind::kCommunication:
+      return static_cast<double>(std::max<int64_t>(0, a.comm.comm_union_ns - a.comm.overlapped_ns)) / 1e6 / n_steps;
+    // The GPU's time waiting on the host that neither the DataLoader (when it runs alone) nor blocking
+    // syncs explain: what launch and Python overhead keep idle.
+    case BottleneckKind::kLaunch: {
+      const double loading_ms = a.breakdown.Share(Role::kDataLoader, a.steps.analysed_ns) * a.steps.mean_ms();
+      return std::max(0.0, static_cast<double>(a.idle.host_wait_ns) / 1e6 / n_steps - loading_ms - a.syncs.blocked_ms_per_step);
+    }
+    case BottleneckKind::kCompute: return static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / n_steps;
+    case BottleneckKind::kMemory: return static_cast<double>(a.kernels.elementwise_ns) / 1e6 / n_steps;
+  }
+  return 0.0;
+}
+
+std::string Plural(size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+
+}  // namespace
+
+TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lang, size_t top_n) {
+  Text t{lang};
+  TraceReport r;
+  r.language = lang;
+  r.top_n = top_n;
   const auto& meta = trace.metadata();
+  const double n_steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
+  const double step_ms = a.steps.mean_ms();
+
+  auto& env = r.environment;
+  env.trace_path = meta.path;
+  env.pytorch_version = meta.pytorch_version;
+  env.pytorch_era = meta.format == TraceFormat::kKinetoOld ? "1.8-1.9"
+                    : meta.format == TraceFormat::kLegacyList ? t("built without Kineto", "无 Kineto 的构建")
+                    : meta.format == TraceFormat::kKineto ? ">= 1.10" : "?";
+  env.cuda_runtime_version = meta.cuda_runtime_version;
+  env.cuda_driver_version = meta.cuda_driver_version;
+  env.hip_runtime_version = meta.hip_runtime_version;
+  std::map<std::string, int> gpus;
+  for (const auto& d : meta.devices) ++gpus[d.name];
+  env.gpus.assign(gpus.begin(), gpus.end());
+  if (meta.rank) env.rank = *meta.rank;
+  if (meta.world_size) env.world_size = *meta.world_size;
+  env.step_count = a.steps.count();
+  env.step_source = StepSourceLabel(a.steps.source, lang);
+  env.mean_step_ms = step_ms;
+  env.last_step_dropped = a.steps.last_dropped;
+  if (const auto outlier = FindStepOutlier(a.steps)) env.step_note = StepOutlierNote(*outlier, a.steps.count(), lang);
+
+  for (size_t i = 0; i < std::min(top_n, a.top_ops.ops.size()); ++i) {
+    const auto& o = a.top_ops.ops[i];
+    r.top_ops.push_back({o.name, o.calls, o.self_cpu_ns, o.self_cuda_ns, o.cuda_total_ns});
+  }
+
+  auto& g = r.gpu;
+  g.has_gpu = a.busy.has_gpu;
+  g.busy_share = a.busy.share;
+  g.tensor_cores_used = a.kernels.tensor_core_count > 0;
+  g.tensor_core_share = a.kernels.tensor_core_share();
+  g.short_kernel_share = a.kernels.short_share();
+  g.kernels = a.kernels.count;
+  g.has_collectives = a.comm.kernels > 0;
+  g.comm_share_of_kernel_time = a.comm.share();
+  g.comm_overlap = a.comm.overlap();
+  // The main idle cause, from the breakdown and the idle split.
+  if (a.dataloader.share > 0.10) g.main_idle_cause = t("DataLoader", "DataLoader");
+  else if (a.syncs.per_step > 3) g.main_idle_cause = t("CPU-GPU syncs", "CPU 同步");
+  else if (a.comm.share() > 0.2) g.main_idle_cause = t("communication wait", "通信等待");
+  else if (a.idle.host_wait_share() > 0.5) g.main_idle_cause = t("host (launch/CPU) bound", "CPU 端发射/执行");
+  else g.main_idle_cause = t("no single cause", "无单一主因");
+  g.idle_host_wait_ns = a.idle.host_wait_ns;
+  g.idle_kernel_wait_ns = a.idle.kernel_wait_ns;
+  g.idle_other_ns = a.idle.other_ns;
+  for (size_t i = 0; i < kRoleCount; ++i) g.breakdown[i] = a.breakdown.Share(static_cast<Role>(i), a.steps.analysed_ns);
+  g.dataloader_share = a.dataloader.share;
+  g.dataloader_iterator = std::string(IteratorName(a.dataloader.iterator));
+  g.syncs_per_step = a.syncs.per_step;
+  g.sync_blocked_ms_per_step = a.syncs.blocked_ms_per_step;
+  g.item_calls = a.syncs.items_in_steps;
+  g.syncing_item_calls = a.syncs.syncing_items;
+  g.has_copies = a.copies.count > 0;
+  g.pageable_copies_per_step = a.copies.pageable_per_step;
+  for (size_t i = 0; i < a.copies.groups.size() && i < 4; ++i) {
+    const auto& c = a.copies.groups[i];
+    g.copies.push_back({std::string(DirectionName(c.kind.direction)), MemoryKindName(c.kind.src), MemoryKindName(c.kind.dst),
+                        static_cast<double>(c.count) / n_steps,
+                        c.count > 0 ? static_cast<double>(c.bytes) / static_cast<double>(c.count) : 0.0,
+                        static_cast<double>(c.gpu_ns) / 1e6 / n_steps});
+  }
+
+  r.memory_recorded = a.memory.has_events;
+  for (const auto& d : a.memory.devices) {
+    r.memory.push_back({d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu"), d.peak_allocated,
+                        d.peak_reserved, d.total_global_mem, d.allocations});
+  }
+
+  bool compute_advised = false;
+  for (const auto& b : a.bottlenecks) {
+    r.diagnosis.push_back({std::string(BottleneckKindName(b.kind)), b.kind, b.severity, KindTitle(b.kind, lang),
+                           ImpactOf(b, a, n_steps, lang), b.evidence});
+    const double ms = MsAtStake(b.kind, a, n_steps);
+    r.recommendations.push_back({std::string(BottleneckKindName(b.kind)), b.kind, PriorityOf(ms, step_ms),
+                                 Recommendation(b.kind, lang), CodeExample(b.kind), ms});
+    compute_advised = compute_advised || b.kind == BottleneckKind::kCompute;
+  }
+  // fp32 GEMMs on a tensor-core GPU that is not busy enough to be compute-bound: the tip stands, without
+  // the verdict, at the time those GEMMs take.
+  const bool tensor_core_gpu = HasTensorCores(trace, a);
+  if (!compute_advised && tensor_core_gpu && a.kernels.fp32_gemm_ns > 0 && a.kernels.tensor_core_share() < Thresholds{}.tensor_core_healthy) {
+    const double ms = MsAtStake(BottleneckKind::kCompute, a, n_steps);
+    r.recommendations.push_back({"tensor-cores", BottleneckKind::kCompute, PriorityOf(ms, step_ms),
+                                 Recommendation(BottleneckKind::kCompute, lang), CodeExample(BottleneckKind::kCompute), ms});
+  }
+  if (a.copies.pageable_htod > 0) {
+    // What pinning is about: the copies' transfer time, or the host time of the calls that issue them
+    // (a pageable copy blocks the host), whichever is longer.
+    const double ms = static_cast<double>(std::max(a.copies.pageable_htod_gpu_ns, a.copies.pageable_htod_host_ns)) / 1e6 / n_steps;
+    r.recommendations.push_back({"pin-memory", std::nullopt, PriorityOf(ms, step_ms),
+                                 t("Pin host memory (DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True): pageable HtoD copies block the host",
+                                   "使用 pin_memory=True 并以 non_blocking=True 拷贝：pageable HtoD 拷贝会阻塞 CPU"),
+                                 "", ms});
+  }
+  if (a.optimizer.zero_grad.fill_ops > 0) {
+    const double ms = a.optimizer.zero_grad.ms_per_step;
+    r.recommendations.push_back({"zero-grad", std::nullopt, PriorityOf(ms, step_ms),
+                                 t("Use optimizer.zero_grad(set_to_none=True): zero_grad launches a fill per parameter",
+                                   "使用 optimizer.zero_grad(set_to_none=True)：当前每个参数都会启动一次 fill"),
+                                 "", ms});
+  }
+  // Padding only helps where tensor cores run the GEMMs: not on a CPU-only trace.
+  if (a.gemms.unaligned > 0 && tensor_core_gpu) {
+    const double ms = static_cast<double>(a.gemms.unaligned_gpu_ns) / 1e6 / n_steps;
+    r.recommendations.push_back({"gemm-alignment", std::nullopt, PriorityOf(ms, step_ms),
+                                 t("Pad GEMM dimensions (K, N) to multiples of 8 so that fp16/bf16 GEMMs use tensor cores",
+                                   "将 GEMM 维度（K、N）补齐为 8 的倍数，使 fp16/bf16 GEMM 使用 Tensor Core"),
+                                 "", ms});
+  }
+  RankRecommendations(r.recommendations);
+  return r;
+}
+
+std::string RenderReport(const TraceReport& r, ReportFormat format) {
+  const bool md = format == ReportFormat::kMarkdown;
+  const Language lang = r.language;
+  Text t{lang};
+  const auto& env = r.environment;
+  const auto& g = r.gpu;
   std::string out;
   auto h1 = [&](const std::string& s) { out += md ? fmt::format("# {}\n\n", s) : fmt::format("{}\n{}\n\n", s, std::string(DisplayWidth(s), '=')); };
   auto h2 = [&](const std::string& s) { out += md ? fmt::format("\n## {}\n", s) : fmt::format("\n{}\n{}\n", s, std::string(std::min<size_t>(DisplayWidth(s), 40), '-')); };
   auto item = [&](const std::string& s) { out += fmt::format("- {}\n", s); };
+  auto tag = [&](Severity s) { return fmt::format("{}[{}]{}", md ? "**" : "", SeverityLabel(s, lang), md ? "**" : ""); };
 
   h1(t("PyTorch performance report", "PyTorch 性能分析报告"));
-  out += fmt::format("{}{}\n", t("Trace: ", "Trace 文件："), meta.path);
+  out += fmt::format("{}{}\n", t("Trace: ", "Trace 文件："), env.trace_path);
 
   h2(t("Environment", "环境信息"));
-  std::string era = meta.format == TraceFormat::kKinetoOld ? "1.8-1.9"
-                    : meta.format == TraceFormat::kLegacyList ? t("built without Kineto", "无 Kineto 的构建")
-                    : meta.format == TraceFormat::kKineto ? ">= 1.10" : "?";
   item(fmt::format("{}{}", t("PyTorch version: ", "PyTorch 版本："),
-                   meta.pytorch_version.empty() ? fmt::format("{} ({})", t("not recorded", "未记录"), era) : meta.pytorch_version));
-  if (!meta.cuda_runtime_version.empty()) item(fmt::format("{}{}", t("CUDA runtime: ", "CUDA Runtime 版本："), meta.cuda_runtime_version));
-  if (!meta.cuda_driver_version.empty()) item(fmt::format("{}{}", t("CUDA driver: ", "CUDA 驱动版本："), meta.cuda_driver_version));
-  if (!meta.hip_runtime_version.empty()) item(fmt::format("{}{}", t("HIP runtime: ", "HIP Runtime 版本："), meta.hip_runtime_version));
-  std::map<std::string, int> gpus;
-  for (const auto& d : meta.devices) ++gpus[d.name];
+                   env.pytorch_version.empty() ? fmt::format("{} ({})", t("not recorded", "未记录"), env.pytorch_era) : env.pytorch_version));
+  if (!env.cuda_runtime_version.empty()) item(fmt::format("{}{}", t("CUDA runtime: ", "CUDA Runtime 版本："), env.cuda_runtime_version));
+  if (!env.cuda_driver_version.empty()) item(fmt::format("{}{}", t("CUDA driver: ", "CUDA 驱动版本："), env.cuda_driver_version));
+  if (!env.hip_runtime_version.empty()) item(fmt::format("{}{}", t("HIP runtime: ", "HIP Runtime 版本："), env.hip_runtime_version));
   std::string gpu_text;
-  for (const auto& [name, count] : gpus) gpu_text += fmt::format("{}{} x {}", gpu_text.empty() ? "" : ", ", name, count);
+  for (const auto& [name, count] : env.gpus) gpu_text += fmt::format("{}{} x {}", gpu_text.empty() ? "" : ", ", name, count);
   item(fmt::format("GPU{}{}", t(": ", "："), gpu_text.empty() ? t("none recorded", "未记录") : gpu_text));
-  if (meta.rank) {
-    item(fmt::format("{}{} / {}", t("Rank: ", "Rank："), *meta.rank,
-                     meta.world_size ? fmt::format("{}", *meta.world_size) : std::string("?")));
+  if (env.rank) {
+    item(fmt::format("{}{} / {}", t("Rank: ", "Rank："), *env.rank, env.world_size ? fmt::format("{}", *env.world_size) : std::string("?")));
   }
-  item(fmt::format(fmt::runtime(t("Scope: {} steps ({}), mean {:.2f} ms{}", "分析范围：{} 个 step（{}），平均 {:.2f} ms{}")),
-                   a.steps.count(), StepSourceLabel(a.steps.source, lang), a.steps.mean_ms(),
-                   a.steps.last_dropped ? t("; the last, partial step is left out", "；最后一个不完整的 step 未计入") : ""));
-  if (const auto outlier = FindStepOutlier(a.steps)) {
-    item(fmt::format("{}{}", t("Note: ", "注意："), StepOutlierNote(*outlier, a.steps.count(), lang)));
-  }
+  const std::string steps = lang == Language::kChinese ? fmt::format("{} 个 step", env.step_count) : Plural(env.step_count, "step", "steps");
+  item(fmt::format(fmt::runtime(t("Scope: {} ({}), mean {:.2f} ms{}", "分析范围：{}（{}），平均 {:.2f} ms{}")), steps, env.step_source,
+                   env.mean_step_ms, env.last_step_dropped ? t("; the last, partial step is left out", "；最后一个不完整的 step 未计入") : ""));
+  if (!env.step_note.empty()) item(fmt::format("{}{}", t("Note: ", "注意："), env.step_note));
 
-  const size_t top_rows = std::min(opt.top_n, a.top_ops.ops.size());
-  h2(fmt::format(fmt::runtime(t("Top {} ops", "Top {} 耗时算子")), opt.top_n));
-  if (a.top_ops.ops.empty()) {
+  h2(fmt::format(fmt::runtime(t("Top {} ops", "Top {} 耗时算子")), r.top_n));
+  if (r.top_ops.empty()) {
     item(t("no operators in the trace", "trace 中没有算子"));
   } else if (md) {
     out += t("| # | Op | Self CUDA | CUDA total | Self CPU | Calls |\n|---|----|-----------|------------|----------|-------|\n",
              "| 排名 | 算子 | Self CUDA | CUDA Total | Self CPU | 调用次数 |\n|------|------|-----------|------------|----------|---------|\n");
-    for (size_t i = 0; i < top_rows; ++i) {
-      const auto& o = a.top_ops.ops[i];
+    for (size_t i = 0; i < r.top_ops.size(); ++i) {
+      const auto& o = r.top_ops[i];
       out += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", i + 1, o.name, Ms(o.self_cuda_ns), Ms(o.cuda_total_ns), Ms(o.self_cpu_ns), o.calls);
     }
   } else {
     out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", "#", t("Op", "算子"), "Self CUDA", "CUDA total", "Self CPU", t("Calls", "调用"));
-    for (size_t i = 0; i < top_rows; ++i) {
-      const auto& o = a.top_ops.ops[i];
+    for (size_t i = 0; i < r.top_ops.size(); ++i) {
+      const auto& o = r.top_ops[i];
       std::string name = o.name.size() > 44 ? o.name.substr(0, 41) + "..." : o.name;
       out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", i + 1, name, Ms(o.self_cuda_ns), Ms(o.cuda_total_ns), Ms(o.self_cpu_ns), o.calls);
     }
   }
 
   h2(t("GPU utilisation", "GPU 利用率概览"));
-  if (!a.busy.has_gpu) {
+  if (!g.has_gpu) {
     item(t("no GPU activity in the trace (CPU-only profile; add ProfilerActivity.CUDA)",
            "trace 中没有 GPU 活动（仅 CPU；请启用 ProfilerActivity.CUDA）"));
   } else {
-    item(fmt::format("{}{} ({} > 80%)", t("GPU busy: ", "GPU 活跃时间占比："), Pct(a.busy.share), t("healthy", "健康值")));
-    item(fmt::format("{}{} ({} {})", t("Tensor cores: ", "Tensor Core 使用情况："),
-                     a.kernels.tensor_core_count > 0 ? t("yes", "是") : t("no", "否"), Pct(a.kernels.tensor_core_share()),
-                     t("of kernel time", "的 kernel 时间")));
-    item(fmt::format("{}{} ({} {})", t("Kernels under 10 µs: ", "耗时 < 10μs 的 kernel："), Pct(a.kernels.short_share()),
-                     a.kernels.count, t("kernels", "个 kernel")));
-    if (a.comm.kernels > 0) {
-      item(fmt::format("{}{} ({} {})", t("Communication: ", "通信耗时占比："), Pct(a.comm.share()),
-                       Pct(a.comm.overlap()), t("overlapped with compute", "与计算重叠")));
+    item(fmt::format("{}{} ({} > 80%)", t("GPU busy: ", "GPU 活跃时间占比："), Pct(g.busy_share), t("healthy", "健康值")));
+    item(fmt::format("{}{} ({} {})", t("Tensor cores: ", "Tensor Core 使用情况："), g.tensor_cores_used ? t("yes", "是") : t("no", "否"),
+                     Pct(g.tensor_core_share), t("of kernel time", "的 kernel 时间")));
+    item(fmt::format("{}{} ({})", t("Kernels under 10 µs: ", "耗时 < 10μs 的 kernel："), Pct(g.short_kernel_share),
+                     lang == Language::kChinese ? fmt::format("共 {} 个 kernel", g.kernels)
+                                                : Plural(static_cast<size_t>(g.kernels), "kernel", "kernels")));
+    if (g.has_collectives) {
+      // A share of summed kernel time (the guide's 通信耗时占比, §3.3 "占 CUDA 时间"), not of the step:
+      // the step breakdown's communication figure is the other.
+      item(fmt::format(fmt::runtime(t("Collective kernels: {} of GPU kernel time, {} of it overlapped with compute",
+                                      "集合通信 kernel 耗时占比：GPU kernel 时间的 {}，其中 {} 与计算重叠")),
+                       Pct(g.comm_share_of_kernel_time), Pct(g.comm_overlap)));
     }
-    // The main idle cause, from the breakdown and the idle split.
-    std::string cause;
-    if (a.dataloader.share > 0.10) cause = t("DataLoader", "DataLoader");
-    else if (a.syncs.per_step > 3) cause = t("CPU-GPU syncs", "CPU 同步");
-    else if (a.comm.share() > 0.2) cause = t("communication wait", "通信等待");
-    else if (a.idle.host_wait_share() > 0.5) cause = t("host (launch/CPU) bound", "CPU 端发射/执行");
-    else cause = t("no single cause", "无单一主因");
-    item(fmt::format("{}{}", t("Main idle cause: ", "主要空闲原因："), cause));
+    item(fmt::format("{}{}", t("Main idle cause: ", "主要空闲原因："), g.main_idle_cause));
     item(fmt::format("{}{} {}, {} {}, {} {}", t("GPU idle split: ", "GPU 空闲拆分："), t("host-wait", "等待 CPU 下发"),
-                     Ms(a.idle.host_wait_ns), t("kernel-wait", "kernel 间短间隙"), Ms(a.idle.kernel_wait_ns), t("other", "其他"),
-                     Ms(a.idle.other_ns)));
+                     Ms(g.idle_host_wait_ns), t("kernel-wait", "kernel 间短间隙"), Ms(g.idle_kernel_wait_ns), t("other", "其他"),
+                     Ms(g.idle_other_ns)));
   }
   std::string bd;
-  for (size_t r = 0; r < kRoleCount; ++r) {
-    double s = a.breakdown.Share(static_cast<Role>(r), a.steps.analysed_ns);
-    if (s >= 0.001) bd += fmt::format("{}{} {}", bd.empty() ? "" : ", ", RoleLabel(static_cast<Role>(r), lang), Pct(s));
+  for (size_t i = 0; i < kRoleCount; ++i) {
+    if (g.breakdown[i] >= 0.001) bd += fmt::format("{}{} {}", bd.empty() ? "" : ", ", RoleLabel(static_cast<Role>(i), lang), Pct(g.breakdown[i]));
   }
-  if (!bd.empty()) item(fmt::format("{}{}", t("Step breakdown: ", "Step 时间拆分："), bd));
-  item(fmt::format("{}{} ({}: {})", t("DataLoader: ", "DataLoader 耗时占比："), Pct(a.dataloader.share),
-                   t("iterator", "迭代器"),
-                   a.dataloader.iterator == IteratorKind::kSingle ? t("single-process, num_workers=0", "单进程，num_workers=0")
-                   : a.dataloader.iterator == IteratorKind::kMulti ? t("multi-process", "多进程") : t("none", "无")));
-  item(fmt::format("{}{:.1f}, {} {:.2f} ms; .item(): {} / {} {}", t("Syncs per step: ", "每个 step 的同步次数："), a.syncs.per_step,
-                   t("blocking", "阻塞"), a.syncs.blocked_ms_per_step, a.syncs.syncing_items, a.syncs.items_in_steps,
+  if (!bd.empty()) {
+    item(fmt::format("{}{}", t("Step breakdown (of step wall time, each instant counted once, for the first of kernel > memcpy > memset > "
+                               "communication > runtime > dataloader > cpu_exec active then): ",
+                               "Step 时间拆分（占 step 墙钟时间，每一时刻只计一次，归于当时活跃的第一项：kernel > 内存拷贝 > 内存置位 > "
+                               "通信 > CUDA Runtime > DataLoader > CPU 执行）："),
+                     bd));
+  }
+  const std::string iterator = g.dataloader_iterator == "single" ? t("single-process, num_workers=0", "单进程，num_workers=0")
+                               : g.dataloader_iterator == "multi" ? t("multi-process", "多进程") : t("none", "无");
+  const double dl_alone = g.breakdown[static_cast<size_t>(Role::kDataLoader)];
+  // Two figures, named for what each measures: all the time inside __next__, and the part of it when
+  // nothing else runs (the breakdown's), which is smaller where kernels queued earlier overlap loading.
+  std::string alone;
+  if (g.dataloader_share > 0 && !bd.empty()) {
+    alone = fmt::format(fmt::runtime(t("; {} of step time with nothing else running (the breakdown's dataloader)",
+                                       "；step 时间的 {} 只有 DataLoader 在运行（即 Step 时间拆分中的 DataLoader）")),
+                        Pct(dl_alone));
+  }
+  item(fmt::format(fmt::runtime(t("DataLoader: {} of step time inside __next__ calls{}; iterator: {}",
+                                  "DataLoader 耗时占比：step 时间的 {} 在 __next__ 调用中{}；迭代器：{}")),
+                   Pct(g.dataloader_share), alone, iterator));
+  item(fmt::format("{}{:.1f}, {} {:.2f} ms; .item(): {} / {} {}", t("Syncs per step: ", "每个 step 的同步次数："), g.syncs_per_step,
+                   t("blocking", "阻塞"), g.sync_blocked_ms_per_step, g.syncing_item_calls, g.item_calls,
                    t("really synchronised", "真正触发同步")));
-  if (a.copies.count > 0) {
-    item(fmt::format("{}{:.1f}", t("Pageable memcpys per step: ", "每个 step 的 pageable 拷贝："), a.copies.pageable_per_step));
+  if (g.has_copies) {
+    item(fmt::format("{}{:.1f}", t("Pageable memcpys per step: ", "每个 step 的 pageable 拷贝："), g.pageable_copies_per_step));
     // Per step, like the line above (the JSON keeps the totals too).
-    const double n_steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
     std::string kinds;
-    for (size_t i = 0; i < a.copies.groups.size() && i < 4; ++i) {
-      const auto& c = a.copies.groups[i];
-      kinds += fmt::format("{}{} {}->{} {:.1f} x {}, {:.3f} ms", kinds.empty() ? "" : "; ", DirectionName(c.kind.direction),
-                           MemoryKindName(c.kind.src), MemoryKindName(c.kind.dst), static_cast<double>(c.count) / n_steps,
-                           Bytes(c.count > 0 ? static_cast<double>(c.bytes) / static_cast<double>(c.count) : 0.0),
-                           static_cast<double>(c.gpu_ns) / 1e6 / n_steps);
+    for (const auto& c : g.copies) {
+      kinds += fmt::format("{}{} {}->{} {:.1f} x {}, {:.3f} ms", kinds.empty() ? "" : "; ", c.direction, c.src, c.dst, c.count_per_step,
+                           Bytes(c.mean_bytes), c.gpu_ms_per_step);
     }
     item(fmt::format("{}{}", t("Memcpys per step (count x mean size, GPU time): ", "每个 step 的拷贝（次数 x 平均大小，GPU 时间）："), kinds));
   }
 
   h2(t("Memory", "显存分析"));
-  if (!a.memory.has_events) {
+  if (!r.memory_recorded) {
     item(t("not recorded (profile with profile_memory=True)", "未记录（请启用 profile_memory=True）"));
   } else {
-    for (const auto& d : a.memory.devices) {
-      std::string dev = d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu");
+    for (const auto& d : r.memory) {
       const double used = d.total_global_mem > 0 ? static_cast<double>(d.peak_allocated) / static_cast<double>(d.total_global_mem) : 0;
       const double total_gb = static_cast<double>(d.total_global_mem) / 1e9;
       std::string cap;
@@ -534,65 +754,47 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const Repor
       // PyTorch 1.8-1.9 and CPU memory events carry no reserved total.
       std::string reserved = d.peak_reserved > 0 ? fmt::format("{:.3f} GB", static_cast<double>(d.peak_reserved) / 1e9)
                                                  : std::string(t("unknown (not in the trace)", "不可用（trace 中未记录）"));
-      item(fmt::format("{} {}{:.3f} GB{}{}{}{}{}{} {}", dev, t("peak allocated ", "峰值分配 "),
-                       static_cast<double>(d.peak_allocated) / 1e9, cap, t(", ", "，"), t("peak reserved ", "峰值预留 "), reserved,
-                       t(", ", "，"), d.allocations, t("allocations", "次分配")));
+      const std::string allocations = lang == Language::kChinese ? fmt::format("{} 次分配", d.allocations)
+                                                                 : Plural(static_cast<size_t>(d.allocations), "allocation", "allocations");
+      item(fmt::format("{} {}{:.3f} GB{}{}{}{}{}{}", d.device, t("peak allocated ", "峰值分配 "), static_cast<double>(d.peak_allocated) / 1e9,
+                       cap, t(", ", "，"), t("peak reserved ", "峰值预留 "), reserved, t(", ", "，"), allocations));
     }
   }
 
   h2(t("Bottleneck diagnosis", "瓶颈诊断"));
-  if (a.bottlenecks.empty()) {
-    item(t("no metric is outside the healthy range", "所有指标均在健康范围内"));
-  }
-  for (size_t i = 0; i < a.bottlenecks.size(); ++i) {
-    const auto& b = a.bottlenecks[i];
+  if (r.diagnosis.empty()) item(t("no metric is outside the healthy range", "所有指标均在健康范围内"));
+  int n = 0;
+  for (const auto& d : r.diagnosis) {
     std::string figs;
-    for (const auto& f : b.evidence) figs += (figs.empty() ? "" : "; ") + FigureText(f, lang);
-    out += fmt::format("{}. {}[{}]{} {} — {}{}\n", i + 1, md ? "**" : "", SeverityLabel(b.severity, lang), md ? "**" : "",
-                       KindTitle(b.kind, lang), t("evidence: ", "依据："), figs);
+    for (const auto& f : d.figures) figs += (figs.empty() ? "" : "; ") + FigureText(f, lang);
+    out += fmt::format("{}. {} {}", ++n, tag(d.severity), d.title);
+    if (!d.impact.empty()) out += fmt::format("{}{}", t(" — impact: ", " — 影响："), d.impact);
+    if (!figs.empty()) out += fmt::format("{}{}", d.impact.empty() ? t(" — evidence: ", " — 依据：") : t(". Evidence: ", "。依据："), figs);
+    out += "\n";
   }
 
   h2(t("Recommendations (by priority)", "优化建议（按优先级）"));
-  struct Advice {
-    Severity severity;
-    std::string text;
-    std::string code;  // a code example, shown in markdown for high-severity items
-  };
-  std::vector<Advice> advice;
-  for (const auto& b : a.bottlenecks) {
-    advice.push_back({b.severity, Recommendation(b.kind, lang), b.severity == Severity::kHigh ? CodeExample(b.kind) : ""});
-  }
-  if (a.copies.pageable_htod > 0) {
-    advice.push_back({Severity::kMedium,
-                      t("Pin host memory (DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True): pageable HtoD copies block the host",
-                        "使用 pin_memory=True 并以 non_blocking=True 拷贝：pageable HtoD 拷贝会阻塞 CPU"),
-                      ""});
-  }
-  if (a.optimizer.zero_grad.fill_ops > 0) {
-    advice.push_back({Severity::kLow,
-                      t("Use optimizer.zero_grad(set_to_none=True): zero_grad launches a fill per parameter",
-                        "使用 optimizer.zero_grad(set_to_none=True)：当前每个参数都会启动一次 fill"),
-                      ""});
-  }
-  if (a.gemms.unaligned > 0) {
-    advice.push_back({Severity::kLow,
-                      t("Pad GEMM dimensions (K, N) to multiples of 8 so that fp16/bf16 GEMMs use tensor cores",
-                        "将 GEMM 维度（K、N）补齐为 8 的倍数，使 fp16/bf16 GEMM 使用 Tensor Core"),
-                      ""});
-  }
-  // Highest severity first; within one severity, the order of the diagnosis.
-  std::stable_sort(advice.begin(), advice.end(), [](const Advice& x, const Advice& y) { return x.severity > y.severity; });
-  int n = 0;
-  for (const auto& ad : advice) {
-    out += fmt::format("{}. {}[{}]{} {}\n", ++n, md ? "**" : "", SeverityLabel(ad.severity, lang), md ? "**" : "", ad.text);
-    if (md && !ad.code.empty()) {
+  n = 0;
+  const double step_ms = env.mean_step_ms;
+  for (const auto& rec : r.recommendations) {
+    std::string gain = rec.ms_at_stake_per_step > 0
+                           ? fmt::format(fmt::runtime(t(" — expected gain: up to {:.2f} ms per step ({} of the step)",
+                                                        " — 预期收益：每 step 至多 {:.2f} ms（占 step 的 {}）")),
+                                         rec.ms_at_stake_per_step, SmallPct(step_ms > 0 ? rec.ms_at_stake_per_step / step_ms : 0.0))
+                           : std::string(t(" — expected gain: none measured in this trace", " — 预期收益：本 trace 中未测得"));
+    out += fmt::format("{}. {} {}{}\n", ++n, tag(rec.priority), rec.text, gain);
+    if (md && rec.priority == Severity::kHigh && !rec.code.empty()) {
       std::string indented;
-      for (char c : ad.code) indented += c == '\n' ? std::string("\n   ") : std::string(1, c);
+      for (char c : rec.code) indented += c == '\n' ? std::string("\n   ") : std::string(1, c);
       out += fmt::format("   ```python\n   {}\n   ```\n", indented);
     }
   }
   if (n == 0) item(t("nothing to change on this evidence", "根据当前 trace 无需调整"));
   return out;
+}
+
+std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const ReportOptions& opt) {
+  return RenderReport(BuildReport(trace, a, opt.language, opt.top_n), opt.format);
 }
 
 std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {

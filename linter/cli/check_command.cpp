@@ -16,10 +16,10 @@
 
 #include "linter/cli/command.h"
 #include "linter/cli/options.h"
+#include "crosscheck/crosscheck.h"
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
 #include "linter/engine/config.h"
-#include "linter/engine/crosscheck.h"
 #include "linter/engine/discovery.h"
 #include "linter/engine/driver.h"
 #include "linter/engine/torch_pin.h"
@@ -43,7 +43,9 @@ struct CheckArgs {
   size_t jobs = 0;
   std::string output_format = "text";
   std::string color = "auto";
-  int64_t min_dim = 0;
+  // The rules' declared options (`--min-dim 32`), by key; kUnset when not given.
+  static constexpr int64_t kUnset = INT64_MIN;
+  std::map<std::string, int64_t, std::less<>> rule_options;
   double max_file_size_mb = static_cast<double>(kDefaultMaxFileBytes) / 1e6;
   bool no_respect_gitignore = false;
   bool force_exclude = false;
@@ -101,10 +103,13 @@ int RunCheck(const CheckArgs& args) {
                                     args.target_torch));
     }
   }
-  if (args.min_dim < 0 || args.min_dim > (1 << 30)) {
-    return UsageError("--min-dim: use a positive integer such as 64");
+  for (const auto& [key, value] : args.rule_options) {
+    if (value == CheckArgs::kUnset) continue;
+    const FoundOption option = FindRuleOption(key);
+    if (option.spec == nullptr) continue;
+    if (std::string why = CheckRuleOption(*option.spec, value); !why.empty()) return UsageError("--" + why);
+    cli.rule_options[key] = value;
   }
-  if (args.min_dim > 0) cli.min_dim = static_cast<uint32_t>(args.min_dim);
   if (!(args.max_file_size_mb > 0) || args.max_file_size_mb > 4000) {
     return UsageError("--max-file-size: use a size in MB between 0 and 4000, such as 10");
   }
@@ -173,6 +178,7 @@ int RunCheck(const CheckArgs& args) {
     auto config = configs.ForDirectory(absolute.parent_path());
     if (!config.ok()) return config.error();
     auto options = std::make_shared<CheckOptions>();
+    options->collect_facts = cross_check.has_value();
     options->selection = ResolveSelection(**config, cli, absolute);
     RuleOptions& rule_options = options->rule_options;
     if (cli.target_torch) {
@@ -194,11 +200,8 @@ int RunCheck(const CheckArgs& args) {
     } else {
       rule_options.target_torch_inferred = true;
     }
-    if (cli.min_dim) {
-      rule_options.min_dim = *cli.min_dim;
-    } else if ((*config)->min_dim) {
-      rule_options.min_dim = *(*config)->min_dim;
-    }
+    rule_options.values = (*config)->rule_options;
+    for (const auto& [key, value] : cli.rule_options) rule_options.values[key] = value;
     return std::shared_ptr<const CheckOptions>(std::move(options));
   };
 
@@ -259,6 +262,7 @@ int RunCheck(const CheckArgs& args) {
   size_t failing = 0;  // findings that count for the exit status under --fail-on
   std::vector<std::unique_ptr<SourceFile>> ranked_sources;
   std::vector<RankedFinding> ranked;
+  std::vector<CheckedScript> scripts;
   RunChecks(std::move(tasks), driver_options, [&](FileOutcome&& outcome) {
     for (const std::string& note : outcome.notes) fmt::print(stderr, "warning: {}\n", note);
     if (outcome.error) {
@@ -280,11 +284,15 @@ int RunCheck(const CheckArgs& args) {
       }
       return;
     }
-    if (cross_check) cross_check->Annotate(*outcome.source, outcome.diagnostics);
+    if (cross_check) scripts.push_back(cross_check->Annotate(*outcome.source, outcome.facts, outcome.diagnostics));
     summary.findings += outcome.diagnostics.size();
     for (const Diagnostic& diagnostic : outcome.diagnostics) {
       if (diagnostic.fix && diagnostic.fix->applicability == Applicability::kSafe) ++summary.fixable;
-      if (CountsForExit(diagnostic, *fail_on)) ++failing;
+      // With a trace the gate is counted after the costs are settled across files, below.
+      if (!cross_check && CountsForExit(diagnostic, *fail_on)) ++failing;
+    }
+    if (cross_check && fix_stdin) {
+      for (const Diagnostic& diagnostic : outcome.diagnostics) failing += CountsForExit(diagnostic, *fail_on) ? 1 : 0;
     }
     if (cross_check && !fix_stdin) {
       if (outcome.diagnostics.empty()) return;  // nothing to rank, and the reporters print findings only
@@ -299,9 +307,13 @@ int RunCheck(const CheckArgs& args) {
     }
   });
   if (cross_check) {
+    // Costs claimed by several findings (in one file or in several) are shared before anything counts.
+    std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(trace::Language::kEnglish, scripts);
+    SettleCosts(ranked, trace_findings);
     RankFindings(ranked);
+    for (const RankedFinding& finding : ranked) failing += CountsForExit(finding.diagnostic, *fail_on) ? 1 : 0;
     for (RankedFinding& finding : ranked) reporter->AddFile(*finding.file, {std::move(finding.diagnostic)});
-    for (const TraceFinding& finding : cross_check->TraceOnly()) reporter->AddTraceFinding(finding);
+    for (const TraceFinding& finding : trace_findings) reporter->AddTraceFinding(finding);
   }
   reporter->Finish();
   std::fflush(stdout);
@@ -325,7 +337,13 @@ Command AddCheckCommand(CLI::App& root) {
                      "Rule codes or prefixes to disable, on top of the config's");
   app->add_option("--target-torch", args->target_torch,
                   "PyTorch version the code runs on (2.1); default: the config, a torch pin, or 2.x");
-  app->add_option("--min-dim", args->min_dim, "TL401: dims below this are never reported (default 64)");
+  for (const Rule* rule : AllRules()) {
+    for (const RuleOptionSpec& spec : rule->Meta().options) {
+      int64_t& slot = args->rule_options.try_emplace(std::string(spec.key), CheckArgs::kUnset).first->second;
+      app->add_option(fmt::format("--{}", spec.key), slot,
+                      fmt::format("{}: {} (default {})", rule->Meta().code, spec.help, spec.default_value));
+    }
+  }
   app->add_option("--config", args->config, "Use this pyproject.toml or torchlint.toml for every file");
   app->add_option("--max-file-size", args->max_file_size_mb,
                   "Skip files larger than this many MB, with a message (default 10)");

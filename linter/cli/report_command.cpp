@@ -1,8 +1,8 @@
-// `torchlint report SCRIPT... --trace PATH [--format markdown|json] [--lang en|zh]`: the brief's full
+// `torchlint report SCRIPT... --trace PATH [--format markdown|json] [--lang en|zh]`: the PyTorch profiler guide's full
 // report (第四步: environment, top 10 ops, GPU utilisation, memory, bottleneck diagnosis, recommendations)
 // for a profiler trace, with the static findings of the scripts cross-checked against it and ranked by
 // the time their fix would save. The trace sections are traceio's rendering; this file checks the
-// scripts and hands both to the cross-check (linter/engine/crosscheck.h). Exit codes: 0 written, 2 a
+// scripts and hands both to the cross-check (crosscheck/crosscheck.h). Exit codes: 0 written, 2 a
 // usage error or nothing readable.
 #include <fmt/core.h>
 
@@ -17,7 +17,8 @@
 #include "linter/core/fs.h"
 #include "linter/engine/check.h"
 #include "linter/engine/config.h"
-#include "linter/engine/crosscheck.h"
+#include "crosscheck/crosscheck.h"
+#include "report/crosscheck_report.h"
 #include "linter/engine/discovery.h"
 
 namespace tl::cli {
@@ -65,6 +66,8 @@ int RunReport(const ReportArgs& args) {
 
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::vector<RankedFinding> findings;
+  std::vector<CheckedScript> scripts;
+  options.collect_facts = true;
   for (const auto& file : found.files) {
     auto text = ReadFile(file.path);
     if (!text.ok()) {
@@ -73,22 +76,26 @@ int RunReport(const ReportArgs& args) {
     }
     auto source = std::make_unique<SourceFile>(file.display_path, std::move(*text));
     FileReport report = CheckSource(*source, options);
-    cross_check->Annotate(*source, report.diagnostics);
+    scripts.push_back(cross_check->Annotate(*source, report.facts, report.diagnostics));
     for (auto& d : report.diagnostics) {
       if (FindRule(d.code) == nullptr) continue;  // parse-error notices are not findings to rank
       findings.push_back({source.get(), std::move(d)});
     }
     sources.push_back(std::move(source));
   }
+  const trace::Language lang = args.lang == "zh" && args.format != "json" ? trace::Language::kChinese
+                                                                           : trace::Language::kEnglish;
+  std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(lang, scripts);
+  SettleCosts(findings, trace_findings);
   RankFindings(findings);
 
-  const trace::Language lang = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
   std::string out;
   if (args.format == "json") {
-    out = CrossCheckReportJson(*cross_check, findings).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    out = CrossCheckReportJson(*cross_check, findings, trace_findings)
+              .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     out += '\n';
   } else {
-    out = RenderCrossCheckReport(*cross_check, findings, lang);
+    out = RenderCrossCheckReport(*cross_check, findings, trace_findings, lang);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
@@ -103,7 +110,7 @@ Command AddReportCommand(CLI::App& root) {
       ->required();
   app->add_option("--trace", args->trace, "A profiler trace file (.json, .json.gz) or a folder of them")->required();
   app->add_option("--format", args->format, "markdown (default) or json")->check(CLI::IsMember({"markdown", "json"}));
-  app->add_option("--lang", args->lang, "en (default) or zh: the brief's own section titles")
+  app->add_option("--lang", args->lang, "en (default) or zh: the PyTorch profiler guide's own section titles")
       ->check(CLI::IsMember({"en", "zh"}));
   AddSelectorOptions(app, args->select, args->ignore, "Rule codes or prefixes to enable (TL1,TL201)",
                      "Rule codes or prefixes to disable");

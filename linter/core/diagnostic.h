@@ -3,6 +3,8 @@
 // are applied by --fix, unsafe ones only on request, display-only ones are shown but never applied.
 #pragma once
 
+#include <any>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,17 +34,39 @@ struct Fix {
 };
 
 // What a profiler trace says about a finding (the cross-check, `check --trace`). Absent without a trace.
-enum class Verdict { kConfirmed, kRefuted, kNotObserved, kUnverifiable };
-std::string_view ToString(Verdict verdict);  // "confirmed" | "refuted" | "not-observed" | "unverifiable"
+// kNegligible: the trace shows the pattern, but its measured cost is below the materiality threshold
+// (docs/crosscheck.md); a CI gate on confirmed findings does not fail on it.
+enum class Verdict { kConfirmed, kNegligible, kRefuted, kNotObserved, kUnverifiable };
+// "confirmed" | "negligible" | "refuted" | "not-observed" | "unverifiable"
+std::string_view ToString(Verdict verdict);
+
+// One trace event a measured cost was taken from, so that two findings explaining the same events can
+// share them instead of both claiming the time. `id` is opaque (the trace and the event), `ns` its time.
+struct EventClaim {
+  uint64_t id = 0;
+  int64_t ns = 0;
+  friend bool operator==(const EventClaim&, const EventClaim&) = default;
+};
 
 struct Evidence {
   Verdict verdict = Verdict::kUnverifiable;
-  double cost_ms_per_step = 0.0;    // measured cost of the pattern
+  double cost_ms_per_step = 0.0;    // measured cost of the pattern (this finding's part when shared)
   double share_of_step = 0.0;       // cost over the mean step time, 0..1
   double per_step_count = 0.0;      // occurrences per step
   double saved_ms_per_step = 0.0;   // estimated saving of the fix (the ranking key), by the rule's model
+  double step_ms = 0.0;             // the mean step time the shares are of
   std::string summary;              // one sentence with the figures, or what profiler option is missing
   std::vector<std::string> events;  // the events that prove it (names with times), a few at most
+  // Where the cost is shared with other findings: "shares 2 of 4 ms/step with TL202 at train.py:12".
+  std::string shared_with;
+  std::vector<EventClaim> claims;   // the events measured, for sharing; never rendered
+};
+
+// What the semantic model knew about the code around a finding, filled by the engine after each rule's
+// check so that the cross-check never parses the file again.
+struct FindingScope {
+  std::string function;       // the enclosing function's name; empty at module level
+  int function_def_line = 0;  // its `def` line as CPython reports it (the first decorator's line)
 };
 
 struct Diagnostic {
@@ -53,6 +77,47 @@ struct Diagnostic {
   TextRange range;
   std::optional<Fix> fix;
   std::optional<Evidence> evidence;
+  FindingScope scope;
+  // What the rule found, as the rule's own typed struct (the sync kind, the dim and its role, the
+  // loader's arguments): the rule's trace evidence reads it back with Payload<T>(), never the message.
+  std::any payload;
+
+  template <typename T>
+  const T* Payload() const {
+    return std::any_cast<T>(&payload);
+  }
+};
+
+// A finding of the profiler trace alone (`check --trace`, `report`): a bottleneck the trace shows and no
+// line of code is blamed for. Plain data, so that every output format renders it without trace headers.
+enum class Priority : uint8_t { kLow, kMedium, kHigh };
+std::string_view ToString(Priority priority);  // "low" | "medium" | "high"
+
+struct TraceFigure {
+  std::string metric;   // "gpu.busy_share"
+  double value = 0.0;
+  std::string unit;     // "share", "per_step", "ms", "count"
+  std::string healthy;  // the healthy range of the PyTorch profiler guide, "> 0.80"
+};
+
+struct TraceFinding {
+  std::string code;   // "trace-launch-bound", "trace-communication-bound", "trace-low-gpu-busy",
+                      // "trace-no-tensor-cores"
+  std::string title;  // "Launch-bound"
+  std::string summary;  // one line for rule catalogues (SARIF's rule descriptor)
+  Severity severity = Severity::kWarning;
+  Priority level = Priority::kLow;  // the classifier's low / medium / high
+  std::string message;              // one sentence with the figures
+  std::string recommendation;       // the PyTorch profiler guide's recommendation (§3.3)
+  double cost_ms_per_step = 0.0;    // the measured time at stake
+  double saved_ms_per_step = 0.0;   // by the model in docs/crosscheck.md
+  double step_ms = 0.0;
+  std::vector<TraceFigure> figures;
+  std::string trace_path;
+  // Where the finding is shown: the checked script's step loop when the script is known (`script`
+  // non-empty, `line` 1-based), else the trace file itself (`trace_path`, no line).
+  std::string script;
+  uint32_t line = 0;
 };
 
 }  // namespace tl

@@ -33,6 +33,8 @@ std::string_view ToString(Verdict verdict) {
   switch (verdict) {
     case Verdict::kConfirmed:
       return "confirmed";
+    case Verdict::kNegligible:
+      return "negligible";
     case Verdict::kRefuted:
       return "refuted";
     case Verdict::kNotObserved:
@@ -41,6 +43,18 @@ std::string_view ToString(Verdict verdict) {
       return "unverifiable";
   }
   return "unverifiable";
+}
+
+std::string_view ToString(Priority priority) {
+  switch (priority) {
+    case Priority::kLow:
+      return "low";
+    case Priority::kMedium:
+      return "medium";
+    case Priority::kHigh:
+      return "high";
+  }
+  return "low";
 }
 
 namespace {

@@ -183,6 +183,70 @@ bool MatchesCodeOrPrefix(std::string_view code, const std::vector<std::string>& 
   return false;
 }
 
+// The enclosing function of a byte offset, and its def line as CPython reports it (co_firstlineno: the
+// first decorator's line for a decorated function).
+FindingScope ScopeOf(const SourceFile& file, const semantic::Model& model, uint32_t offset) {
+  FindingScope out;
+  const auto& scopes = model.Scopes();
+  for (int s = model.ScopeAt(offset); s >= 0 && static_cast<size_t>(s) < scopes.size();
+       s = scopes[static_cast<size_t>(s)].parent) {
+    const semantic::Scope& scope = scopes[static_cast<size_t>(s)];
+    if (scope.kind != semantic::ScopeKind::kFunction || scope.name.empty()) continue;
+    out.function = std::string(scope.name);
+    ts::Node def = scope.node;
+    ts::Node parent = def.Parent();
+    if (!parent.IsNull() && parent.Is("decorated_definition")) def = parent;
+    out.function_def_line = static_cast<int>(file.lines().Locate(def.StartByte()).line);
+    break;
+  }
+  return out;
+}
+
+void AddUnique(std::vector<std::string>& list, std::string_view value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.emplace_back(value);
+}
+
+FileFacts CollectFacts(const SourceFile& file, const semantic::Model& model) {
+  FileFacts facts;
+  for (const auto& scope : model.Scopes()) {
+    if (scope.kind == semantic::ScopeKind::kFunction && !scope.name.empty()) AddUnique(facts.functions, scope.name);
+  }
+  const std::vector<int> step_loops = model.StepLoops();
+  if (!step_loops.empty()) {
+    const semantic::Loop& first = model.Loops()[static_cast<size_t>(step_loops.front())];
+    facts.step_loop_line = file.lines().Locate(first.node.StartByte()).line;
+  }
+  for (int index : step_loops) {
+    const uint32_t bits = model.Loops()[static_cast<size_t>(index)].evidence;
+    facts.loops_over_loader |= (bits & (semantic::kIteratesLoader | semantic::kNextBatch)) != 0;
+    facts.calls_backward |= (bits & semantic::kBackward) != 0;
+    facts.calls_optimizer_step |= (bits & semantic::kOptimizerStep) != 0;
+  }
+  for (const semantic::Site& site : model.Sites()) {
+    if (site.kind != semantic::SiteKind::kCall) continue;
+    if (site.per_step()) {
+      if (site.name == "zero_grad") facts.calls_zero_grad = true;
+      if (site.name == "item" && !site.Receiver().IsNull() &&
+          model.TensorKindOf(site.Receiver(), site.scope) != semantic::TensorKind::kNotTensor) {
+        facts.calls_item = true;
+      }
+    }
+    if (site.name == "record_function" && !site.Arguments().IsNull() && site.Arguments().NamedChildCount() > 0) {
+      const semantic::Value label = model.Resolve(site.Arguments().NamedChild(0), site.scope);
+      if (label.kind == semantic::ValueKind::kString && !label.string_value.empty()) {
+        AddUnique(facts.record_function_labels, label.string_value);
+      }
+    }
+    if (!site.name.empty() && std::isupper(static_cast<unsigned char>(site.name.front())) != 0) {
+      const std::string canonical = model.CanonicalName(site.callee);
+      if (canonical.starts_with("torch.optim.") && canonical.find(".lr_scheduler") == std::string::npos) {
+        AddUnique(facts.optimizer_classes, site.name);
+      }
+    }
+  }
+  return facts;
+}
+
 }  // namespace
 
 bool RuleSelection::Enabled(std::string_view code) const {
@@ -215,6 +279,8 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
       if (file_noqa.Covers(rule->Meta().code)) continue;
       rule->Check(context, found);
     }
+    for (Diagnostic& diagnostic : found) diagnostic.scope = ScopeOf(file, *model, diagnostic.range.begin);
+    if (options.collect_facts) report.facts = CollectFacts(file, *model);
   }
 
   // Suppressions: look each reported line up once (diagnostics are few; lines are many).

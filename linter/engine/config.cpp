@@ -89,16 +89,20 @@ Result<Config> ParseTable(const toml::table& table, const std::filesystem::path&
         return Error{fmt::format("{}: `target-torch` must be a version string such as \"2.1\"", Where(file, value))};
       }
       config.target_torch = version;
-    } else if (key == "min-dim") {
+    } else if (const FoundOption option = FindRuleOption(key); option.spec != nullptr) {
       const auto* number = value.as_integer();
-      if (number == nullptr || number->get() < 1 || number->get() > (1 << 30)) {
-        return Error{fmt::format("{}: `min-dim` must be a positive integer such as 64", Where(file, value))};
+      if (number == nullptr || !CheckRuleOption(*option.spec, number->get()).empty()) {
+        return Error{fmt::format("{}: `{}` must be {} from {} to {} (default {})", Where(file, value), key,
+                                 option.spec->min == 1 ? "a positive integer" : "an integer", option.spec->min,
+                                 option.spec->max, option.spec->default_value)};
       }
-      config.min_dim = static_cast<uint32_t>(number->get());
+      config.rule_options[std::string(key)] = number->get();
     } else {
-      return Error{fmt::format("{}: unknown key `{}`; the keys are select, ignore, per-file-ignores, "
-                               "target-torch, min-dim and exclude",
-                               Where(file, value), key)};
+      std::string keys = "select, ignore, per-file-ignores, target-torch, exclude";
+      for (const Rule* rule : AllRules()) {
+        for (const RuleOptionSpec& spec : rule->Meta().options) keys += fmt::format(", {}", spec.key);
+      }
+      return Error{fmt::format("{}: unknown key `{}`; the keys are {}", Where(file, value), key, keys)};
     }
   }
   return config;

@@ -2,7 +2,7 @@
 // torchlint.toml (which wins when both sit in one folder; a pyproject.toml without the table is not a
 // config). The closest config to a file applies, with no merging between files; `--config` makes one
 // file apply to everything, and command-line flags override whatever the file says. Keys: `select`,
-// `ignore`, `per-file-ignores`, `target-torch`, `min-dim`, `exclude`. Patterns (`exclude`, the keys
+// `ignore`, `per-file-ignores`, `target-torch`, `exclude`, and the options the rules declare (`min-dim`). Patterns (`exclude`, the keys
 // of `per-file-ignores`) use .gitignore syntax relative to the config's folder. Unknown keys and bad
 // values are errors naming the file and key, since a silently ignored typo disables a check.
 #pragma once
@@ -35,7 +35,7 @@ struct Config {
   std::vector<std::string> ignore;
   std::vector<PerFileIgnore> per_file_ignores;
   std::optional<TorchVersion> target_torch;
-  std::optional<uint32_t> min_dim;
+  std::map<std::string, int64_t, std::less<>> rule_options;  // declared options of the rules (`min-dim`)
   std::vector<PathPattern> exclude;
 
   // `path` is absolute. True when an `exclude` pattern matches it or one of its parent folders.
@@ -58,7 +58,7 @@ struct CliOverrides {
   std::optional<std::vector<std::string>> select;
   std::vector<std::string> ignore;
   std::optional<TorchVersion> target_torch;
-  std::optional<uint32_t> min_dim;
+  std::map<std::string, int64_t, std::less<>> rule_options;  // `--min-dim 32`: the rules' declared options
 };
 
 // Ruff's layering for two levels: a `select` on the command line replaces the config's select and its

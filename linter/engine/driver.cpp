@@ -109,6 +109,7 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
     }
   }
   out.diagnostics = std::move(report.diagnostics);
+  out.facts = std::move(report.facts);
   out.source.emplace(std::move(source));
   return out;
 }

@@ -39,6 +39,7 @@ struct FileOutcome {
   std::string display_path;
   std::optional<SourceFile> source;  // the text the diagnostics refer to (after fixes); empty on error
   std::vector<Diagnostic> diagnostics;
+  FileFacts facts;                   // when the task's options ask for them
   std::optional<std::string> error;  // a one-line message when the file could not be analysed (fully)
   std::vector<std::string> notes;    // one-line warnings about a file that was analysed (e.g. not UTF-8)
   std::string original;              // the text before fixes, kept only when fixes changed it

@@ -39,6 +39,20 @@ const Rule* FindRule(std::string_view code) {
   return nullptr;
 }
 
+FoundOption FindRuleOption(std::string_view key) {
+  for (const Rule* rule : AllRules()) {
+    for (const RuleOptionSpec& spec : rule->Meta().options) {
+      if (spec.key == key) return {rule, &spec};
+    }
+  }
+  return {};
+}
+
+std::string CheckRuleOption(const RuleOptionSpec& spec, int64_t value) {
+  if (value >= spec.min && value <= spec.max) return "";
+  return fmt::format("{}: use an integer from {} to {} (default {})", spec.key, spec.min, spec.max, spec.default_value);
+}
+
 std::optional<TorchVersion> TorchVersion::Parse(std::string_view text) {
   auto parse_int = [](std::string_view s, int& out) {
     if (s.empty()) return false;

@@ -1,11 +1,16 @@
 // The Rule interface. A rule is one source file under rules/<family>/: its RuleMeta (code, name, docs
-// in Ruff's sections, fix availability, the trace evidence that confirms it) and its Check, which reads
-// the per-file semantic model and reports Diagnostics. Rules never re-walk the tree for facts the
-// model already knows. Registration is one line: TL_REGISTER_RULE(MyRule).
+// in Ruff's sections, fix availability, its options) and its Check, which reads the per-file semantic
+// model and reports Diagnostics with a typed payload of what it found. Rules never re-walk the tree for
+// facts the model already knows. Registration is one line: TL_REGISTER_RULE(MyRule). The trace evidence
+// that confirms a rule's findings lives in the same file but registers with the cross-check
+// (crosscheck/evidence.h): this header, and the linter library, know nothing of traces.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,9 +25,18 @@ class Model;
 
 namespace tl {
 
-struct EvidenceQuery;  // linter/engine/crosscheck.h: the trace, the finding's line and function, the step
-
 enum class FixAvailability { kNone, kSometimes, kAlways };
+
+// An option of a rule, declared once in its metadata: the configuration (`[tool.torchlint]`), the
+// command line (`--KEY`), the fixtures' `# torchlint-test:` header and the rule's docs all read it here.
+// Options are integers in [min, max]; that is all rules need today.
+struct RuleOptionSpec {
+  std::string_view key;   // kebab-case: "min-dim"
+  std::string_view help;  // one line: "dims below this are never reported"
+  int64_t default_value = 0;
+  int64_t min = 1;
+  int64_t max = int64_t{1} << 30;
+};
 
 struct RuleMeta {
   std::string_view code;     // "TL101": TL + three digits; the family is the first digit
@@ -33,6 +47,7 @@ struct RuleMeta {
                              // Fix safety / Trace evidence / Options / References
   FixAvailability fix = FixAvailability::kNone;
   Severity severity = Severity::kWarning;
+  std::span<const RuleOptionSpec> options = {};
 };
 
 // A PyTorch version as major.minor; ordering compares numerically (2.10 > 2.9).
@@ -48,7 +63,14 @@ struct TorchVersion {
 struct RuleOptions {
   TorchVersion target_torch;           // explicit, inferred from a pin, or the current default
   bool target_torch_inferred = false;  // true when no --target-torch / config key / pin said it
-  uint32_t min_dim = 64;               // TL401: smaller dims are never reported
+  // Values of declared rule options (RuleOptionSpec) that configuration or the command line set.
+  std::map<std::string, int64_t, std::less<>> values;
+
+  // The option's value, or its declared default.
+  int64_t Get(const RuleOptionSpec& spec) const {
+    auto it = values.find(spec.key);
+    return it == values.end() ? spec.default_value : it->second;
+  }
 };
 
 struct CheckContext {
@@ -65,15 +87,6 @@ class Rule {
   // Appends this rule's diagnostics for one file. Must be thread-safe: one Rule instance serves all
   // files and all worker threads.
   virtual void Check(const CheckContext& context, std::vector<Diagnostic>& out) const = 0;
-  // What a profiler trace says about one of this rule's findings (`check --trace`): the verdict, the
-  // cost per step and the saving the fix would bring by the rule's stated model (docs/crosscheck.md).
-  // Must be thread-safe, like Check. The default: the rule has no trace evidence.
-  virtual Evidence Confirm(const Diagnostic& /*diagnostic*/, const EvidenceQuery& /*query*/) const {
-    Evidence evidence;
-    evidence.verdict = Verdict::kUnverifiable;
-    evidence.summary = "This rule has no trace evidence defined";
-    return evidence;
-  }
 
  protected:
   // A diagnostic of this rule (code, name and severity from Meta()) over `range`.
@@ -91,6 +104,14 @@ class Rule {
 // All registered rules, sorted by code.
 const std::vector<const Rule*>& AllRules();
 const Rule* FindRule(std::string_view code);
+// The declared option `key` of any rule, with the rule that declares it; null when none does.
+struct FoundOption {
+  const Rule* rule = nullptr;
+  const RuleOptionSpec* spec = nullptr;
+};
+FoundOption FindRuleOption(std::string_view key);
+// "min-dim: use an integer from 1 to 1073741824" when `value` is out of the declared range, else empty.
+std::string CheckRuleOption(const RuleOptionSpec& spec, int64_t value);
 
 namespace detail {
 void RegisterRule(std::unique_ptr<Rule> rule);

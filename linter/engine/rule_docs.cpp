@@ -25,6 +25,36 @@ std::string TrimmedDocs(std::string_view docs) {
   return std::string(docs);
 }
 
+// The Options section from the options the rule declares, so that the docs, the configuration, the
+// command line and the fixtures cannot disagree about them.
+std::string OptionsText(const RuleMeta& meta, std::string_view written) {
+  while (!written.empty() && written.front() == '\n') written.remove_prefix(1);
+  if (meta.options.empty() && written.empty()) return "None.\n";
+  std::string out;
+  for (const RuleOptionSpec& spec : meta.options) {
+    out += fmt::format("- `{}` (default {}, from {} to {}): {}. Set it as `{} = N` under `[tool.torchlint]`, or "
+                       "with `--{} N`.\n",
+                       spec.key, spec.default_value, spec.min, spec.max, spec.help, spec.key, spec.key);
+  }
+  // What the docs say beyond the declared options (the global settings a rule reads, such as
+  // `target-torch`) follows them.
+  return out + std::string(written);
+}
+
+// The rule's docs with the generated Options section in place of the heading's (empty) body.
+std::string WithOptions(const RuleMeta& meta, std::string docs) {
+  const std::string heading = "## Options\n";
+  const size_t at = docs.find(heading);
+  if (at == std::string::npos) return docs;
+  const size_t body = at + heading.size();
+  size_t next = docs.find("\n## ", body);
+  next = next == std::string::npos ? docs.size() : next + 1;
+  std::string_view written = std::string_view(docs).substr(body, next - body);
+  while (!written.empty() && written.back() == '\n') written.remove_suffix(1);
+  if (!written.empty()) written = std::string_view(docs).substr(body, written.size() + 1);
+  return docs.substr(0, body) + OptionsText(meta, written) + (next < docs.size() ? "\n" : "") + docs.substr(next);
+}
+
 }  // namespace
 
 std::string_view FixAvailabilityText(FixAvailability fix) {
@@ -42,7 +72,7 @@ std::string_view FixAvailabilityText(FixAvailability fix) {
 std::string RenderRuleDoc(const RuleMeta& meta) {
   return fmt::format("{}# {} ({})\n\nFamily: `{}`. Default severity: {}. {}\n\n{}\n", kGeneratedNote, meta.name,
                      meta.code, meta.family, ToString(meta.severity), FixAvailabilityText(meta.fix),
-                     TrimmedDocs(meta.docs));
+                     WithOptions(meta, TrimmedDocs(meta.docs)));
 }
 
 std::string RenderRulesIndex() {

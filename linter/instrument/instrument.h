@@ -1,4 +1,4 @@
-// `torchlint instrument`: puts the brief's profiler templates (A-G, nvtx) around a script's training step
+// `torchlint instrument`: puts the PyTorch profiler guide's profiler templates (A-G, nvtx) around a script's training step
 // loop and takes them out again. The step loop, its epoch loop and the phases of its body come from the
 // same semantic model the linter uses. Every change is a list of tl::Edits applied by the one applier,
 // every inserted line is marked (markers.h), and the result is parsed again before anyone writes it, so
@@ -16,7 +16,7 @@
 
 namespace tl::instrument {
 
-// The profiler set-ups of the brief. kC (schedule + tensorboard_trace_handler) is the default.
+// The profiler set-ups of the PyTorch profiler guide. kC (schedule + tensorboard_trace_handler) is the default.
 enum class Template { kA, kB, kC, kD, kE, kG, kNvtx };
 
 std::string_view ToString(Template t);  // "A" ... "G", "nvtx"
@@ -25,7 +25,7 @@ struct Options {
   Template base = Template::kC;
   bool labels = false;  // template F: record_function labels around the step's phases
   std::string trace_dir = "./profiler_logs";
-  // torch.profiler.schedule: the brief's values.
+  // torch.profiler.schedule: the PyTorch profiler guide's values.
   int skip_first = 10;
   int wait = 5;
   int warmup = 1;

@@ -3,7 +3,7 @@
 // everywhere, and also `:` and `,` inside properties.
 #include <fmt/core.h>
 
-#include "linter/engine/crosscheck.h"
+#include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
 namespace tl {
@@ -68,7 +68,7 @@ class GithubReporter final : public Reporter {
       fmt::print(options_.out, "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
                  Command(diagnostic.severity), EscapeProperty(source.path()), span.line, span.column, span.end_line,
                  span.end_column, EscapeProperty(title),
-                 EscapeData(diagnostic.evidence ? fmt::format("{} [{}: {}]", diagnostic.message,
+                 EscapeData(diagnostic.evidence ? fmt::format("{} [{} — {}]", diagnostic.message,
                                                               EvidenceHeadline(*diagnostic.evidence),
                                                               diagnostic.evidence->summary)
                                                 : diagnostic.message));
@@ -79,9 +79,14 @@ class GithubReporter final : public Reporter {
     fmt::print(options_.out, "::error file={},title=io-error::{}\n", EscapeProperty(path), EscapeData(message));
   }
 
+  // Annotated on the checked script's step loop when the cross-check knows it, else on the trace file,
+  // which GitHub lists with the run's annotations when it is not part of the diff.
   void AddTraceFinding(const TraceFinding& f) override {
-    fmt::print(options_.out, "::notice title={}::{}\n", EscapeProperty(f.code),
-               EscapeData(fmt::format("{}: {} ({}) [{}]", f.title, f.message, f.recommendation, f.trace_path)));
+    std::string where = fmt::format("file={}", EscapeProperty(f.script.empty() ? f.trace_path : f.script));
+    if (!f.script.empty() && f.line > 0) where += fmt::format(",line={}", f.line);
+    std::string message = fmt::format("{}: {} [{}] ({})", f.title, f.message, TraceHeadline(f), f.recommendation);
+    if (!f.script.empty()) message += fmt::format(" [{}]", f.trace_path);
+    fmt::print(options_.out, "::notice {},title={}::{}\n", where, EscapeProperty(f.code), EscapeData(message));
   }
 
   void Finish() override { std::fflush(options_.out); }

@@ -2,7 +2,7 @@
 // Field names follow Ruff where Ruff has one (`fix.applicability`, `edits[].location.row`).
 #include <nlohmann/json.hpp>
 
-#include "linter/engine/crosscheck.h"
+#include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
 namespace tl {
@@ -60,16 +60,24 @@ class JsonReporter final : public Reporter {
                              {"fix", nullptr}});
   }
 
-  // No line to point at: `file` is the trace, `line` and `column` are null.
+  // No code to blame, so no column: `file` and `line` are the checked script's step loop when the
+  // cross-check knows it, else `file` is the trace and `line` is null. The trace is always in `evidence`.
   void AddTraceFinding(const TraceFinding& f) override {
-    Json evidence{{"verdict", "confirmed"}, {"summary", f.message}, {"recommendation", f.recommendation},
-                  {"saved_ms_per_step", f.saved_ms_per_step}};
+    Json evidence{{"verdict", ToString(Verdict::kConfirmed)},
+                  {"cost_ms_per_step", f.cost_ms_per_step},
+                  {"share_of_step", f.step_ms > 0 ? f.cost_ms_per_step / f.step_ms : 0.0},
+                  {"saved_ms_per_step", f.saved_ms_per_step},
+                  {"step_ms", f.step_ms},
+                  {"summary", f.message},
+                  {"recommendation", f.recommendation},
+                  {"trace", f.trace_path}};
+    const bool at_script = !f.script.empty();
     findings_.push_back(Json{{"code", f.code},
                              {"name", f.title},
                              {"message", f.message},
                              {"severity", ToString(f.severity)},
-                             {"file", f.trace_path},
-                             {"line", nullptr},
+                             {"file", at_script ? f.script : f.trace_path},
+                             {"line", at_script && f.line > 0 ? Json(f.line) : Json(nullptr)},
                              {"column", nullptr},
                              {"end_line", nullptr},
                              {"end_column", nullptr},

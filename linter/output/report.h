@@ -19,7 +19,7 @@
 
 namespace tl {
 
-struct TraceFinding;  // linter/engine/crosscheck.h: a bottleneck of the trace that no line is blamed for
+// TraceFinding (linter/core/diagnostic.h): a bottleneck of the trace that no line is blamed for.
 
 enum class OutputFormat { kText, kJson, kSarif, kGithub };
 

@@ -2,12 +2,19 @@
 // tool.driver.rules (id, name, short and full descriptions, help as text and Markdown), results point
 // at repo-relative URIs under %SRCROOT% with 1-based regions counted in code points (columnKind says
 // so), and files that could not be read become tool execution notifications rather than results.
+// GitHub rejects a result without a location or whose ruleId no descriptor has, so every result has
+// both: trace-only findings and notices such as parse-error get descriptors of their own after the
+// registered rules, and a trace-only finding points at the script's step loop, else at the trace file.
+// tests/support/validate_sarif.py checks the output against the schema and these constraints.
 #include <fmt/core.h>
+
+#include <functional>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
-#include "linter/engine/crosscheck.h"
 #include "linter/engine/rule.h"
+#include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
 namespace tl {
@@ -56,21 +63,94 @@ Json ArtifactLocation(std::string_view path) {
   return location;
 }
 
+Json RuleDescriptor(const RuleMeta& meta) {
+  return Json{{"id", meta.code},
+              {"name", meta.name},
+              {"shortDescription", Json{{"text", meta.summary}}},
+              {"fullDescription", Json{{"text", WhatItDoes(meta)}}},
+              {"help", Json{{"text", meta.docs}, {"markdown", meta.docs}}},
+              {"defaultConfiguration", Json{{"level", Level(meta.severity)}}},
+              {"properties", Json{{"tags", Json::array({"performance", meta.family})}}}};
+}
+
+// When each trace-only finding is raised (docs/crosscheck.md, "Trace-only findings"), for a finding
+// whose `summary` is empty. A code not listed here still gets a descriptor, from the finding's title.
+struct TraceRuleText {
+  std::string_view code;
+  std::string_view name;
+  std::string_view when;
+};
+constexpr TraceRuleText kTraceRules[] = {
+    {"trace-launch-bound", "launch-bound", "Most kernels run under 10 µs and the GPU is busy below 80% of the step"},
+    {"trace-communication-bound", "communication-bound", "Collective kernels take more than 20% of kernel time"},
+    {"trace-low-gpu-busy", "low-gpu-busy", "The GPU is busy below 50% of the step"},
+    {"trace-no-tensor-cores", "no-tensor-cores",
+     "A GPU with tensor cores ran fp32 GEMM kernels and no tensor-core kernel at all"},
+};
+
+Json TraceRuleDescriptor(const TraceFinding& f) {
+  std::string name = f.code;
+  std::string when = f.title;
+  for (const TraceRuleText& known : kTraceRules) {
+    if (known.code == f.code) {
+      name = known.name;
+      when = known.when;
+    }
+  }
+  if (!f.summary.empty()) when = f.summary;
+  while (when.ends_with('.')) when.pop_back();
+  const std::string full =
+      fmt::format("{}. A finding of the profiler trace alone (`torchlint check --trace`): no line of code is to blame.",
+                  when);
+  std::string help = full + "\n\n";
+  if (!f.recommendation.empty()) help += f.recommendation + (f.recommendation.ends_with('.') ? "\n\n" : ".\n\n");
+  help += fmt::format("The time a fix saves per step is estimated by the model that docs/crosscheck.md states for `{}`.",
+                      f.code);
+  return Json{{"id", f.code},
+              {"name", name},
+              {"shortDescription", Json{{"text", when}}},
+              {"fullDescription", Json{{"text", full}}},
+              {"help", Json{{"text", help}, {"markdown", help}}},
+              {"defaultConfiguration", Json{{"level", Level(f.severity)}}},
+              {"properties", Json{{"tags", Json::array({"performance", "trace"})}}}};
+}
+
+// A notice about the file itself (parse-error), which no registered rule describes.
+Json NoticeDescriptor(const Diagnostic& diagnostic) {
+  const std::string name = diagnostic.name.empty() ? diagnostic.code : diagnostic.name;
+  const std::string text = diagnostic.code == "parse-error"
+                               ? std::string("The file has a syntax error; torchlint still checked the rest of it")
+                               : fmt::format("A notice about the file itself ({})", name);
+  return Json{{"id", diagnostic.code},
+              {"name", name},
+              {"shortDescription", Json{{"text", text}}},
+              {"fullDescription", Json{{"text", text}}},
+              {"help", Json{{"text", text}, {"markdown", text}}},
+              {"defaultConfiguration", Json{{"level", Level(diagnostic.severity)}}}};
+}
+
 class SarifReporter final : public Reporter {
  public:
   explicit SarifReporter(const OutputOptions& options)
-      : options_(options), results_(Json::array()), notifications_(Json::array()) {}
+      : options_(options), rules_(Json::array()), results_(Json::array()), notifications_(Json::array()) {
+    for (const Rule* rule : AllRules()) {
+      index_.emplace(rule->Meta().code, rules_.size());
+      rules_.push_back(RuleDescriptor(rule->Meta()));
+    }
+  }
 
   void AddFile(const SourceFile& source, const std::vector<Diagnostic>& diagnostics) override {
     for (const Diagnostic& diagnostic : diagnostics) {
       const Span span = ToSpan(source, diagnostic.range);
       Json result{{"ruleId", diagnostic.code}};
-      const auto& rules = AllRules();
-      for (size_t i = 0; i < rules.size(); ++i) {
-        if (rules[i]->Meta().code == diagnostic.code) result["ruleIndex"] = i;
-      }
+      result["ruleIndex"] = RuleIndex(diagnostic.code, [&] { return NoticeDescriptor(diagnostic); });
       result["level"] = Level(diagnostic.severity);
-      result["message"] = Json{{"text", diagnostic.message}};
+      // With a trace, the message says what the fix saves, as the text and github formats do.
+      std::string message = diagnostic.message;
+      if (diagnostic.evidence) {
+        message += fmt::format(" [{} — {}]", EvidenceHeadline(*diagnostic.evidence), diagnostic.evidence->summary);
+      }
+      result["message"] = Json{{"text", std::move(message)}};
       result["locations"] = Json::array(
           {Json{{"physicalLocation", Json{{"artifactLocation", ArtifactLocation(source.path())}, {"region", Region(span)}}}}});
       if (diagnostic.fix && diagnostic.fix->applicability != Applicability::kDisplayOnly) {
@@ -89,12 +169,22 @@ class SarifReporter final : public Reporter {
     }
   }
 
-  // SARIF allows a result without a location; the trace is named in the message and properties.
+  // At the checked script's step loop when the cross-check knows it, else at the trace file with no
+  // region: SARIF allows a result without a location, GitHub code scanning does not.
   void AddTraceFinding(const TraceFinding& f) override {
-    results_.push_back(Json{{"ruleId", f.code},
-                            {"level", Level(f.severity)},
-                            {"message", Json{{"text", fmt::format("{}: {} ({})", f.title, f.message, f.recommendation)}}},
-                            {"properties", Json{{"trace", f.trace_path}, {"saved_ms_per_step", f.saved_ms_per_step}}}});
+    const bool at_script = !f.script.empty();
+    Json physical{{"artifactLocation", ArtifactLocation(at_script ? f.script : f.trace_path)}};
+    if (at_script && f.line > 0) physical["region"] = Json{{"startLine", f.line}};
+    results_.push_back(Json{
+        {"ruleId", f.code},
+        {"ruleIndex", RuleIndex(f.code, [&] { return TraceRuleDescriptor(f); })},
+        {"level", Level(f.severity)},
+        {"message", Json{{"text", fmt::format("{}: {} [{}] ({})", f.title, f.message, TraceHeadline(f), f.recommendation)}}},
+        {"locations", Json::array({Json{{"physicalLocation", std::move(physical)}}})},
+        {"properties", Json{{"trace", f.trace_path},
+                            {"cost_ms_per_step", f.cost_ms_per_step},
+                            {"share_of_step", f.step_ms > 0 ? f.cost_ms_per_step / f.step_ms : 0.0},
+                            {"saved_ms_per_step", f.saved_ms_per_step}}}});
   }
 
   void AddError(std::string_view path, std::string_view message) override {
@@ -105,21 +195,10 @@ class SarifReporter final : public Reporter {
   }
 
   void Finish() override {
-    Json rules = Json::array();
-    for (const Rule* rule : AllRules()) {
-      const RuleMeta& meta = rule->Meta();
-      rules.push_back(Json{{"id", meta.code},
-                           {"name", meta.name},
-                           {"shortDescription", Json{{"text", meta.summary}}},
-                           {"fullDescription", Json{{"text", WhatItDoes(meta)}}},
-                           {"help", Json{{"text", meta.docs}, {"markdown", meta.docs}}},
-                           {"defaultConfiguration", Json{{"level", Level(meta.severity)}}},
-                           {"properties", Json{{"tags", Json::array({"performance", meta.family})}}}});
-    }
     Json driver{{"name", "torchlint"},
                 {"version", options_.tool_version},
                 {"semanticVersion", options_.tool_version},
-                {"rules", std::move(rules)}};
+                {"rules", std::move(rules_)}};
     Json run{{"tool", Json{{"driver", std::move(driver)}}},
              {"columnKind", "unicodeCodePoints"},
              {"results", std::move(results_)}};
@@ -137,7 +216,16 @@ class SarifReporter final : public Reporter {
   }
 
  private:
+  // The index of `code` in tool.driver.rules; a code no registered rule has gets `describe()` appended.
+  size_t RuleIndex(const std::string& code, const std::function<Json()>& describe) {
+    const auto [it, added] = index_.try_emplace(code, rules_.size());
+    if (added) rules_.push_back(describe());
+    return it->second;
+  }
+
   OutputOptions options_;
+  Json rules_;
+  std::map<std::string, size_t, std::less<>> index_;
   Json results_;
   Json notifications_;
 };

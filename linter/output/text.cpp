@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-#include "linter/engine/crosscheck.h"
+#include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
 namespace tl {
@@ -99,10 +99,15 @@ class TextReporter final : public Reporter {
   // The command prints unreadable files on stderr; the text report has nothing to add.
   void AddError(std::string_view, std::string_view) override {}
 
+  // Shown at the checked script's step loop when the cross-check knows it, else against the trace file.
   void AddTraceFinding(const TraceFinding& finding) override {
-    const std::string text = fmt::format("{}: {} {}: {}\n  = {}: {}\n\n", Paint(finding.trace_path, kBold, options_.color),
-                                         Paint(finding.code, kRed, options_.color), finding.title, finding.message,
-                                         Paint("help", kCyan, options_.color), finding.recommendation);
+    std::string where = finding.script.empty() ? finding.trace_path : finding.script;
+    if (!finding.script.empty() && finding.line > 0) where += fmt::format(":{}", finding.line);
+    const std::string text =
+        fmt::format("{}: {} {}: {}\n  = {}: {}\n  = {}: {}\n\n", Paint(where, kBold, options_.color),
+                    Paint(finding.code, kRed, options_.color), finding.title, finding.message,
+                    Paint("trace", kCyan, options_.color), TraceHeadline(finding), Paint("help", kCyan, options_.color),
+                    finding.recommendation);
     std::fwrite(text.data(), 1, text.size(), options_.out);
   }
 

@@ -6,7 +6,7 @@
 #include <array>
 #include <charconv>
 
-#include "linter/engine/crosscheck.h"
+#include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -54,7 +54,6 @@ a CPU-only trace alignment costs nothing, so the finding is `unverifiable` (prof
 GPU without tensor cores it is `refuted`.
 
 ## Options
-- `min-dim` (default 64): smaller dimensions are not reported.
 
 ## References
 - [NVIDIA: Matrix multiplication background: tensor core requirements](https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html)
@@ -86,17 +85,31 @@ int64_t Aligned(int64_t dim) {
   return (dim + 7) / 8 * 8;
 }
 
+// What the rule found: the unaligned dimension and which GEMM dimension it becomes (a layer's input
+// size is the K of its forward GEMM, its output size the N).
+struct DimFinding {
+  int64_t dim = 0;
+  std::string_view layer;  // "Linear"
+  std::string_view param;  // "out_features"
+  bool is_k = false;
+};
+
+constexpr std::array<RuleOptionSpec, 1> kOptions = {{
+    {"min-dim", "dims below this are never reported", 64, 1, int64_t{1} << 30},
+}};
+
 class UnalignedDim final : public Rule {
  public:
   const RuleMeta& Meta() const override {
     static const RuleMeta meta{"TL401", "unaligned-dim", "compute",
                                "Layer dimension is not a multiple of 8 and misses tensor cores", kDocs,
-                               FixAvailability::kAlways, Severity::kWarning};
+                               FixAvailability::kAlways, Severity::kWarning, kOptions};
     return meta;
   }
 
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
+    const int64_t min_dim = context.options.Get(kOptions[0]);
     for (const Layer& layer : kLayers) {
       const std::string canonical = fmt::format("torch.nn.{}", layer.name);
       for (uint32_t index : model.CallsNamed(layer.name)) {
@@ -109,7 +122,7 @@ class UnalignedDim final : public Rule {
           if (!arg) continue;
           const semantic::Value value = model.Resolve(arg->value, call.scope);
           const auto dim = value.AsInt();
-          if (value.kind != semantic::ValueKind::kInt || !dim || *dim < static_cast<int64_t>(context.options.min_dim) ||
+          if (value.kind != semantic::ValueKind::kInt || !dim || *dim < min_dim ||
               *dim % 8 == 0) {
             continue;
           }
@@ -121,34 +134,48 @@ class UnalignedDim final : public Rule {
           const ts::Node target = value.origin.IsNull() ? arg->value : value.origin;
           diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", param, aligned), Applicability::kDisplayOnly,
                                {Edit{target.Range(), std::to_string(aligned)}}};
+          diagnostic.payload = DimFinding{*dim, layer.name, param, position == 0};
           out.push_back(std::move(diagnostic));
         }
       }
     }
   }
 
+};
+
+TL_REGISTER_RULE(UnalignedDim);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved). Model: saved
+// = the unaligned GEMMs' device time x 0.5 for fp16/bf16 GEMMs on a GPU with tensor cores (aligned K and
+// N let cuBLAS pick tensor-core kernels, commonly 2x or more), x 0.25 for fp32 ones (TF32 tensor cores,
+// when enabled, have the same alignment rule), x 0 without tensor cores.
+class UnalignedDimEvidence final : public RuleEvidence {
  public:
-  // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
-  // TL401. Model: saved = the unaligned GEMMs' device time x 0.5 for fp16/bf16 GEMMs on a GPU with
-  // tensor cores (aligned K and N let cuBLAS pick tensor-core kernels, commonly 2x or more), x 0.25 for
-  // fp32 ones (TF32 tensor cores, when enabled, have the same alignment rule), x 0 without tensor cores.
+  std::string_view Code() const override { return "TL401"; }
+
   Evidence Confirm(const Diagnostic& d, const EvidenceQuery& q) const override {
+    const DimFinding* finding = d.Payload<DimFinding>();
+    // Without the dimension, every unaligned GEMM would match: say so instead of guessing.
+    if (finding == nullptr) return Unverifiable("The finding carries no dimension, so no GEMM can be tied to it");
     const auto& caps = q.trace.capabilities();
     if (!caps.shapes) {
       return Unverifiable(fmt::format("The trace holds no operator shapes; {}", MissingOption("record_shapes=True")));
     }
-    const auto dim = ReportedDim(d.message);
+    const std::optional<int64_t> dim = finding->dim;
     trace::GemmEvidence g = q.trace.UnalignedGemms(nullptr);
     std::vector<trace::GemmShape> matching;
     int64_t count = 0, gpu_ns = 0, cpu_ns = 0;
     bool half = false;
+    std::vector<EventClaim> claims;
     for (const auto& s : g.shapes) {
-      if (dim && s.k != *dim && s.n != *dim) continue;
+      if (s.k != *dim && s.n != *dim) continue;
       count += s.count;
       gpu_ns += s.gpu_ns;
       cpu_ns += s.cpu_ns;
       half = half || HalfPrecision(s.dtype);
       matching.push_back(s);
+      // GEMM shapes are aggregates: two findings of the same dimension claim the same shapes and share them.
+      claims.push_back(KeyClaim(q, fmt::format("gemm {} {}", s.op, s.dims), caps.cuda ? s.gpu_ns : s.cpu_ns));
     }
     const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
     if (matching.empty()) {
@@ -168,7 +195,8 @@ class UnalignedDim final : public Rule {
     for (size_t i = 0; i < matching.size() && i < 3; ++i) {
       shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", matching[i].op, matching[i].dims);
     }
-    Evidence base = EvidenceFromCost(Verdict::kUnverifiable, c, 0, "");
+    Evidence base = EvidenceFromCost(q, Verdict::kUnverifiable, c, 0, "");
+    base.claims = claims;
     for (size_t i = 0; i < matching.size() && i < 5; ++i) {
       base.events.push_back(fmt::format("{} {} x{}", matching[i].op, matching[i].dims, matching[i].count));
     }
@@ -189,26 +217,17 @@ class UnalignedDim final : public Rule {
       return base;
     }
     Evidence e = EvidenceFromCost(
-        Verdict::kConfirmed, c, c.ms_per_step * factor,
+        q, Verdict::kConfirmed, c, c.ms_per_step * factor,
         fmt::format("{:.1f} GEMMs per step with K or N = {} take {:.2f} ms/step of GPU time ({}); tensor-core kernels "
                     "{} ({} of kernel time)",
                     c.count_per_step, dim.value_or(0), c.ms_per_step, shapes,
                     g.tensor_cores_ran ? "ran elsewhere in the trace" : "did not run at all", FormatShare(g.tensor_core_share)));
     e.events = base.events;
+    e.claims = claims;
     return e;
   }
 
  private:
-  // The dimension this rule's message reports: "`out_features` of `nn.Linear` is 1001, not a multiple of 8".
-  static std::optional<int64_t> ReportedDim(std::string_view message) {
-    const size_t at = message.find(" is ");
-    if (at == std::string_view::npos) return std::nullopt;
-    const std::string_view rest = message.substr(at + 4);
-    int64_t value = 0;
-    auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
-    if (ec != std::errc() || end == rest.data()) return std::nullopt;
-    return value;
-  }
 
   static bool HalfPrecision(std::string_view dtype) {
     return dtype.find("Half") != std::string_view::npos || dtype.find("BFloat16") != std::string_view::npos ||
@@ -217,7 +236,7 @@ class UnalignedDim final : public Rule {
   }
 };
 
-TL_REGISTER_RULE(UnalignedDim);
+TL_REGISTER_EVIDENCE(UnalignedDimEvidence);
 
 }  // namespace
 }  // namespace tl

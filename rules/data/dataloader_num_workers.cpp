@@ -3,7 +3,7 @@
 // default). Unknown values are never reported.
 #include <fmt/core.h>
 
-#include "linter/engine/crosscheck.h"
+#include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -52,7 +52,6 @@ what 4 workers would hide behind the rest of the step, less a 1% residual, cappe
 time (docs/crosscheck.md).
 
 ## Options
-None.
 
 ## References
 - [PyTorch: Single- and multi-process data loading](https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading)
@@ -60,6 +59,12 @@ None.
 )md";
 
 constexpr std::string_view kWorkers = "4";
+
+// What the rule found: how the loader's `num_workers` is written (absent, or resolved to 0 and where).
+struct LoaderFinding {
+  bool num_workers_given = false;  // false: the argument is absent (the default, 0)
+  int64_t num_workers = 0;
+};
 
 class DataLoaderNumWorkers final : public Rule {
  public:
@@ -87,6 +92,7 @@ class DataLoaderNumWorkers final : public Rule {
         continue;
       }
       Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` without `num_workers` loads every batch in the training process");
+      diagnostic.payload = LoaderFinding{false, 0};
       if (auto insertion = model.AppendKeyword(call, "num_workers", kWorkers)) {
         diagnostic.fix = Fix{"Add `num_workers=4`", Applicability::kUnsafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
@@ -100,6 +106,7 @@ class DataLoaderNumWorkers final : public Rule {
     const auto workers = value.AsInt();
     if (!workers.has_value() || *workers != 0) return;
     Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `num_workers=0` loads every batch in the training process");
+    diagnostic.payload = LoaderFinding{true, 0};
     // The fix rewrites the literal where the 0 is written, which may be an argparse default or a
     // module constant rather than the call itself.
     if (!value.origin.IsNull() && model.Text(value.origin) == "0") {
@@ -109,12 +116,25 @@ class DataLoaderNumWorkers final : public Rule {
     out.push_back(std::move(diagnostic));
   }
 
-  // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
-  // TL201. Model: with W = 4 workers the loader's time is hidden behind the rest of the step, except
-  // what W workers cannot produce in that time (max(0, DL/W - rest)) and a residual of 1% of the step
-  // (the num_workers=4 anchor trace measures 1.0%); on a GPU the saving is capped by the GPU's idle share
-  // of the step, because only idle GPU time can be won back.
-  Evidence Confirm(const Diagnostic&, const EvidenceQuery& q) const override {
+};
+
+TL_REGISTER_RULE(DataLoaderNumWorkers);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL201. Model: with W = 4 workers the loader's time is hidden behind the rest of the step, except
+// what W workers cannot produce in that time (max(0, DL/W - rest)) and a residual of 1% of the step
+// (the num_workers=4 anchor trace measures 1.0%); on a GPU the saving is capped by the GPU's idle share
+// of the step, because only idle GPU time can be won back.
+class DataLoaderNumWorkersEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL201"; }
+  // The loader and zero_grad work are host-side ops: a trace cut before its GPU events still shows them.
+  bool NeedsGpu() const override { return false; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<LoaderFinding>() == nullptr) {
+      return Unverifiable("The finding carries no loader arguments, so no loader of the trace can be tied to it");
+    }
     const trace::DataLoaderEvidence d = q.trace.DataLoader();
     if (d.iterator == trace::IteratorKind::kNone || d.cost.count == 0) {
       Evidence e;
@@ -124,7 +144,7 @@ class DataLoaderNumWorkers final : public Rule {
       return e;
     }
     if (d.iterator == trace::IteratorKind::kMulti) {
-      return EvidenceFromCost(Verdict::kRefuted, d.cost, 0,
+      return EvidenceFromCost(q, Verdict::kRefuted, d.cost, 0,
                               fmt::format("The profiled run iterated a multi-process DataLoader "
                                           "(_MultiProcessingDataLoaderIter), which already has workers; it takes {} of "
                                           "the step ({:.2f} ms/step)",
@@ -132,7 +152,7 @@ class DataLoaderNumWorkers final : public Rule {
     }
     constexpr double kThreshold = 0.05;  // the TensorBoard plugin's DataLoader recommendation fires above 5%
     if (d.cost.share_of_step <= kThreshold) {
-      return EvidenceFromCost(Verdict::kRefuted, d.cost, 0,
+      return EvidenceFromCost(q, Verdict::kRefuted, d.cost, 0,
                               fmt::format("The single-process DataLoader takes only {} of the step ({:.2f} ms/step, at "
                                           "most 5%): workers would not pay for themselves",
                                           FormatShare(d.cost.share_of_step), d.cost.ms_per_step));
@@ -145,14 +165,14 @@ class DataLoaderNumWorkers final : public Rule {
     if (a.busy.has_gpu) saved = std::min(saved, q.step_ms * (1.0 - a.busy.share));
     trace::Cost c = d.cost;
     c.ms_per_step = dl;
-    return EvidenceFromCost(Verdict::kConfirmed, c, saved,
+    return EvidenceFromCost(q, Verdict::kConfirmed, c, saved,
                             fmt::format("`_SingleProcessDataLoaderIter.__next__` takes {} of the step ({:.2f} of {:.2f} "
                                         "ms/step, {:.1f} calls per step); 4 workers would save about {:.1f} ms/step",
                                         FormatShare(d.cost.share_of_step), dl, q.step_ms, d.cost.count_per_step, std::max(0.0, saved)));
   }
 };
 
-TL_REGISTER_RULE(DataLoaderNumWorkers);
+TL_REGISTER_EVIDENCE(DataLoaderNumWorkersEvidence);
 
 }  // namespace
 }  // namespace tl

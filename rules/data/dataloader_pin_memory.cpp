@@ -1,6 +1,6 @@
 // TL202 dataloader-pin-memory: a DataLoader without `pin_memory=True` in a script that trains on
 // CUDA, so every host-to-device copy of a batch goes through pageable memory.
-#include "linter/engine/crosscheck.h"
+#include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -46,12 +46,16 @@ the bandwidth, and overlap compute with `non_blocking=True`). HtoD copies that a
 refute it. A trace without CUDA activity cannot show copies: `unverifiable`.
 
 ## Options
-None.
 
 ## References
 - [PyTorch: Memory pinning](https://pytorch.org/docs/stable/data.html#memory-pinning)
 - [CUDA: How to optimize data transfers](https://developer.nvidia.com/blog/how-optimize-data-transfers-cuda-cc/)
 )md";
+
+// What the rule found: `pin_memory` written False, or absent (False by default).
+struct PinFinding {
+  bool explicit_false = false;
+};
 
 class DataLoaderPinMemory final : public Rule {
  public:
@@ -72,6 +76,7 @@ class DataLoaderPinMemory final : public Rule {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
         Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        diagnostic.payload = PinFinding{true};
         if (model.Text(arg->value) == "False") {
           diagnostic.fix = Fix{"Set `pin_memory=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
         }
@@ -84,10 +89,13 @@ class DataLoaderPinMemory final : public Rule {
       if (lookup.presence == semantic::KeyPresence::kPresent) {
         const auto truthy = lookup.value.Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        out.push_back(MakeDiagnostic(call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory"));
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        diagnostic.payload = PinFinding{true};
+        out.push_back(std::move(diagnostic));
         continue;
       }
       Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` without `pin_memory=True` copies batches from pageable memory");
+      diagnostic.payload = PinFinding{false};
       if (auto insertion = model.AppendKeyword(call, "pin_memory", "True")) {
         diagnostic.fix = Fix{"Add `pin_memory=True`", Applicability::kSafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
@@ -96,11 +104,22 @@ class DataLoaderPinMemory final : public Rule {
     }
   }
 
-  // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
-  // TL202. Model: saved = pageable HtoD copy time x 0.5. Pinned copies run at about twice the bandwidth
-  // of pageable ones (no staging copy) and with non_blocking=True they overlap compute; only the
-  // bandwidth half is counted, to stay conservative.
-  Evidence Confirm(const Diagnostic&, const EvidenceQuery& q) const override {
+};
+
+TL_REGISTER_RULE(DataLoaderPinMemory);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL202. Model: saved = pageable HtoD copy time x 0.5. Pinned copies run at about twice the bandwidth
+// of pageable ones (no staging copy) and with non_blocking=True they overlap compute; only the
+// bandwidth half is counted, to stay conservative.
+class DataLoaderPinMemoryEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL202"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<PinFinding>() == nullptr) {
+      return Unverifiable("The finding carries no loader arguments, so no copy of the trace can be tied to it");
+    }
     const auto& caps = q.trace.capabilities();
     if (!caps.cuda) {
       return Unverifiable(
@@ -109,7 +128,7 @@ class DataLoaderPinMemory final : public Rule {
     }
     const trace::Cost c = q.trace.PageableHtoD(nullptr);
     if (c.count > 0) {
-      return EvidenceFromCost(Verdict::kConfirmed, c, c.ms_per_step * 0.5,
+      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step * 0.5,
                               fmt::format("{:.1f} pageable `Memcpy HtoD (Pageable -> Device)` copies per step take {:.2f} "
                                           "ms/step ({})",
                                           c.count_per_step, c.ms_per_step, FormatShare(c.share_of_step)));
@@ -119,7 +138,7 @@ class DataLoaderPinMemory final : public Rule {
       if (g.kind.direction == trace::CopyDirection::kHtoD) htod += g.count;
     }
     if (htod > 0) {
-      return EvidenceFromCost(Verdict::kRefuted, c, 0,
+      return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
                               fmt::format("The {} host-to-device copies in the trace are all from pinned memory", htod));
     }
     if (q.trace.analysis().dataloader.calls == 0) {
@@ -128,11 +147,11 @@ class DataLoaderPinMemory final : public Rule {
       e.summary = "Neither a DataLoader nor a host-to-device copy ran inside the profiled steps";
       return e;
     }
-    return EvidenceFromCost(Verdict::kRefuted, c, 0, "The profiled steps copy nothing from host to device");
+    return EvidenceFromCost(q, Verdict::kRefuted, c, 0, "The profiled steps copy nothing from host to device");
   }
 };
 
-TL_REGISTER_RULE(DataLoaderPinMemory);
+TL_REGISTER_EVIDENCE(DataLoaderPinMemoryEvidence);
 
 }  // namespace
 }  // namespace tl

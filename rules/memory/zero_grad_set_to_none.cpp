@@ -2,7 +2,7 @@
 // the target PyTorch is older than 2.0 (2.0 made `set_to_none=True` the default).
 #include <fmt/core.h>
 
-#include "linter/engine/crosscheck.h"
+#include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -55,6 +55,11 @@ version (1.8-1.9 category names), it decides whether a bare `zero_grad()` is rep
 - [PyTorch performance tuning guide: use parameter.grad = None](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html)
 )md";
 
+// What the rule found: `set_to_none=False` written, or a bare `zero_grad()` on a PyTorch before 2.0.
+struct ZeroGradFinding {
+  bool explicit_false = false;
+};
+
 class ZeroGradSetToNone final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -75,6 +80,7 @@ class ZeroGradSetToNone final : public Rule {
         if (!truthy.has_value() || *truthy) continue;
         Diagnostic diagnostic =
             MakeDiagnostic(call.node.Range(), "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step");
+        diagnostic.payload = ZeroGradFinding{true};
         if (model.Text(arg->value) == "False") {
           diagnostic.fix = Fix{"Set `set_to_none=True`", Applicability::kUnsafe, {Edit{arg->value.Range(), "True"}}};
         }
@@ -86,6 +92,7 @@ class ZeroGradSetToNone final : public Rule {
       Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), fmt::format("`zero_grad()` fills every gradient with zeros before "
                                                      "PyTorch 2.0 (target is {})",
                                                      context.options.target_torch.ToString()));
+      diagnostic.payload = ZeroGradFinding{false};
       if (auto insertion = model.AppendKeyword(call, "set_to_none", "True")) {
         diagnostic.fix = Fix{"Pass `set_to_none=True`", Applicability::kUnsafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
@@ -94,10 +101,23 @@ class ZeroGradSetToNone final : public Rule {
     }
   }
 
-  // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
-  // TL301. Model: saved = the fill_/zero_ work under zero_grad, all of it: with set_to_none=True the
-  // gradients are dropped instead of filled.
-  Evidence Confirm(const Diagnostic&, const EvidenceQuery& q) const override {
+};
+
+TL_REGISTER_RULE(ZeroGradSetToNone);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL301. Model: saved = the fill_/zero_ work under zero_grad, all of it: with set_to_none=True the
+// gradients are dropped instead of filled.
+class ZeroGradSetToNoneEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL301"; }
+  // The loader and zero_grad work are host-side ops: a trace cut before its GPU events still shows them.
+  bool NeedsGpu() const override { return false; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<ZeroGradFinding>() == nullptr) {
+      return Unverifiable("The finding carries no zero_grad call, so no trace event can be tied to it");
+    }
     if (q.at.level == AttributionLevel::kLine && q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
     const auto& z = q.trace.analysis().optimizer.zero_grad;
     if (z.calls == 0) {
@@ -116,19 +136,19 @@ class ZeroGradSetToNone final : public Rule {
       where = " " + WhereText(q);
     }
     if (c.count > 0) {
-      return EvidenceFromCost(Verdict::kConfirmed, c, c.ms_per_step,
+      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
                               fmt::format("`Optimizer.zero_grad`{} runs {:.0f} fill_/zero_ ops per step ({} kernels in "
                                           "all), {:.2f} ms/step ({})",
                                           where, c.count_per_step, z.kernels, c.ms_per_step, FormatShare(c.share_of_step)));
     }
-    return EvidenceFromCost(Verdict::kRefuted, c, 0,
+    return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
                             fmt::format("`Optimizer.zero_grad` ran {} time{} with no fill_/zero_ work under it: the "
                                         "gradients are already set to None",
                                         z.calls, z.calls == 1 ? "" : "s"));
   }
 };
 
-TL_REGISTER_RULE(ZeroGradSetToNone);
+TL_REGISTER_EVIDENCE(ZeroGradSetToNoneEvidence);
 
 }  // namespace
 }  // namespace tl

@@ -6,13 +6,21 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_set>
 
-#include "linter/engine/crosscheck.h"
+#include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
 namespace tl {
 namespace {
+
+// What kind of sync a finding is about: a scalar read (`.item()`, `float()`, printing, `if tensor:`), a
+// copy to the host (`.cpu()`, `.numpy()`, `.tolist()`), or an explicit `synchronize()`.
+enum class SyncKind { kScalar, kCopy, kExplicit };
+struct SyncFinding {
+  SyncKind kind = SyncKind::kScalar;
+};
 
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for operations that make the host wait for the GPU and that run on every training step:
@@ -78,7 +86,6 @@ whose memory events show no device at all), `not-observed` when it did not run i
 and `unverifiable` without CUDA activity in the trace (`ProfilerActivity.CUDA`).
 
 ## Options
-None.
 
 ## References
 - [PyTorch performance tuning guide: avoid unnecessary CPU-GPU synchronization](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html)
@@ -106,13 +113,13 @@ class SyncInStepLoop final : public Rule {
         case semantic::SiteKind::kInterpolation: {
           ts::Node expr = site.node.Field("expression");
           if (!expr.IsNull() && model.TensorKindOf(expr, site.scope) == semantic::TensorKind::kTensor) {
-            Report(site.node, "Formatting a tensor in an f-string synchronizes with the GPU on every step", out);
+            Report(site.node, "Formatting a tensor in an f-string synchronizes with the GPU on every step", SyncKind::kScalar, out);
           }
           break;
         }
         case semantic::SiteKind::kCondition:
           if (IsTensorCondition(model, site.node, site.scope)) {
-            Report(site.node, "Branching on a tensor synchronizes with the GPU on every step", out);
+            Report(site.node, "Branching on a tensor synchronizes with the GPU on every step", SyncKind::kScalar, out);
           }
           break;
       }
@@ -120,8 +127,10 @@ class SyncInStepLoop final : public Rule {
   }
 
  private:
-  void Report(ts::Node node, std::string message, std::vector<Diagnostic>& out) const {
-    out.push_back(MakeDiagnostic(node.Range(), std::move(message)));
+  void Report(ts::Node node, std::string message, SyncKind kind, std::vector<Diagnostic>& out) const {
+    Diagnostic diagnostic = MakeDiagnostic(node.Range(), std::move(message));
+    diagnostic.payload = SyncFinding{kind};
+    out.push_back(std::move(diagnostic));
   }
 
   // A sync method on a receiver that already went through a sync (`x.cpu().numpy()`) is one sync,
@@ -174,7 +183,8 @@ class SyncInStepLoop final : public Rule {
       if (name == "item" || name == "tolist" || name == "cpu" || name == "numpy") {
         if (model.TensorKindOf(call.Receiver(), call.scope) == semantic::TensorKind::kNotTensor) return;
         if (AfterSync(model, call.Receiver())) return;
-        Report(call.node, fmt::format("`.{}()` synchronizes with the GPU on every step", name), out);
+        Report(call.node, fmt::format("`.{}()` synchronizes with the GPU on every step", name),
+               name == "item" ? SyncKind::kScalar : SyncKind::kCopy, out);
         return;
       }
       if (name == "synchronize") {
@@ -182,7 +192,7 @@ class SyncInStepLoop final : public Rule {
                model.IsCanonical(call, "torch.cuda.synchronize")
                    ? std::string("`torch.cuda.synchronize()` blocks the host on every step")
                    : std::string("`.synchronize()` blocks the host on every step"),
-               out);
+               SyncKind::kExplicit, out);
       }
       return;
     }
@@ -190,7 +200,8 @@ class SyncInStepLoop final : public Rule {
     if (name == "float" || name == "int" || name == "bool") {
       if (call.Arguments().NamedChildCount() == 0) return;
       if (model.TensorKindOf(call.Arguments().NamedChild(0), call.scope) == semantic::TensorKind::kTensor) {
-        Report(call.node, fmt::format("`{}()` of a tensor synchronizes with the GPU on every step", name), out);
+        Report(call.node, fmt::format("`{}()` of a tensor synchronizes with the GPU on every step", name), SyncKind::kScalar,
+               out);
       }
       return;
     }
@@ -199,17 +210,26 @@ class SyncInStepLoop final : public Rule {
         ts::Node arg = call.Arguments().NamedChild(i);
         if (arg.Is("keyword_argument")) continue;
         if (model.TensorKindOf(arg, call.scope) == semantic::TensorKind::kTensor) {
-          Report(call.node, "Printing a tensor synchronizes with the GPU on every step", out);
+          Report(call.node, "Printing a tensor synchronizes with the GPU on every step", SyncKind::kScalar, out);
           return;
         }
       }
     }
   }
 
+};
+
+TL_REGISTER_RULE(SyncInStepLoop);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved). Saved = the
+// CPU time blocked in the syncs (the host stops waiting for the GPU queue to drain).
+class SyncInStepLoopEvidence final : public RuleEvidence {
  public:
-  // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
-  // TL101. Saved = the CPU time blocked in the syncs (the host stops waiting for the GPU queue to drain).
+  std::string_view Code() const override { return "TL101"; }
+
   Evidence Confirm(const Diagnostic& d, const EvidenceQuery& q) const override {
+    const SyncFinding* finding = d.Payload<SyncFinding>();
+    if (finding == nullptr) return Unverifiable("The finding carries no sync kind, so no trace event can be tied to it");
     const auto& caps = q.trace.capabilities();
     if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
     if (!caps.cuda) {
@@ -225,7 +245,7 @@ class SyncInStepLoop final : public Rule {
           trace::Cost c = q.at.level == AttributionLevel::kStep ? s.cost : q.trace.CostOf(q.at.where);
           c.count = s.item_calls;
           c.count_per_step = static_cast<double>(s.item_calls) / static_cast<double>(std::max<size_t>(1, q.steps));
-          return EvidenceFromCost(Verdict::kRefuted, c, 0,
+          return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
                                   fmt::format("The profiled run had no device: its memory events show host allocations "
                                               "only, so the code {} ({} .item() call{}) read CPU values and waited for "
                                               "nothing; profile the GPU run with ProfilerActivity.CUDA to measure its syncs",
@@ -240,16 +260,16 @@ class SyncInStepLoop final : public Rule {
                                                     "would at least show whether the run used a device)"));
     }
     const trace::SyncEvidence s = q.trace.DeviceSyncs(q.at.scope());
-    const SyncKind kind = KindOfSync(d.message);
+    const SyncKind kind = finding->kind;
     if (q.at.level != AttributionLevel::kStep) {
       if (s.cost.count > 0) {
-        return EvidenceFromCost(Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
+        return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
                                 fmt::format("{:.1f} device syncs per step {} block the CPU {:.2f} ms/step ({}); {} of {} "
                                             ".item() calls synchronised",
                                             s.cost.count_per_step, WhereText(q), s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
                                             s.syncing_item_calls, s.item_calls));
       }
-      return EvidenceFromCost(Verdict::kRefuted, s.cost, 0,
+      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
                               fmt::format("The code ran {} and no device sync or blocking copy ran under it ({} .item() "
                                           "call{}, none synchronised): a CPU value",
                                           WhereText(q), s.item_calls, s.item_calls == 1 ? "" : "s"));
@@ -257,10 +277,24 @@ class SyncInStepLoop final : public Rule {
     // No stacks: the op names of the whole step decide.
     const auto& a = q.trace.analysis();
     const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
-    if (kind == SyncKind::kScalar && a.syncs.items_in_steps > 0) {
+    if (kind == SyncKind::kScalar) {
+      // A scalar read is confirmed only by scalar reads that synchronised: the syncs of other code (a
+      // pageable copy, an explicit synchronize) are not this line's.
+      if (a.syncs.items_in_steps == 0) {
+        Evidence e;
+        e.verdict = Verdict::kNotObserved;
+        e.summary = fmt::format("No .item() call ran in the {} profiled {}, so this scalar read did not run there "
+                                "(attributed by op name, since {})",
+                                q.steps, q.steps == 1 ? "step" : "steps", q.at.how);
+        return e;
+      }
       int64_t blocked = 0;
+      std::unordered_set<uint32_t> syncing;
       for (const auto& item : a.syncs.items) {
-        if (item.step >= 0 && item.syncs()) blocked += item.blocked_ns;
+        if (item.step >= 0 && item.syncs()) {
+          blocked += item.blocked_ns;
+          syncing.insert(item.event);
+        }
       }
       if (a.syncs.syncing_items > 0) {
         trace::Cost c;
@@ -270,44 +304,44 @@ class SyncInStepLoop final : public Rule {
         c.ms_per_step = static_cast<double>(blocked) / 1e6 / steps;
         c.share_of_step = q.step_ms > 0 ? c.ms_per_step / q.step_ms : 0.0;
         c.examples = s.cost.examples;
+        // The sync events under the syncing .item() calls: what another finding on the same syncs shares.
+        const trace::Trace& tr = q.trace.trace();
+        for (uint32_t event : s.cost.claims) {
+          uint32_t p = tr.parent(event);
+          for (int depth = 0; depth < 64 && p != trace::kNoIndex; ++depth, p = tr.parent(p)) {
+            if (syncing.count(p) != 0) {
+              c.claims.push_back(event);
+              break;
+            }
+          }
+        }
         return EvidenceFromCost(
-            Verdict::kConfirmed, c, c.ms_per_step,
+            q, Verdict::kConfirmed, c, c.ms_per_step,
             fmt::format("{:.1f} of {:.1f} .item() calls per step synchronise with the device, blocking the CPU {:.2f} "
                         "ms/step ({}); attributed by op name, since {}",
                         c.count_per_step, static_cast<double>(a.syncs.items_in_steps) / steps, c.ms_per_step,
                         FormatShare(c.share_of_step), q.at.how));
       }
-      return EvidenceFromCost(Verdict::kRefuted, s.cost, 0,
+      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
                               fmt::format("None of the {:.1f} .item() calls per step synchronised with the device "
                                           "(CPU scalars); attributed by op name, since {}",
                                           static_cast<double>(a.syncs.items_in_steps) / steps, q.at.how));
     }
     if (s.cost.count > 0) {
-      return EvidenceFromCost(Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
+      return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
                               fmt::format("{:.1f} device syncs per step block the CPU {:.2f} ms/step ({}); attributed "
                                           "by op name, since {}",
                                           s.cost.count_per_step, s.cost.ms_per_step, FormatShare(s.cost.share_of_step), q.at.how));
     }
-    return EvidenceFromCost(Verdict::kRefuted, s.cost, 0,
+    return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
                             fmt::format("The trace shows CUDA activity and no device sync at all in the {} profiled "
                                         "step{}",
                                         q.steps, q.steps == 1 ? "" : "s"));
   }
 
- private:
-  // What kind of sync a message of this rule is about, from its wording.
-  enum class SyncKind { kScalar, kCopy, kExplicit };
-  static SyncKind KindOfSync(std::string_view message) {
-    if (message.find(".cpu()") != std::string_view::npos || message.find(".numpy()") != std::string_view::npos ||
-        message.find(".tolist()") != std::string_view::npos) {
-      return SyncKind::kCopy;
-    }
-    if (message.find("synchronize()") != std::string_view::npos) return SyncKind::kExplicit;
-    return SyncKind::kScalar;  // .item(), float()/int()/bool(), print/f-string formatting, `if tensor:`
-  }
 };
 
-TL_REGISTER_RULE(SyncInStepLoop);
+TL_REGISTER_EVIDENCE(SyncInStepLoopEvidence);
 
 }  // namespace
 }  // namespace tl

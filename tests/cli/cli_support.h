@@ -1,6 +1,6 @@
 // Runs the built torchlint binary the way a user or CI does (a shell, a working folder, stdin from a
 // file) and captures stdout, stderr and the exit code; compares them with golden files, which
-// TL_UPDATE_GOLDEN=1 rewrites after an intended change. Also makes temporary project folders.
+// TORCHLINT_UPDATE_GOLDENS=1 rewrites after an intended change. Also makes temporary project folders.
 #pragma once
 
 #include <stdlib.h>
@@ -96,16 +96,16 @@ inline RunResult RunTorchlint(const std::vector<std::string>& args, const std::f
 
 inline std::filesystem::path CliDir() { return SourceDir() / "tests" / "cli"; }
 
-// Compares `actual` with tests/cli/golden/<name>, or rewrites it when TL_UPDATE_GOLDEN is set.
+// Compares `actual` with tests/cli/golden/<name>, or rewrites it when TORCHLINT_UPDATE_GOLDENS is set.
 inline void CheckGolden(const std::string& name, const std::string& actual) {
   const auto file = CliDir() / "golden" / name;
-  const char* update = std::getenv("TL_UPDATE_GOLDEN");
+  const char* update = std::getenv("TORCHLINT_UPDATE_GOLDENS");
   if (update != nullptr && *update != '\0' && std::string_view(update) != "0") {
     WriteText(file, actual);
     MESSAGE("updated golden file " << file.string());
     return;
   }
-  INFO("golden file " << file.string() << " differs; if the change is intended, rerun with TL_UPDATE_GOLDEN=1");
+  INFO("golden file " << file.string() << " differs; if the change is intended, rerun with TORCHLINT_UPDATE_GOLDENS=1");
   CHECK(ReadText(file) == actual);
 }
 

@@ -378,3 +378,44 @@ TEST_CASE("trace: -j 1 and -j 4 print the same report, byte for byte") {
   const auto text_four = RunTorchlint({"trace", trace->string(), "-j", "4"}, dir.path());
   CHECK(text_one.out == text_four.out);
 }
+
+TEST_CASE("trace: consistent text on real traces (one figure per fact, 1 step, priorities by time at stake)") {
+  auto rank0 = tl::test::SharedTrace("real/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz");
+  if (!rank0) return;
+  TempFolder dir;
+  const auto text = RunTorchlint({"trace", rank0->string()}, dir.path());
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("- Scope: 1 step (ProfilerStep), mean 607.31 ms") != std::string::npos);
+  CHECK(text.out.find("1 steps") == std::string::npos);
+  // 64.8% is of kernel time, 28.4% of the step: each named for what it measures.
+  CHECK(text.out.find("- Collective kernels: 64.8% of GPU kernel time, 11.8% of it overlapped with compute") != std::string::npos);
+  CHECK(text.out.find("communication 28.4%") != std::string::npos);
+  // Busy 45.9%: no compute-bound verdict. 0.1 ms of pageable copies in a 607 ms step: low, and last.
+  CHECK(text.out.find("Compute-bound") == std::string::npos);
+  CHECK(text.out.find("[medium] Pin host memory") == std::string::npos);
+  CHECK(text.out.find("[low] Pin host memory") != std::string::npos);
+  CHECK(text.out.find("1. [high] Overlap communication with computation") != std::string::npos);
+
+  const auto json = RunTorchlint({"trace", rank0->string(), "--format", "json"}, dir.path());
+  REQUIRE(json.exit_code == 0);
+  const auto j = ParseJson(json.out);
+  REQUIRE(j["recommendations"].is_array());
+  REQUIRE(!j["recommendations"].empty());
+  CHECK(j["recommendations"][0]["kind"] == "communication");
+  CHECK(j["recommendations"][0]["priority"] == "high");
+  CHECK(j["recommendations"][0]["ms_at_stake_per_step"].get<double>() == doctest::Approx(172.3).epsilon(0.01));
+  CHECK(j["communication"]["share"].get<double>() == doctest::Approx(0.648).epsilon(0.01));
+  CHECK(j["breakdown"]["communication"].get<double>() == doctest::Approx(0.284).epsilon(0.01));
+}
+
+TEST_CASE("trace: no tensor-core tip on a CPU-only trace") {
+  auto cpu = tl::test::SharedTrace("cpu/torch2.14.1/e_unaligned.pt.trace.json");
+  if (!cpu) return;
+  TempFolder dir;
+  const auto text = RunTorchlint({"trace", cpu->string()}, dir.path());
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("no GPU activity in the trace") != std::string::npos);
+  CHECK(text.out.find("tensor cores") == std::string::npos);
+  CHECK(text.out.find("Pad GEMM") == std::string::npos);
+  CHECK(text.out.find("- Scope: 2 steps (ProfilerStep)") != std::string::npos);
+}

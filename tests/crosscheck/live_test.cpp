@@ -46,7 +46,27 @@ TEST_CASE("live: a real PyTorch profiles our scripts, and check --trace confirms
   // The chroot runs the command as the owner of the working tree; let it write here.
   std::filesystem::permissions(out.path(), std::filesystem::perms::all, std::filesystem::perm_options::add);
 
-  SUBCASE("zero_grad(set_to_none=False): TL301 confirmed, and --fail-on confirmed fails") {
+  SUBCASE("workers0: the single-process DataLoader is most of the step: TL201 confirmed, --fail-on confirmed fails") {
+    std::string log;
+    REQUIRE_MESSAGE(RunUnderProfiler("workers0", out.path(), log), log);
+    const auto trace = out.path() / "workers0.pt.trace.json";
+    auto cc = LoadTrace(trace);
+    REQUIRE(cc);
+    Checked c = CheckAgainst(E2eScriptPath("workers0.py"), E2eScript("workers0.py"), *cc);
+    const Diagnostic* d = c.Find("TL201", 55);
+    REQUIRE(d != nullptr);
+    REQUIRE(d->evidence);
+    CHECK(d->evidence->verdict == Verdict::kConfirmed);
+    CHECK(d->evidence->share_of_step > 0.20);  // 47% in the committed trace; the load of the machine moves it
+
+    RunResult r = RunTorchlint({"check", E2eScriptPath("workers0.py"), "--trace", trace.string(), "--output-format",
+                                "json", "--fail-on", "confirmed"},
+                               SourceDir());
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("\"verdict\": \"confirmed\"") != std::string::npos);
+  }
+
+  SUBCASE("zero_grad(set_to_none=False): TL301 observed; a fill of a tiny model is negligible and does not gate") {
     std::string log;
     REQUIRE_MESSAGE(RunUnderProfiler("zero_grad_false", out.path(), log), log);
     const auto trace = out.path() / "zero_grad_false.pt.trace.json";
@@ -56,14 +76,15 @@ TEST_CASE("live: a real PyTorch profiles our scripts, and check --trace confirms
     const Diagnostic* d = c.Find("TL301", 58);
     REQUIRE(d != nullptr);
     REQUIRE(d->evidence);
-    CHECK(d->evidence->verdict == Verdict::kConfirmed);
     CHECK(d->evidence->per_step_count == doctest::Approx(14.0));  // 14 zero_ per step
+    // 0.2% of the step in the committed trace: the verdict follows the materiality threshold.
+    const bool material = d->evidence->share_of_step >= kMaterialShare;
+    CHECK(d->evidence->verdict == (material ? Verdict::kConfirmed : Verdict::kNegligible));
 
     RunResult r = RunTorchlint({"check", E2eScriptPath("zero_grad_false.py"), "--trace", trace.string(), "--output-format",
                                 "json", "--fail-on", "confirmed"},
                                SourceDir());
-    CHECK(r.exit_code == 1);
-    CHECK(r.out.find("\"verdict\": \"confirmed\"") != std::string::npos);
+    CHECK(r.exit_code == (material ? 1 : 0));
   }
 
   SUBCASE("sync_item: the .item() lines ran on the CPU: TL101 refuted, and --fail-on confirmed passes") {

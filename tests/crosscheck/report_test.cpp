@@ -1,5 +1,5 @@
 // Trace-only findings (what no line can be blamed for) on the shared GPU traces, and `torchlint report`
-// in markdown (English and the brief's Chinese titles) and JSON, with the findings ranked.
+// in markdown (English and the PyTorch profiler guide's Chinese titles) and JSON, with the findings ranked.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -33,14 +33,14 @@ TEST_CASE("H100 bert-small: launch-bound and low GPU busy, with their figures") 
   REQUIRE(launch != nullptr);
   CHECK(Figure(*launch, "gpu.short_kernel_share") == doctest::Approx(0.967).epsilon(0.03));  // 97% under 10 µs
   CHECK(Figure(*launch, "gpu.busy_share") == doctest::Approx(0.07).epsilon(0.15));          // busy 7%
-  CHECK(launch->level == trace::Severity::kHigh);
+  CHECK(launch->level == Priority::kHigh);
   CHECK(launch->recommendation.find("CUDA Graph") != std::string::npos);
   CHECK(launch->saved_ms_per_step > 0.0);
   const TraceFinding* busy = FindTraceOnly(found, "trace-low-gpu-busy");
   REQUIRE(busy != nullptr);
   CHECK(Figure(*busy, "gpu.busy_share") < 0.10);
   CHECK(FindTraceOnly(found, "trace-no-tensor-cores") == nullptr);  // 77% tensor-core time
-  // In Chinese, the brief's own recommendation.
+  // In Chinese, the PyTorch profiler guide's own recommendation.
   const auto zh = cc->TraceOnly(trace::Language::kChinese);
   const TraceFinding* launch_zh = FindTraceOnly(zh, "trace-launch-bound");
   REQUIRE(launch_zh != nullptr);
@@ -102,12 +102,12 @@ def main(trainset):
         optimizer.step()
 )py";
 
-TEST_CASE("torchlint report --lang zh: the brief's sections, findings ranked by the time saved") {
+TEST_CASE("torchlint report --lang zh: the PyTorch profiler guide's sections, findings ranked by the time saved") {
   auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   TempFolder dir;
-  dir.Write("train.py", kResnetScript);
-  RunResult r = RunTorchlint({"report", "train.py", "--trace", trace->string(), "--lang", "zh"}, dir.path());
+  dir.Write("resnet50_profiler_api.py", kResnetScript);
+  RunResult r = RunTorchlint({"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--lang", "zh"}, dir.path());
   CHECK(r.exit_code == 0);
   for (std::string_view title : {"# PyTorch 性能分析报告", "## 环境信息", "## Top 10 耗时算子", "## GPU 利用率概览",
                                  "## 显存分析", "## 瓶颈诊断", "## 优化建议（按优先级）"}) {
@@ -125,7 +125,7 @@ TEST_CASE("torchlint report --lang zh: the brief's sections, findings ranked by 
   const std::string first_item = rec_section.substr(first, rec_section.find("\n2. ") - first);
   CHECK(first_item.find("TL201") != std::string::npos);
   CHECK(first_item.find("预期收益") != std::string::npos);
-  CHECK(first_item.find("train.py:9") != std::string::npos);
+  CHECK(first_item.find("resnet50_profiler_api.py:9") != std::string::npos);
   CHECK(rec_section.find("TL301") != std::string::npos);
   CHECK(rec_section.find("TL202") != std::string::npos);
   CHECK(r.out.find("已证实") != std::string::npos);
@@ -135,8 +135,8 @@ TEST_CASE("torchlint report --format json: ranked findings with evidence, and th
   auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   TempFolder dir;
-  dir.Write("train.py", kResnetScript);
-  RunResult r = RunTorchlint({"report", "train.py", "--trace", trace->string(), "--format", "json"}, dir.path());
+  dir.Write("resnet50_profiler_api.py", kResnetScript);
+  RunResult r = RunTorchlint({"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--format", "json"}, dir.path());
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["findings"].size() == 3);

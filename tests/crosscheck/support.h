@@ -15,7 +15,8 @@
 
 #include "linter/core/source_file.h"
 #include "linter/engine/check.h"
-#include "linter/engine/crosscheck.h"
+#include "crosscheck/crosscheck.h"
+#include "crosscheck/ranking.h"
 #include "tests/cli/cli_support.h"
 #include "tests/support/paths.h"
 
@@ -24,6 +25,7 @@ namespace tl::test {
 struct Checked {
   std::unique_ptr<SourceFile> file;
   std::vector<Diagnostic> diagnostics;
+  CheckedScript script;
 
   const Diagnostic* Find(std::string_view code, int line) const {
     for (const auto& d : diagnostics) {
@@ -47,6 +49,7 @@ inline Checked CheckAgainst(const std::string& path, std::string text, const Cro
   Checked out;
   out.file = std::make_unique<SourceFile>(path, std::move(text));
   CheckOptions options;
+  options.collect_facts = true;
   if (torch) {
     options.rule_options.target_torch = *torch;
   } else if (auto v = cross_check.TraceTorch()) {
@@ -54,7 +57,7 @@ inline Checked CheckAgainst(const std::string& path, std::string text, const Cro
   }
   FileReport report = CheckSource(*out.file, options);
   out.diagnostics = std::move(report.diagnostics);
-  cross_check.Annotate(*out.file, out.diagnostics);
+  out.script = cross_check.Annotate(*out.file, report.facts, out.diagnostics);
   return out;
 }
 

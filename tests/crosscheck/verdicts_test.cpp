@@ -47,12 +47,14 @@ TEST_CASE("e2e sync_item: the trace's bare file name matches an absolute path, a
     CHECK(d->evidence->verdict == Verdict::kRefuted);
     CHECK(d->evidence->summary.find("CallFrom sync_item.py:61") != std::string::npos);
   }
-  // Another file name does not match: the lookup falls back to op names (no CallFrom in the summary).
+  // Another file name does not match: the trace's frames never name it, so it is not this file's trace.
   Checked other = CheckAgainst("train.py", E2eScript("sync_item.py"), *cc);
   const Diagnostic* d = other.Find("TL101", 61);
   REQUIRE(d != nullptr);
   REQUIRE(d->evidence);
-  CHECK(d->evidence->summary.find("CallFrom") == std::string::npos);
+  CHECK(d->evidence->verdict == Verdict::kUnverifiable);
+  CHECK(d->evidence->summary.find("this trace was not recorded from train.py") != std::string::npos);
+  CHECK(!other.script.trace_is_its);
 }
 
 TEST_CASE("e2e sync_item on the legacy 1.13 trace: no stacks and no memory events, so unverifiable") {
@@ -86,10 +88,12 @@ TEST_CASE("e2e workers0: the single-process DataLoader takes a large share of th
   CHECK(c.Count("TL101") == 0);
 }
 
+// The A/B workflow: the script as it was, checked against the trace of its fixed version (the same file
+// after the fix, so the same path: the trace's frames name it).
 TEST_CASE("e2e workers0 checked against its fixed twin's trace: the loader had workers: refuted") {
   auto cc = LoadTrace(E2eTrace("workers0_fixed.pt.trace.json.gz"));
   REQUIRE(cc);
-  Checked c = CheckAgainst(E2eScriptPath("workers0.py"), E2eScript("workers0.py"), *cc);
+  Checked c = CheckAgainst(E2eScriptPath("workers0_fixed.py"), E2eScript("workers0.py"), *cc);
   const Diagnostic* d = c.Find("TL201", 55);
   REQUIRE(d != nullptr);
   REQUIRE(d->evidence);
@@ -110,25 +114,28 @@ TEST_CASE("e2e workers0 on the legacy 1.13 trace: op names alone confirm TL201")
 }
 
 // zero_grad(set_to_none=False) on 14 parameters: 14 aten::zero_ per step directly under
-// Optimizer.zero_grad (the 6 aten::fill_ sit inside some of them and are not counted twice).
-TEST_CASE("e2e zero_grad_false: 14 zero_ per step under zero_grad: confirmed") {
+// Optimizer.zero_grad (the 6 aten::fill_ sit inside some of them and are not counted twice). The model is
+// tiny and the step 70 ms, so the fill work is 0.2% of it: observed, and below the materiality threshold.
+TEST_CASE("e2e zero_grad_false: 14 zero_ per step under zero_grad, 0.2% of the step: negligible") {
   auto cc = LoadTrace(E2eTrace("zero_grad_false.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("zero_grad_false.py"), E2eScript("zero_grad_false.py"), *cc);
   const Diagnostic* d = c.Find("TL301", 58);
   REQUIRE(d != nullptr);
   REQUIRE(d->evidence);
-  CHECK(d->evidence->verdict == Verdict::kConfirmed);
+  CHECK(d->evidence->verdict == Verdict::kNegligible);
   CHECK(d->evidence->per_step_count == doctest::Approx(14.0));
   CHECK(d->evidence->cost_ms_per_step > 0.01);
-  CHECK(d->evidence->cost_ms_per_step < 50.0);
-  CHECK(d->evidence->saved_ms_per_step == doctest::Approx(d->evidence->cost_ms_per_step));
+  CHECK(d->evidence->share_of_step < kMaterialShare);
+  CHECK(d->evidence->saved_ms_per_step == 0.0);
+  CHECK(d->evidence->summary.find("negligible") != std::string::npos);
+  CHECK(!CountsForExit(*d, FailOn::kConfirmed));
 }
 
 TEST_CASE("e2e zero_grad_false checked against the fixed twin's trace: no fill work: refuted") {
   auto cc = LoadTrace(E2eTrace("zero_grad_fixed.pt.trace.json.gz"));
   REQUIRE(cc);
-  Checked c = CheckAgainst(E2eScriptPath("zero_grad_false.py"), E2eScript("zero_grad_false.py"), *cc);
+  Checked c = CheckAgainst(E2eScriptPath("zero_grad_fixed.py"), E2eScript("zero_grad_false.py"), *cc);
   const Diagnostic* d = c.Find("TL301", 58);
   REQUIRE(d != nullptr);
   REQUIRE(d->evidence);
@@ -139,15 +146,17 @@ TEST_CASE("e2e zero_grad_false checked against the fixed twin's trace: no fill w
   CHECK(d->evidence->summary.find("already set to None") != std::string::npos);
 }
 
-TEST_CASE("e2e zero_grad_false on the legacy trace: op names under Optimizer.zero_grad confirm it") {
+TEST_CASE("e2e zero_grad_false on the legacy trace: op names under Optimizer.zero_grad see it, negligible") {
   auto cc = LoadTrace(E2eTrace("torch1.13-legacy/zero_grad_false.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("zero_grad_false.py"), E2eScript("zero_grad_false.py"), *cc);
   const Diagnostic* d = c.Find("TL301", 58);
   REQUIRE(d != nullptr);
   REQUIRE(d->evidence);
-  CHECK(d->evidence->verdict == Verdict::kConfirmed);
+  CHECK(d->evidence->verdict == Verdict::kNegligible);
   CHECK(d->evidence->per_step_count == doctest::Approx(14.0));
+  // No frames: the trace is tied to the script by the ops of its step loop.
+  CHECK(d->evidence->summary.find("no Python frames; its steps show the script's") != std::string::npos);
 }
 
 TEST_CASE("e2e unaligned: the 1001-wide GEMMs ran, but on the CPU: unverifiable, naming CUDA") {
@@ -267,6 +276,8 @@ TEST_CASE("shared e_unaligned: nn.Linear(1000, 1001) GEMMs found by shape, on th
 }
 
 // ----- GPU traces without matching source: small scripts of ours reproduce their patterns -----
+// The ResNet50 traces' PyTorch 1.9 call stacks name `resnet50_profiler_api.py`, so the scripts standing in
+// for it carry that name: a trace whose frames never name the checked file is not that file's trace.
 
 constexpr std::string_view kResnetScript = R"py(import torch
 import torch.nn as nn
@@ -297,7 +308,7 @@ TEST_CASE("ResNet50 num_workers=0 (V100, PyTorch 1.9): TL201, TL202 and TL301 co
   // The 1.8-1.9 category names give the version: a bare zero_grad() did not set grads to None then.
   REQUIRE(cc->TraceTorch());
   CHECK(*cc->TraceTorch() == TorchVersion{1, 9});
-  Checked c = CheckAgainst("resnet50_train.py", std::string(kResnetScript), *cc);
+  Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kResnetScript), *cc);
 
   const Diagnostic* workers = c.Find("TL201", 9);
   REQUIRE(workers != nullptr);
@@ -383,7 +394,7 @@ TEST_CASE("ResNet50 num_workers=0 with --target-torch 2.1: the bare zero_grad() 
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
-  Checked c = CheckAgainst("resnet50_train.py", std::string(kResnetScript), *cc, TorchVersion{2, 1});
+  Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kResnetScript), *cc, TorchVersion{2, 1});
   CHECK(c.Count("TL301") == 0);
 }
 
@@ -392,7 +403,7 @@ TEST_CASE("ResNet50 num_workers=4 twin: the loader already has workers: TL201 re
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
-  Checked c = CheckAgainst("resnet50_train.py", std::string(kResnetScript), *cc);
+  Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kResnetScript), *cc);
   const Diagnostic* workers = c.Find("TL201", 9);
   REQUIRE(workers != nullptr);
   REQUIRE(workers->evidence);

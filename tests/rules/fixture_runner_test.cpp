@@ -11,8 +11,10 @@
 //
 // When fixes apply (safe ones; unsafe ones too under `unsafe-fixes`), `<name>.fixed.py` beside the
 // fixture must hold the result, and checking that result again must change nothing more.
-// TORCHLINT_UPDATE_FIXTURES=1 rewrites the goldens instead of comparing them.
+// TORCHLINT_UPDATE_GOLDENS=1 rewrites the goldens instead of comparing them.
 #include <doctest/doctest.h>
+
+#include <charconv>
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -80,8 +82,15 @@ Fixture ParseFixture(const SourceFile& file) {
           } else {
             fixture.errors.push_back("bad target-torch " + value);
           }
-        } else if (key == "min-dim") {
-          fixture.options.rule_options.min_dim = static_cast<uint32_t>(std::stoul(value));
+        } else if (const FoundOption declared = FindRuleOption(key); declared.spec != nullptr) {
+          // Any option a rule declares in its metadata, checked against the declared range.
+          int64_t number = 0;
+          const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+          if (ec != std::errc() || end != value.data() + value.size() || !CheckRuleOption(*declared.spec, number).empty()) {
+            fixture.errors.push_back("bad " + key + " " + value);
+          } else {
+            fixture.options.rule_options.values[key] = number;
+          }
         } else if (key == "select") {
           fixture.options.selection.select = SplitCodes(value);
         } else if (key == "unsafe-fixes") {
@@ -155,13 +164,13 @@ std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, 
   const FixOutcome outcome = ApplyFixes(file.text(), fixes, level);
   fs::path golden = path;
   golden.replace_extension(".fixed.py");
-  const bool update = std::getenv("TORCHLINT_UPDATE_FIXTURES") != nullptr;
+  const bool update = std::getenv("TORCHLINT_UPDATE_GOLDENS") != nullptr;
   if (outcome.text != file.text()) {
     if (update) {
       std::ofstream(golden, std::ios::binary) << outcome.text;
     } else if (!fs::exists(golden)) {
       failures.push_back(display + ": fixes change the file but " + golden.filename().string() +
-                         " is missing (TORCHLINT_UPDATE_FIXTURES=1 writes it)");
+                         " is missing (TORCHLINT_UPDATE_GOLDENS=1 writes it)");
     } else if (ReadFile(golden) != outcome.text) {
       failures.push_back(display + ": fixed text differs from " + golden.filename().string() + ":\n" +
                          UnifiedDiff(golden.filename().string(), ReadFile(golden), outcome.text));
@@ -220,7 +229,7 @@ TEST_CASE("fixture expectations parse") {
   const Fixture fixture = ParseFixture(file);
   CHECK(fixture.errors.empty());
   CHECK(fixture.options.rule_options.target_torch == TorchVersion{1, 13});
-  CHECK(fixture.options.rule_options.min_dim == 32);
+  CHECK(fixture.options.rule_options.values.at("min-dim") == 32);
   CHECK(fixture.unsafe_fixes);
   REQUIRE(fixture.options.selection.select.size() == 1);
   CHECK(fixture.options.selection.select[0] == "TL3");

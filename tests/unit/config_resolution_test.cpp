@@ -36,7 +36,7 @@ exclude = ["legacy/", "*_pb2.py"]
   CHECK(*config.select == std::vector<std::string>{"TL1", "TL2"});
   CHECK(config.ignore == std::vector<std::string>{"TL202"});
   CHECK(config.target_torch->ToString() == "1.13");
-  CHECK(*config.min_dim == 128);
+  CHECK(config.rule_options.at("min-dim") == 128);
   CHECK(config.Excludes("/proj/legacy/old.py", false));
   CHECK(config.Excludes("/proj/api/msg_pb2.py", false));
   CHECK_FALSE(config.Excludes("/proj/api/msg.py", false));

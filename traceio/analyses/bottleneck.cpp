@@ -35,15 +35,16 @@ std::string Pct(double v) {
   return buf;
 }
 
+}  // namespace
+
 bool HasTensorCores(const Trace& trace, const TraceAnalysis& a) {
+  if (!a.kernels.has_kernels()) return false;
   for (const auto& d : trace.metadata().devices) {
     if (d.compute_major >= 7) return true;
   }
   // ROCm traces and traces without deviceProperties: tensor-core kernels seen prove the hardware has them.
   return a.kernels.tensor_core_count > 0 || !trace.metadata().hip_runtime_version.empty();
 }
-
-}  // namespace
 
 std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnalysis& a, const Thresholds& t) {
   std::vector<Bottleneck> out;
@@ -108,13 +109,13 @@ std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnaly
     launch_flagged = true;
   }
 
-  // Compute: GEMM/conv work not on tensor cores on hardware that has them.
-  if (gpu && HasTensorCores(trace, a) && a.kernels.tensor_core_share() < t.tensor_core_healthy &&
+  // Compute: GEMM/conv work not on tensor cores on hardware that has them, on a GPU that is busy (§3.3:
+  // "GPU 利用率高"; §3.2's healthy > 80%). A GPU idle for a fifth of the step or more is bound by what
+  // keeps it idle, not by its arithmetic; the tensor-core tip is then a recommendation only (report.cpp).
+  if (gpu && busy >= t.gpu_busy_healthy && HasTensorCores(trace, a) && a.kernels.tensor_core_share() < t.tensor_core_healthy &&
       (a.kernels.fp32_gemm_ns > 0 || a.kernels.tensor_core_ns > 0)) {
-    Bottleneck b{BottleneckKind::kCompute, Severity::kLow, {}};
     const double tc = a.kernels.tensor_core_share();
-    if (busy >= t.gpu_busy_healthy) b.severity = tc < 0.10 ? Severity::kHigh : Severity::kMedium;
-    else if (busy >= t.gpu_busy_severe) b.severity = Severity::kMedium;
+    Bottleneck b{BottleneckKind::kCompute, tc < 0.10 ? Severity::kHigh : Severity::kMedium, {}};
     b.evidence.push_back({"gpu.tensor_core_share", tc, "share", "> " + Pct(t.tensor_core_healthy)});
     b.evidence.push_back(busy_figure());
     if (a.gemms.unaligned > 0) {

@@ -1,5 +1,5 @@
-// Bottleneck classification by the brief's §3.3 table (compute, memory, launch, data I/O,
-// communication, sync bound), each verdict carrying the figures that support it beside the §3.2
+// Bottleneck classification by the PyTorch profiler guide's §3.3 table (compute, memory, launch, data
+// I/O, communication, sync bound), each verdict carrying the figures that support it beside the §3.2
 // healthy thresholds. An entry appears whenever its metric is outside the healthy range, and its
 // severity grows as the metric gets worse.
 #pragma once
@@ -31,9 +31,9 @@ struct Bottleneck {
   std::vector<EvidenceFigure> evidence;
 };
 
-// Healthy thresholds from the brief's §3.2 (and §3.3 where §3.2 has none).
+// Healthy thresholds from the guide's §3.2 (and §3.3 where §3.2 has none).
 struct Thresholds {
-  double gpu_busy_healthy = 0.80;       // > 80% healthy, < 50% severe
+  double gpu_busy_healthy = 0.80;       // > 80% healthy, < 50% severe; compute-bound needs at least this
   double gpu_busy_severe = 0.50;
   double tensor_core_healthy = 0.50;    // > 50% on GPUs with tensor cores
   double dataloader_healthy = 0.10;     // < 10%, > 30% is the bottleneck
@@ -45,6 +45,10 @@ struct Thresholds {
   double elementwise_healthy = 0.50;    // §3.3: pointwise ops dominate
   double memory_capacity = 0.90;        // peak allocated over device memory
 };
+
+// Whether the trace ran on GPUs with tensor cores: compute capability 7.0 or later, a ROCm runtime, or
+// tensor-core kernels seen. False on a CPU-only trace.
+bool HasTensorCores(const Trace& trace, const TraceAnalysis& analysis);
 
 std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnalysis& analysis,
                                             const Thresholds& thresholds = {});

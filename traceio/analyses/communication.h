@@ -1,6 +1,6 @@
 // Communication: the share of kernel time in collective kernels (nccl, rccl, hccl), and how much of
 // that time overlaps computation on the same device (HTA's comm/comp overlap). Low overlap with a high
-// share is the brief's communication-bound pattern.
+// share is the PyTorch profiler guide's communication-bound pattern.
 #pragma once
 
 #include <cstdint>

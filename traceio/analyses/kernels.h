@@ -1,5 +1,5 @@
 // Kernel statistics over the analysed steps: the top kernels by total time with count and mean, the
-// share of kernels shorter than 10 µs (the brief's launch-bound signal), the tensor-core share of kernel
+// share of kernels shorter than 10 µs (the PyTorch profiler guide's launch-bound signal), the tensor-core share of kernel
 // time (our own name patterns, Volta to Blackwell and AMD), and the pointwise share (memory-bound signal).
 #pragma once
 

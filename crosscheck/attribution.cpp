@@ -1,0 +1,261 @@
+#include "crosscheck/attribution.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace tl {
+namespace {
+
+constexpr size_t kMaxListed = 4096;  // distinct files or labels kept: enough to decide, bounded for hostile traces
+
+void AddUnique(std::vector<std::string>& list, std::string_view value) {
+  if (value.empty() || list.size() >= kMaxListed) return;
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.emplace_back(value);
+}
+
+// Library code says nothing about which script ran: frames of torch, of site-packages and of the
+// interpreter's own modules are left out when the reason lists the files a trace names.
+bool IsLibraryPath(std::string_view path) {
+  return path.find("site-packages") != std::string_view::npos || path.find("dist-packages") != std::string_view::npos ||
+         path.find("/lib/python") != std::string_view::npos || path.starts_with("torch/") ||
+         path.find("/torch/") != std::string_view::npos || path.starts_with("<");
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// Names a profiler gives its own annotations: not labels a script chose.
+bool IsProfilerAnnotation(std::string_view name) {
+  return name.starts_with("ProfilerStep#") || name.starts_with("enumerate(DataLoader)") ||
+         name.starts_with("Optimizer.") || name.starts_with("## ") || name.starts_with("PyTorch Profiler");
+}
+
+std::string ListFiles(const std::vector<std::string>& files) {
+  std::vector<std::string_view> shown;
+  for (const auto& f : files) {
+    if (!IsLibraryPath(f) && shown.size() < 3) shown.push_back(f);
+  }
+  for (const auto& f : files) {
+    if (shown.empty() && IsLibraryPath(f)) shown.push_back(f);
+  }
+  std::string out;
+  for (std::string_view f : shown) out += fmt::format("{}`{}`", out.empty() ? "" : ", ", f);
+  const size_t others = files.size() - shown.size();
+  if (others > 0) out += fmt::format(" and {} other file{}", others, others == 1 ? "" : "s");
+  return out;
+}
+
+// Traceio matches a path by any shared trailing components; when frames of two files with the same name
+// (a/train.py and b/train.py) called from that line, keep those whose CallFrom path shares the longest
+// suffix with the finding's path.
+void KeepBestPathMatch(const trace::Trace& tr, std::string_view file, trace::SourceMatch& m) {
+  auto score = [&](const trace::CodeSpan& span) {
+    const trace::PythonFrame* py = tr.python(span.event);
+    if (py == nullptr || py->call_from == 0) return 0;
+    return trace::PathMatchScore(trace::ParseCallFrom(tr.strings().Get(py->call_from)).file, file);
+  };
+  int best = 0;
+  for (const auto& span : m.spans) best = std::max(best, score(span));
+  if (best == 0) return;
+  std::erase_if(m.spans, [&](const trace::CodeSpan& span) { return score(span) < best; });
+}
+
+}  // namespace
+
+std::string_view ToString(AttributionLevel level) {
+  switch (level) {
+    case AttributionLevel::kLine:
+      return "line";
+    case AttributionLevel::kFunction:
+      return "function";
+    case AttributionLevel::kStep:
+      return "step";
+  }
+  return "step";
+}
+
+TraceSignals ReadSignals(const trace::TraceEvidence& evidence) {
+  TraceSignals out;
+  const trace::Trace& tr = evidence.trace();
+  // Names are interned: each distinct (kind, name) is looked at once, whatever the trace's size.
+  std::unordered_set<uint64_t> seen;
+  std::unordered_set<trace::StringId> seen_stacks;
+  for (uint32_t i = 0; i < tr.size(); ++i) {
+    const trace::EventKind kind = tr.kind(i);
+    if (kind == trace::EventKind::kPythonFunction) {
+      out.python_frames = true;
+      if (const trace::PythonFrame* py = tr.python(i); py != nullptr && py->call_from != 0 &&
+                                                         seen_stacks.insert(py->call_from).second) {
+        AddUnique(out.frame_files, trace::ParseCallFrom(tr.strings().Get(py->call_from)).file);
+      }
+    }
+    if (kind == trace::EventKind::kCpuOp) {
+      if (const trace::OpInfo* op = tr.op(i); op != nullptr && op->call_stack != 0 &&
+                                              seen_stacks.insert(op->call_stack).second) {
+        std::string_view stack = tr.strings().Get(op->call_stack);
+        while (!stack.empty()) {
+          const size_t semi = stack.find(';');
+          const trace::FrameName frame = trace::ParseFrameName(stack.substr(0, semi));
+          if (frame.ok) {
+            out.python_frames = true;
+            AddUnique(out.frame_files, frame.file);
+          }
+          stack.remove_prefix(semi == std::string_view::npos ? stack.size() : semi + 1);
+        }
+      }
+    }
+    const uint64_t key = (static_cast<uint64_t>(tr.name_id(i)) << 8) | static_cast<uint64_t>(kind);
+    if (!seen.insert(key).second) continue;
+    const std::string_view name = tr.name(i);
+    if (kind == trace::EventKind::kPythonFunction) {
+      const trace::FrameName frame = trace::ParseFrameName(name);
+      if (frame.ok) AddUnique(out.frame_files, frame.file);
+      continue;
+    }
+    if (name.starts_with("Optimizer.step#")) {
+      out.optimizer_step = true;
+      std::string_view cls = name.substr(15);
+      cls = cls.substr(0, cls.find('.'));
+      AddUnique(out.optimizer_classes, cls);
+    } else if (name.starts_with("Optimizer.zero_grad#")) {
+      out.zero_grad = true;
+    } else if (name.starts_with("enumerate(DataLoader)#")) {
+      out.dataloader = true;
+    } else if (name == "aten::item" || name == "aten::_local_scalar_dense") {
+      out.item = true;
+    } else if (name.find("Backward") != std::string_view::npos || name.starts_with("autograd::engine")) {
+      out.backward = true;
+    }
+    if (kind == trace::EventKind::kUserAnnotation && !IsProfilerAnnotation(name)) AddUnique(out.annotations, name);
+  }
+  return out;
+}
+
+Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, const FileFacts& facts) {
+  Provenance out;
+  if (signals.python_frames) {
+    for (const auto& f : signals.frame_files) {
+      if (trace::PathMatchScore(f, path) > 0) {
+        out.kind = ProvenanceKind::kFrames;
+        out.reason = fmt::format("the trace's Python frames name `{}`", f);
+        return out;
+      }
+    }
+    out.kind = ProvenanceKind::kOtherScript;
+    out.reason = signals.frame_files.empty()
+                     ? fmt::format("this trace was not recorded from {}: its Python frames name no file", path)
+                     : fmt::format("this trace was not recorded from {}: its Python frames name {} and never this file",
+                                   path, ListFiles(signals.frame_files));
+    return out;
+  }
+  // No frames: compare what the script's step loop does with what the trace's ops show.
+  int expected = 0, matched = 0;
+  std::vector<std::string> seen;
+  auto expect = [&](bool script, bool trace, std::string_view what) {
+    if (!script) return;
+    ++expected;
+    if (trace) {
+      ++matched;
+      seen.emplace_back(what);
+    }
+  };
+  expect(facts.calls_optimizer_step, signals.optimizer_step, "optimizer.step()");
+  expect(facts.calls_zero_grad, signals.zero_grad, "zero_grad()");
+  expect(facts.loops_over_loader, signals.dataloader, "the DataLoader loop");
+  expect(facts.calls_backward, signals.backward, "backward()");
+  expect(facts.calls_item, signals.item, ".item()");
+  for (const auto& label : facts.record_function_labels) {
+    expect(true, Contains(signals.annotations, label), fmt::format("record_function(\"{}\")", label));
+  }
+  std::string contradiction;
+  if (!facts.optimizer_classes.empty() && !signals.optimizer_classes.empty()) {
+    bool any = false;
+    for (const auto& cls : facts.optimizer_classes) any = any || Contains(signals.optimizer_classes, cls);
+    if (!any) {
+      contradiction = fmt::format("its optimizer steps are `{}`, and the script builds `{}`", signals.optimizer_classes.front(),
+                                  facts.optimizer_classes.front());
+    }
+  }
+  if (contradiction.empty() && !facts.record_function_labels.empty() && !signals.annotations.empty()) {
+    bool any = false;
+    for (const auto& label : facts.record_function_labels) any = any || Contains(signals.annotations, label);
+    if (!any) {
+      contradiction = fmt::format("its annotations are `{}`, none of the script's record_function labels",
+                                  signals.annotations.front());
+    }
+  }
+  if (!contradiction.empty()) {
+    out.kind = ProvenanceKind::kUntied;
+    out.reason = fmt::format("this trace was not recorded from {}: it has no Python frames, and {}", path, contradiction);
+    return out;
+  }
+  if (expected == 0 || matched == 0 || matched * 2 < expected) {
+    out.kind = ProvenanceKind::kUntied;
+    out.reason = expected == 0
+                     ? fmt::format("the trace has no Python frames and the step loop of {} shows nothing that op names "
+                                   "could match; profile with with_stack=True to tie the trace to the script",
+                                   path)
+                     : fmt::format("the trace has no Python frames and only {} of the {} ops the step loop of {} makes "
+                                   "are in it; profile with with_stack=True to tie the trace to the script",
+                                   matched, expected, path);
+    return out;
+  }
+  out.kind = ProvenanceKind::kOpNames;
+  std::string list;
+  for (const auto& s : seen) list += (list.empty() ? "" : ", ") + s;
+  out.reason = fmt::format("the trace has no Python frames; its steps show the script's {} ({} of {})", list, matched,
+                           expected);
+  return out;
+}
+
+Attribution Attribute(const trace::TraceEvidence& te, const Provenance& provenance, std::string_view file, int line,
+                      const FindingScope& fn, const std::vector<std::string>& file_functions) {
+  Attribution at;
+  if (!te.capabilities().stacks() || provenance.kind == ProvenanceKind::kOpNames) {
+    at.how = fmt::format("op names ({}; with_stack=True ties events to lines)", provenance.reason);
+    return at;
+  }
+  trace::SourceMatch m = te.Locate(file, line);
+  if (m.method == trace::MatchMethod::kCallFrom) KeepBestPathMatch(te.trace(), file, m);
+  if (m.found()) {
+    at.level = AttributionLevel::kLine;
+    at.ran_in_steps = te.RanInSteps(m);
+    at.not_observed = !at.ran_in_steps;
+    at.how = fmt::format("{} {}:{}", trace::MatchMethodName(m.method), file.substr(file.find_last_of("/\\") + 1), line);
+    at.where = std::move(m);
+    return at;
+  }
+  if (!fn.function.empty()) {
+    // Frames already on the stack when tracing started carry the executing line, not the def line, so a
+    // name-only match is the fallback.
+    trace::SourceMatch f = te.LocateFunction(file, fn.function, fn.function_def_line);
+    if (!f.found()) f = te.LocateFunction(file, fn.function, 0);
+    if (f.found()) {
+      at.level = AttributionLevel::kFunction;
+      at.ran_in_steps = te.RanInSteps(f);
+      at.not_observed = !at.ran_in_steps;
+      at.how = fmt::format("frames of `{}`", fn.function);
+      at.where = std::move(f);
+      return at;
+    }
+    // Python frames of this file are in the trace, but none of this function: it did not run while the
+    // profiler traced.
+    for (const std::string& other : file_functions) {
+      if (other == fn.function) continue;
+      if (te.LocateFunction(file, other, 0).found()) {
+        at.not_observed = true;
+        at.how = fmt::format("frames of `{}` (other functions of the file have frames)", fn.function);
+        return at;
+      }
+    }
+  }
+  // Module-level code, or a trace whose frames carry no call sites: the step's op names decide, in a
+  // trace whose provenance is established.
+  at.how = fmt::format("op names (line {} was not found among the trace's Python frames; {})", line, provenance.reason);
+  return at;
+}
+
+}  // namespace tl

@@ -1,0 +1,305 @@
+#include "crosscheck/crosscheck.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "crosscheck/evidence.h"
+#include "traceio/evidence.h"
+
+namespace tl {
+
+namespace {
+
+// Which evidence is stronger when a folder holds several traces: what a trace saw beats what it could
+// not see, and among confirmations the costliest one is the one to act on.
+bool Stronger(const Evidence& a, const Evidence& b) {
+  auto strength = [](Verdict v) {
+    switch (v) {
+      case Verdict::kConfirmed:
+        return 4;
+      case Verdict::kNegligible:
+        return 3;
+      case Verdict::kRefuted:
+        return 2;
+      case Verdict::kNotObserved:
+        return 1;
+      case Verdict::kUnverifiable:
+        return 0;
+    }
+    return 0;
+  };
+  if (strength(a.verdict) != strength(b.verdict)) return strength(a.verdict) > strength(b.verdict);
+  return a.saved_ms_per_step > b.saved_ms_per_step;
+}
+
+Priority PriorityOf(trace::Severity s) {
+  return s == trace::Severity::kHigh ? Priority::kHigh : s == trace::Severity::kMedium ? Priority::kMedium : Priority::kLow;
+}
+
+std::vector<TraceFigure> Figures(const std::vector<trace::EvidenceFigure>& figures) {
+  std::vector<TraceFigure> out;
+  for (const auto& f : figures) out.push_back({f.metric, f.value, f.unit, f.healthy});
+  return out;
+}
+
+// A GPU conclusion from a trace cut before its end: the kernels may be in the missing tail.
+bool GpuSideUnknown(const trace::RankTrace& rank, const trace::TraceEvidence& te) {
+  return rank.read.stats.truncated && !te.capabilities().cuda;
+}
+
+}  // namespace
+
+struct CrossCheck::State {
+  std::unique_ptr<trace::TraceSet> set;
+  std::vector<const trace::RankTrace*> ranks;                  // readable ones
+  std::vector<std::unique_ptr<trace::TraceEvidence>> evidence;  // one per readable rank
+  std::vector<TraceSignals> signals;                            // one per readable rank
+};
+
+CrossCheck::CrossCheck(std::unique_ptr<State> state) : state_(std::move(state)) {}
+CrossCheck::CrossCheck(CrossCheck&&) noexcept = default;
+CrossCheck& CrossCheck::operator=(CrossCheck&&) noexcept = default;
+CrossCheck::~CrossCheck() = default;
+
+Result<CrossCheck> CrossCheck::Load(const std::string& path) {
+  auto state = std::make_unique<State>();
+  state->set = std::make_unique<trace::TraceSet>(trace::LoadTraceSet(path));
+  for (const auto& rank : state->set->ranks) {
+    if (!rank.read.ok() || !rank.analysis) continue;
+    state->ranks.push_back(&rank);
+    state->evidence.push_back(std::make_unique<trace::TraceEvidence>(*rank.read.trace, *rank.analysis));
+    state->signals.push_back(ReadSignals(*state->evidence.back()));
+  }
+  if (state->ranks.empty()) {
+    std::string why;
+    for (const auto& e : state->set->errors) why += (why.empty() ? "" : "; ") + e;
+    for (const auto& r : state->set->ranks) {
+      if (!r.read.ok()) why += (why.empty() ? "" : "; ") + r.read.error;
+    }
+    if (why.empty()) why = fmt::format("{}: no profiler trace there (*.json, *.json.gz)", path);
+    return Error{fmt::format("--trace: {}", why)};
+  }
+  return CrossCheck(std::move(state));
+}
+
+const trace::TraceSet& CrossCheck::traces() const { return *state_->set; }
+
+std::vector<std::string> CrossCheck::Warnings() const {
+  std::vector<std::string> out = state_->set->errors;
+  for (const auto* r : state_->ranks) {
+    for (const auto& w : r->read.warnings) out.push_back(fmt::format("{}: {}", r->path, w));
+  }
+  return out;
+}
+
+const trace::RankTrace* CrossCheck::Focus() const {
+  const auto& set = *state_->set;
+  if (set.straggler && static_cast<size_t>(*set.straggler) < set.ranks.size()) {
+    const auto& r = set.ranks[static_cast<size_t>(*set.straggler)];
+    if (r.read.ok() && r.analysis) return &r;
+  }
+  return state_->ranks.empty() ? nullptr : state_->ranks.front();
+}
+
+std::optional<TorchVersion> CrossCheck::TraceTorch() const {
+  for (const auto* r : state_->ranks) {
+    const auto& md = r->read.trace->metadata();
+    if (!md.pytorch_version.empty()) {
+      if (auto v = TorchVersion::Parse(md.pytorch_version)) return v;
+    }
+    // PyTorch 1.8 and 1.9 wrote `Operator`/`Runtime`/`Kernel` categories; 1.10 renamed them.
+    if (md.format == trace::TraceFormat::kKinetoOld) return TorchVersion{1, 9};
+  }
+  return std::nullopt;
+}
+
+std::string CrossCheck::TraceTorchReason() const {
+  for (const auto* r : state_->ranks) {
+    const auto& md = r->read.trace->metadata();
+    if (!md.pytorch_version.empty() && TorchVersion::Parse(md.pytorch_version)) {
+      return fmt::format("the trace's pytorch version {}", md.pytorch_version);
+    }
+    if (md.format == trace::TraceFormat::kKinetoOld) {
+      return "the trace's PyTorch 1.8-1.9 category names (`Operator`, `Runtime`, `Kernel`)";
+    }
+  }
+  return "";
+}
+
+
+Provenance CrossCheck::ProvenanceOf(std::string_view path, const FileFacts& facts) const {
+  const trace::RankTrace* focus = Focus();
+  for (size_t i = 0; i < state_->ranks.size(); ++i) {
+    if (state_->ranks[i] == focus) return DecideProvenance(state_->signals[i], path, facts);
+  }
+  return {};
+}
+
+CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& facts,
+                                   std::vector<Diagnostic>& diagnostics) const {
+  CheckedScript script{file.path(), facts.step_loop_line, false};
+  std::vector<Provenance> provenance;
+  for (size_t i = 0; i < state_->ranks.size(); ++i) {
+    provenance.push_back(DecideProvenance(state_->signals[i], file.path(), facts));
+    if (state_->ranks[i] == Focus()) script.trace_is_its = provenance.back().usable();
+  }
+  for (auto& d : diagnostics) {
+    if (FindRule(d.code) == nullptr) continue;  // notices (parse-error) are about the file, not the code
+    const RuleEvidence* rule = FindRuleEvidence(d.code);
+    const int line = static_cast<int>(file.lines().Locate(d.range.begin).line);
+    std::optional<Evidence> best;
+    for (size_t i = 0; i < state_->ranks.size(); ++i) {
+      const trace::TraceEvidence& te = *state_->evidence[i];
+      const auto& steps = state_->ranks[i]->analysis->steps;
+      Evidence e;
+      if (rule == nullptr) {
+        e = Unverifiable(fmt::format("{} has no trace evidence defined", d.code));
+      } else if (!provenance[i].usable()) {
+        // Another program's events cannot confirm or refute this file's code.
+        e = Unverifiable(fmt::format("{}; its findings cannot be checked against it", provenance[i].reason));
+      } else if (rule->NeedsGpu() && GpuSideUnknown(*state_->ranks[i], te)) {
+        e = Unverifiable(fmt::format("The trace is cut at byte {} before any GPU event was read; its kernels and copies "
+                                     "may be in the missing tail, so the GPU side is unknown",
+                                     state_->ranks[i]->read.stats.truncated_at));
+      } else {
+        const Attribution at = Attribute(te, provenance[i], file.path(), line, d.scope, facts.functions);
+        EvidenceQuery q{te, file, line, d.scope.function, d.scope.function_def_line, at, steps.mean_ms(),
+                        steps.count(), static_cast<uint32_t>(i)};
+        e = rule->Confirm(d, q);
+        e.step_ms = steps.mean_ms();
+        // A verdict by op names says so, with why the trace is this script's.
+        if (at.level == AttributionLevel::kStep && e.summary.find(at.how) == std::string::npos) {
+          e.summary += fmt::format(" (attributed by {})", at.how);
+        }
+        ApplyMateriality(e);
+      }
+      if (state_->ranks.size() > 1) e.summary += fmt::format(" [{}]", state_->ranks[i]->path);
+      if (!best || Stronger(e, *best)) best = std::move(e);
+    }
+    d.evidence = std::move(best);
+  }
+  return script;
+}
+
+std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::span<const CheckedScript> scripts) const {
+  std::vector<TraceFinding> out;
+  const trace::RankTrace* focus = Focus();
+  if (focus == nullptr) return out;
+  const auto& a = *focus->analysis;
+  const auto& tr = *focus->read.trace;
+  const bool zh = language == trace::Language::kChinese;
+  const double step_ms = a.steps.mean_ms();
+  const double steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
+  auto severity_of = [](trace::Severity s) {
+    return s == trace::Severity::kHigh ? Severity::kError : s == trace::Severity::kMedium ? Severity::kWarning : Severity::kInfo;
+  };
+  bool launch = false;
+  for (const auto& b : a.bottlenecks) {
+    if (b.kind == trace::BottleneckKind::kLaunch && !launch) {
+      launch = true;
+      TraceFinding f;
+      f.code = "trace-launch-bound";
+      f.title = zh ? "启动开销瓶颈（Launch-bound）" : "Launch-bound";
+      f.level = PriorityOf(b.severity);
+      f.severity = severity_of(b.severity);
+      f.figures = Figures(b.evidence);
+      f.message = fmt::format(fmt::runtime(zh ? "{} 的 kernel 短于 10 µs，GPU 活跃 {}，每个 step 启动 {:.0f} 次"
+                                 : "{} of kernels run under 10 µs, the GPU is busy {} of the step, {:.0f} launches per step"),
+                              FormatShare(a.kernels.short_share()), FormatShare(a.busy.share), a.launches.per_step);
+      f.recommendation = trace::Recommendation(b.kind, language);
+      // Model: CUDA Graphs / torch.compile win back about half of the GPU's idle time, less the idle time
+      // the DataLoader and the blocking syncs already explain (their findings claim it).
+      const double idle_ms = step_ms * (1.0 - a.busy.share);
+      const double explained_ms = a.dataloader.share * step_ms + a.syncs.blocked_ms_per_step;
+      f.saved_ms_per_step = 0.5 * std::max(0.0, idle_ms - explained_ms);
+      f.cost_ms_per_step = std::max(0.0, idle_ms - explained_ms);
+      f.summary = "Most kernels are shorter than 10 µs: the step is bound by kernel launches";
+      out.push_back(std::move(f));
+    } else if (b.kind == trace::BottleneckKind::kCommunication) {
+      TraceFinding f;
+      f.code = "trace-communication-bound";
+      f.title = zh ? "通信瓶颈（Communication-bound）" : "Communication-bound";
+      f.level = PriorityOf(b.severity);
+      f.severity = severity_of(b.severity);
+      f.figures = Figures(b.evidence);
+      f.message = fmt::format(fmt::runtime(zh ? "通信 kernel 占 kernel 时间的 {}，其中 {} 与计算重叠"
+                                 : "Collective kernels take {} of kernel time, {} of it overlapped with compute"),
+                              FormatShare(a.comm.share()), FormatShare(a.comm.overlap()));
+      f.recommendation = trace::Recommendation(b.kind, language);
+      // Model: overlapping the exposed (non-overlapped) communication hides about half of it.
+      f.cost_ms_per_step = static_cast<double>(a.comm.comm_ns) * (1.0 - a.comm.overlap()) / 1e6 / steps;
+      f.saved_ms_per_step = 0.5 * f.cost_ms_per_step;
+      f.summary = "Collective communication that does not overlap compute takes a large share of the step";
+      out.push_back(std::move(f));
+    }
+  }
+  if (a.busy.has_gpu && a.kernels.has_kernels() && a.busy.share < 0.5) {
+    TraceFinding f;
+    f.code = "trace-low-gpu-busy";
+    f.title = zh ? "GPU 利用率低" : "Low GPU busy";
+    f.level = Priority::kHigh;
+    f.severity = Severity::kWarning;
+    std::string cause = a.dataloader.share > 0.10  ? (zh ? "DataLoader" : "the DataLoader")
+                        : a.syncs.per_step > 3     ? (zh ? "CPU-GPU 同步" : "CPU-GPU syncs")
+                        : a.comm.share() > 0.2     ? (zh ? "通信等待" : "communication")
+                        : launch                   ? (zh ? "kernel 启动开销" : "kernel launch overhead")
+                                                   : (zh ? "主机端（CPU）" : "the host (CPU)");
+    f.message = fmt::format(fmt::runtime(zh ? "GPU 仅在 step 的 {} 时间内活跃（健康值 > 80%，< 50% 说明存在严重瓶颈）；主要空闲原因：{}"
+                               : "The GPU is busy only {} of the step (healthy above 80%, below 50% is a serious "
+                                 "bottleneck); the main idle cause is {}"),
+                            FormatShare(a.busy.share), cause);
+    f.figures.push_back({"gpu.busy_share", a.busy.share, "share", "> 0.80"});
+    f.figures.push_back({"gpu.idle_ms_per_step", step_ms * (1.0 - a.busy.share), "ms", ""});
+    f.recommendation = zh ? "先解决上面的主要空闲原因；若 GPU 仍然空闲，增大 batch size（注意收敛性）"
+                          : "Fix the main idle cause first; if the GPU still idles, increase the batch size (mind "
+                            "convergence)";
+    // A symptom, not a fix: its saving is counted by the finding that names the cause.
+    f.saved_ms_per_step = 0.0;
+    f.cost_ms_per_step = step_ms * (1.0 - a.busy.share);
+    f.summary = "The GPU is idle for most of the step";
+    out.push_back(std::move(f));
+  }
+  bool tensor_core_gpu = false;
+  for (const auto& dev : tr.metadata().devices) tensor_core_gpu = tensor_core_gpu || dev.compute_major >= 7;
+  if (a.kernels.has_kernels() && tensor_core_gpu && a.kernels.tensor_core_count == 0 && a.kernels.fp32_gemm_ns > 0) {
+    TraceFinding f;
+    f.code = "trace-no-tensor-cores";
+    f.title = zh ? "未使用 Tensor Core" : "No tensor cores";
+    f.level = Priority::kMedium;
+    f.severity = Severity::kWarning;
+    const double gemm_ms = static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / steps;
+    std::string gpu = tr.metadata().devices.empty() ? std::string("GPU") : tr.metadata().devices.front().name;
+    f.message = fmt::format(fmt::runtime(zh ? "{} 有 Tensor Core，但没有任何 kernel 使用它；FP32 GEMM 每个 step 用时 {:.2f} ms"
+                               : "The {} has tensor cores and no kernel used them; fp32 GEMM kernels take {:.2f} ms/step"),
+                            gpu, gemm_ms);
+    f.figures.push_back({"gpu.tensor_core_share", 0.0, "share", "> 0.50"});
+    f.figures.push_back({"gpu.fp32_gemm_ms_per_step", gemm_ms, "ms", ""});
+    f.recommendation = trace::Recommendation(trace::BottleneckKind::kCompute, language);
+    // Model: AMP (bf16/fp16) on tensor cores halves the GEMM time at least.
+    f.saved_ms_per_step = 0.5 * gemm_ms;
+    f.cost_ms_per_step = gemm_ms;
+    f.summary = "GEMM kernels ran without tensor cores on a GPU that has them";
+    out.push_back(std::move(f));
+  }
+  const CheckedScript* located = nullptr;
+  for (const auto& s : scripts) {
+    if (s.trace_is_its && s.step_loop_line > 0) {
+      located = &s;
+      break;
+    }
+  }
+  for (auto& f : out) {
+    f.trace_path = focus->path;
+    f.step_ms = step_ms;
+    if (located != nullptr) {
+      f.script = located->path;
+      f.line = located->step_loop_line;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const TraceFinding& x, const TraceFinding& y) { return x.level > y.level; });
+  return out;
+}
+
+
+}  // namespace tl

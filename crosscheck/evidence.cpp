@@ -1,0 +1,97 @@
+#include "crosscheck/evidence.h"
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace tl {
+namespace {
+
+std::vector<std::unique_ptr<RuleEvidence>>& Registry() {
+  static std::vector<std::unique_ptr<RuleEvidence>> registry;
+  return registry;
+}
+
+// Claim ids: the trace's index in the high 32 bits and the event in the low ones; keys that stand for
+// aggregates (KeyClaim) set the top bit so that they never meet an event's id.
+constexpr uint64_t kKeyBit = uint64_t{1} << 63;
+
+}  // namespace
+
+namespace detail {
+void RegisterRuleEvidence(std::unique_ptr<RuleEvidence> evidence) { Registry().push_back(std::move(evidence)); }
+}  // namespace detail
+
+const RuleEvidence* FindRuleEvidence(std::string_view code) {
+  for (const auto& e : Registry()) {
+    if (e->Code() == code) return e.get();
+  }
+  return nullptr;
+}
+
+std::string FormatShare(double share) { return fmt::format("{:.1f}%", share * 100); }
+
+std::string Plural(size_t count, std::string_view noun) {
+  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+}
+
+std::string MissingOption(std::string_view option) {
+  return fmt::format("profile with {} to let the trace show it", option);
+}
+
+Evidence Unverifiable(std::string summary) {
+  Evidence e;
+  e.verdict = Verdict::kUnverifiable;
+  e.summary = std::move(summary);
+  return e;
+}
+
+Evidence EvidenceFromCost(const EvidenceQuery& q, Verdict verdict, const trace::Cost& cost, double saved_ms_per_step,
+                          std::string summary) {
+  Evidence e;
+  e.verdict = verdict;
+  e.cost_ms_per_step = cost.ms_per_step;
+  e.share_of_step = cost.share_of_step;
+  e.per_step_count = cost.count_per_step;
+  e.step_ms = q.step_ms;
+  e.saved_ms_per_step = verdict == Verdict::kConfirmed ? std::max(0.0, saved_ms_per_step) : 0.0;
+  e.summary = std::move(summary);
+  for (const auto& ex : cost.examples) {
+    e.events.push_back(fmt::format("{} @{:.3f} ms ({:.3f} ms)", ex.name, ex.start_ms, ex.dur_ms));
+  }
+  const trace::Trace& tr = q.trace.trace();
+  e.claims.reserve(cost.claims.size());
+  for (uint32_t event : cost.claims) {
+    if (event >= tr.size()) continue;
+    e.claims.push_back({(static_cast<uint64_t>(q.trace_index) << 32) | event, tr.dur(event)});
+  }
+  return e;
+}
+
+EventClaim KeyClaim(const EvidenceQuery& q, std::string_view key, int64_t ns) {
+  const uint64_t h = std::hash<std::string_view>{}(key);
+  return {kKeyBit | (static_cast<uint64_t>(q.trace_index & 0x7fff) << 48) | (h & 0xffffffffffffULL), ns};
+}
+
+Evidence NotObserved(const EvidenceQuery& q, std::string_view what) {
+  Evidence e;
+  e.verdict = Verdict::kNotObserved;
+  e.step_ms = q.step_ms;
+  e.summary = fmt::format("{} did not run inside the {} profiled {} (looked up by {})", what, q.steps,
+                          q.steps == 1 ? "step" : "steps", q.at.how);
+  return e;
+}
+
+std::string WhereText(const EvidenceQuery& q) {
+  switch (q.at.level) {
+    case AttributionLevel::kLine:
+      return fmt::format("under line {} ({})", q.line, q.at.how);
+    case AttributionLevel::kFunction:
+      return fmt::format("under `{}` ({})", q.function, q.at.how);
+    case AttributionLevel::kStep:
+      return "in the profiled steps";
+  }
+  return "";
+}
+
+}  // namespace tl

@@ -1,0 +1,194 @@
+#include "report/crosscheck_report.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "linter/output/evidence.h"
+
+namespace tl {
+
+namespace {
+
+struct Texts {
+  bool zh;
+  const char* operator()(const char* en, const char* zh_text) const { return zh ? zh_text : en; }
+};
+
+std::string Location(const RankedFinding& f) {
+  if (f.file == nullptr) return "";
+  return fmt::format("{}:{}", f.file->path(), f.file->lines().Locate(f.diagnostic.range.begin).line);
+}
+
+std::string SourceLine(const RankedFinding& f) {
+  if (f.file == nullptr) return "";
+  const uint32_t line0 = f.file->lines().Locate(f.diagnostic.range.begin).line - 1;
+  std::string_view text = f.file->lines().LineText(line0);
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
+  return std::string(text);
+}
+
+std::string VerdictText(Verdict v, const Texts& t) {
+  switch (v) {
+    case Verdict::kConfirmed: return t("confirmed", "已证实");
+    case Verdict::kNegligible: return t("negligible", "影响可忽略");
+    case Verdict::kRefuted: return t("refuted", "已排除");
+    case Verdict::kNotObserved: return t("not-observed", "未观测到");
+    case Verdict::kUnverifiable: return t("unverifiable", "无法验证");
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<RankedFinding>& findings,
+                                   const std::vector<TraceFinding>& trace_only, trace::Language language) {
+  const Texts t{language == trace::Language::kChinese};
+  const trace::RankTrace* focus = cc.Focus();
+  if (focus == nullptr) return "";
+  trace::TraceReport report = trace::BuildReport(*focus->read.trace, *focus->analysis, language);
+  const double step_ms = focus->analysis->steps.mean_ms();
+  auto confirmed = [&](std::string_view code) {
+    return std::any_of(findings.begin(), findings.end(), [&](const RankedFinding& f) {
+      return f.diagnostic.code == code && f.diagnostic.evidence && f.diagnostic.evidence->verdict == Verdict::kConfirmed;
+    });
+  };
+  auto trace_only_saves = [&](std::string_view code) {
+    return std::any_of(trace_only.begin(), trace_only.end(),
+                       [&](const TraceFinding& f) { return f.code == code && f.saved_ms_per_step > 0; });
+  };
+
+  // 瓶颈诊断: the trace's own verdicts, then what the trace alone adds, then the confirmed findings.
+  for (const auto& f : trace_only) {
+    if (f.code != "trace-low-gpu-busy" && f.code != "trace-no-tensor-cores") continue;  // the others are the trace's
+    trace::DiagnosisItem item;
+    item.kind = f.code;
+    item.severity = f.level == Priority::kHigh ? trace::Severity::kHigh
+                    : f.level == Priority::kMedium ? trace::Severity::kMedium
+                                                   : trace::Severity::kLow;
+    item.title = f.title;
+    item.impact = f.message;
+    report.diagnosis.push_back(std::move(item));
+  }
+  for (const auto& f : findings) {
+    if (!f.diagnostic.evidence || f.diagnostic.evidence->verdict != Verdict::kConfirmed) continue;
+    const Evidence& e = *f.diagnostic.evidence;
+    trace::DiagnosisItem item;
+    item.kind = f.diagnostic.code;
+    item.severity = trace::PriorityOf(e.cost_ms_per_step, step_ms);
+    item.title = fmt::format("{} `{}` ({}): {}", f.diagnostic.code, f.diagnostic.name, Location(f), f.diagnostic.message);
+    item.impact = e.summary;
+    report.diagnosis.push_back(std::move(item));
+  }
+
+  // 优化建议: the trace's own tips, less those a finding below says with its measured saving, then the
+  // fixes of confirmed findings and the trace-only findings, all ranked by the time at stake.
+  std::erase_if(report.recommendations, [&](const trace::RecommendationItem& rec) {
+    if (rec.bottleneck == trace::BottleneckKind::kData) return confirmed("TL201");
+    if (rec.bottleneck == trace::BottleneckKind::kSync) return confirmed("TL101");
+    if (rec.bottleneck == trace::BottleneckKind::kLaunch) return trace_only_saves("trace-launch-bound");
+    if (rec.bottleneck == trace::BottleneckKind::kCommunication) return trace_only_saves("trace-communication-bound");
+    if (rec.kind == "pin-memory") return confirmed("TL202");
+    if (rec.kind == "zero-grad") return confirmed("TL301");
+    if (rec.kind == "gemm-alignment") return confirmed("TL401");
+    if (rec.kind == "tensor-cores" || rec.bottleneck == trace::BottleneckKind::kCompute) {
+      return trace_only_saves("trace-no-tensor-cores") || confirmed("TL401");
+    }
+    return false;
+  });
+  for (const auto& f : findings) {
+    if (!f.diagnostic.evidence || f.diagnostic.evidence->verdict != Verdict::kConfirmed) continue;
+    const Evidence& e = *f.diagnostic.evidence;
+    trace::RecommendationItem rec;
+    rec.kind = f.diagnostic.code;
+    rec.priority = trace::PriorityOf(e.saved_ms_per_step, step_ms);
+    rec.text = fmt::format("{} ({} `{}`, {})", f.diagnostic.fix ? f.diagnostic.fix->title : f.diagnostic.message,
+                           f.diagnostic.code, f.diagnostic.name, Location(f));
+    const std::string line = SourceLine(f);
+    if (!line.empty()) rec.code = fmt::format("# {}\n{}", Location(f), line);
+    rec.ms_at_stake_per_step = e.saved_ms_per_step;
+    report.recommendations.push_back(std::move(rec));
+  }
+  for (const auto& f : trace_only) {
+    if (f.saved_ms_per_step <= 0) continue;
+    trace::RecommendationItem rec;
+    rec.kind = f.code;
+    rec.priority = trace::PriorityOf(f.saved_ms_per_step, step_ms);
+    rec.text = fmt::format("{} ({})", f.recommendation, f.title);
+    rec.ms_at_stake_per_step = f.saved_ms_per_step;
+    report.recommendations.push_back(std::move(rec));
+  }
+  trace::RankRecommendations(report.recommendations);
+  std::string out = trace::RenderReport(report, trace::ReportFormat::kMarkdown);
+
+  // Every finding with its verdict, ranked.
+  out += fmt::format("\n## {}\n", t("Findings in the code, ranked by the time their fix would save",
+                                     "代码中的问题（按预计节省时间排序）"));
+  if (findings.empty()) {
+    out += fmt::format("- {}\n", t("torchlint check found nothing in the given scripts", "torchlint check 未在脚本中发现问题"));
+  } else {
+    out += t("| # | Rule | Where | Verdict | Cost/step | Share | Saved/step | Evidence |\n",
+             "| 排名 | 规则 | 位置 | 结论 | 每 step 耗时 | 占比 | 预计节省 | trace 证据 |\n");
+    out += "|---|---|---|---|---|---|---|---|\n";
+    int rank = 0;
+    for (const auto& f : findings) {
+      const Evidence e = f.diagnostic.evidence.value_or(Evidence{});
+      std::string summary = e.summary;
+      for (auto& c : summary) {
+        if (c == '|' || c == '\n') c = ' ';
+      }
+      out += fmt::format("| {} | {} `{}` | `{}` | {} | {:.2f} ms | {:.1f}% | {:.2f} ms | {} |\n", ++rank, f.diagnostic.code,
+                         f.diagnostic.name, Location(f), VerdictText(e.verdict, t), e.cost_ms_per_step, e.share_of_step * 100,
+                         e.saved_ms_per_step, summary);
+    }
+  }
+  if (!trace_only.empty()) {
+    out += fmt::format("\n## {}\n", t("Findings of the trace alone (no line to blame)", "仅由 trace 发现的问题（无法归到某行代码）"));
+    for (const auto& f : trace_only) {
+      out += fmt::format("- `{}` **{}**: {}. {}{}\n", f.code, f.title, f.message, t("Recommendation: ", "建议："), f.recommendation);
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cc, const std::vector<RankedFinding>& findings,
+                                            const std::vector<TraceFinding>& trace_only) {
+  nlohmann::ordered_json j;
+  const trace::RankTrace* focus = cc.Focus();
+  j["trace"] = focus != nullptr ? nlohmann::ordered_json(trace::AnalysisToJson(*focus->read.trace, *focus->analysis))
+                                : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  int rank = 0;
+  for (const auto& f : findings) {
+    nlohmann::ordered_json o;
+    o["rank"] = ++rank;
+    o["code"] = f.diagnostic.code;
+    o["name"] = f.diagnostic.name;
+    o["message"] = f.diagnostic.message;
+    o["severity"] = std::string(ToString(f.diagnostic.severity));
+    o["file"] = f.file != nullptr ? f.file->path() : std::string();
+    o["line"] = f.file != nullptr ? f.file->lines().Locate(f.diagnostic.range.begin).line : 0;
+    o["fix"] = f.diagnostic.fix ? nlohmann::ordered_json(f.diagnostic.fix->title) : nlohmann::ordered_json(nullptr);
+    o["evidence"] = f.diagnostic.evidence ? EvidenceToJson(*f.diagnostic.evidence) : nlohmann::ordered_json(nullptr);
+    list.push_back(std::move(o));
+  }
+  j["findings"] = std::move(list);
+  nlohmann::ordered_json tf = nlohmann::ordered_json::array();
+  for (const auto& f : trace_only) {
+    nlohmann::ordered_json figures = nlohmann::ordered_json::array();
+    for (const auto& fig : f.figures) figures.push_back({{"metric", fig.metric}, {"value", fig.value}, {"healthy", fig.healthy}});
+    tf.push_back({{"code", f.code},
+                  {"title", f.title},
+                  {"severity", std::string(ToString(f.level))},
+                  {"message", f.message},
+                  {"recommendation", f.recommendation},
+                  {"saved_ms_per_step", f.saved_ms_per_step},
+                  {"figures", figures},
+                  {"trace", f.trace_path}});
+  }
+  j["trace_findings"] = std::move(tf);
+  return j;
+}
+
+}  // namespace tl

@@ -1,0 +1,27 @@
+// `torchlint report`: the PyTorch profiler guide's report (第四步) for the trace, with the cross-check's
+// ranked findings merged into its diagnosis and recommendations and listed with their evidence, as
+// Markdown in English or Chinese, or as one JSON object. This is the rendering layer above the
+// cross-check: it turns the structs of crosscheck/ and traceio/ into text and parses nothing back.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "crosscheck/crosscheck.h"
+#include "crosscheck/ranking.h"
+#include "traceio/report.h"
+
+namespace tl {
+
+// `findings` must be settled (SettleCosts, with `trace_findings`) and ranked already.
+std::string RenderCrossCheckReport(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,
+                                   const std::vector<TraceFinding>& trace_findings, trace::Language language);
+// The same as one JSON object: {"trace": <torchlint trace's object>, "findings": [...],
+// "trace_findings": [...]}.
+nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,
+                                            const std::vector<TraceFinding>& trace_findings);
+
+}  // namespace tl
