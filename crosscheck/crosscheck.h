@@ -23,7 +23,7 @@
 #include "linter/core/source_file.h"
 #include "linter/engine/check.h"
 #include "linter/engine/rule.h"
-#include "traceio/report.h"  // trace::Language, trace::Recommendation
+#include "traceio/analyses/bottleneck.h"  // trace::Language, trace::Recommendation
 #include "traceio/trace_set.h"
 
 namespace tl {

@@ -12,7 +12,7 @@
 
 #include "crosscheck/crosscheck.h"
 #include "crosscheck/ranking.h"
-#include "traceio/report.h"
+#include "report/trace_report.h"
 
 namespace tl {
 

@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 
 #include "linter/cli/command.h"
-#include "traceio/report.h"
+#include "report/trace_report.h"
 #include "traceio/trace_set.h"
 
 namespace tl::cli {

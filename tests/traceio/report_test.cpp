@@ -13,7 +13,7 @@
 
 #include "tests/support/paths.h"
 #include "tests/traceio/helpers.h"
-#include "traceio/report.h"
+#include "report/trace_report.h"
 
 using namespace tl::trace;
 using namespace tl::trace::testing;

@@ -160,4 +160,29 @@ std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnaly
   return out;
 }
 
+std::string Recommendation(BottleneckKind kind, Language lang) {
+  auto t = [lang](const char* en, const char* zh) { return std::string(lang == Language::kChinese ? zh : en); };
+  switch (kind) {
+    case BottleneckKind::kData:
+      return t("Load data in worker processes: num_workers=4-8, pin_memory=True, persistent_workers=True, prefetch_factor",
+               "设置 num_workers=4~8，pin_memory=True，persistent_workers=True，调整 prefetch_factor");
+    case BottleneckKind::kSync:
+      return t("Remove .item(), print(cuda_tensor) and .cpu() from the step loop; defer syncs to the end of the step",
+               "去掉 .item()、print(cuda_tensor)、.cpu() 调用，把同步延迟到 step 结束");
+    case BottleneckKind::kLaunch:
+      return t("Fuse small kernels with torch.compile, or capture the step with CUDA Graphs; cut Python overhead",
+               "使用 torch.compile 做算子融合，或启用 CUDA Graph，减少 Python 调用");
+    case BottleneckKind::kCompute:
+      return t("Use mixed precision (BF16/FP16) and keep GEMM dimensions multiples of 8 for tensor cores; torch.compile",
+               "混合精度（BF16/FP16）、Tensor Core 对齐（维度为 8 的倍数）、torch.compile");
+    case BottleneckKind::kMemory:
+      return t("Fuse pointwise ops (torch.compile, Liger Kernel), cut intermediate tensors, use Flash Attention",
+               "算子融合（Liger Kernel/torch.compile）、减少中间张量、Flash Attention");
+    case BottleneckKind::kCommunication:
+      return t("Overlap communication with computation, check load balance, consider gradient compression or ZeRO++",
+               "启用通信计算重叠 (overlap_comm)，检查负载均衡，梯度压缩、ZeRO++");
+  }
+  return "";
+}
+
 }  // namespace tl::trace

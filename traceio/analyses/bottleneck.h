@@ -53,4 +53,10 @@ bool HasTensorCores(const Trace& trace, const TraceAnalysis& analysis);
 std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnalysis& analysis,
                                             const Thresholds& thresholds = {});
 
+// The language of the texts the trace side hands out (the guide's recommendations, report text).
+enum class Language : uint8_t { kEnglish, kChinese };
+
+// The PyTorch profiler guide's recommendation for a bottleneck kind (§3.3), one line.
+std::string Recommendation(BottleneckKind kind, Language language);
+
 }  // namespace tl::trace

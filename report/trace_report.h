@@ -1,7 +1,7 @@
 // Renders trace analyses for people and programs: the PyTorch profiler guide's report (第四步:
 // environment, top 10 ops, GPU utilisation, memory, bottleneck diagnosis, recommendations) as text or
 // markdown in English or Chinese, and a JSON object with the documented keys (shares as 0-1 fractions).
-// The report is built as data first (BuildReport, report_model.h), then rendered, so that a caller can
+// The report is built as data first (BuildReport, trace_report_model.h), then rendered, so that a caller can
 // add items to it before rendering. `torchlint trace` and `torchlint report` both render through here.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "traceio/analysis.h"
-#include "traceio/report_model.h"
+#include "report/trace_report_model.h"
 #include "traceio/store.h"
 #include "traceio/trace_set.h"
 
@@ -45,7 +45,5 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& analysis, cons
 // (else the first rank's most recent file).
 std::string RenderTraceSet(const TraceSet& set, const ReportOptions& options);
 
-// The PyTorch profiler guide's recommendation for a bottleneck kind, one line.
-std::string Recommendation(BottleneckKind kind, Language language);
 
 }  // namespace tl::trace

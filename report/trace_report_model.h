@@ -19,7 +19,6 @@
 namespace tl::trace {
 
 enum class ReportFormat : uint8_t { kText, kMarkdown, kJson };
-enum class Language : uint8_t { kEnglish, kChinese };
 
 // 环境信息.
 struct EnvironmentFacts {
