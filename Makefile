@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: setup build demo test bench clean
+.PHONY: setup build demo test lint bench clean
 
 setup:
 	@scripts/setup.sh
@@ -17,6 +17,9 @@ demo: build
 
 test: build
 	ctest --preset release -j $(JOBS)
+
+lint: build
+	scripts/lint.sh build
 
 bench: build
 	bench/check.sh && bench/trace.sh

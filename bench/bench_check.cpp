@@ -8,10 +8,10 @@
 // `check` runs the real parallel driver (read, parse, semantic model, every rule, noqa) with 1 and 2
 // jobs. Targets (issue 2): check/1 job >= 75% of parse throughput, check/2 jobs >= 1.7x check/1 job,
 // peak RSS < 100 MB. This prints figures; nothing here asserts.
-#include <fmt/core.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <chrono>
@@ -198,7 +198,8 @@ int main(int argc, char** argv) {
     double load[1] = {0};
     return ::getloadavg(load, 1) == 1 ? fmt::format("{:.1f}", load[0]) : std::string("unknown");
   }());
-  fmt::print("peak RSS of the check: {:.1f} MB (target < 100 MB)\n", std::max(rows[1].best.rss_mb, rows[2].best.rss_mb));
+  fmt::print("peak RSS of the check: {:.1f} MB (target < 100 MB)\n",
+             std::max(rows[1].best.rss_mb, rows[2].best.rss_mb));
   fmt::print("findings: {} (parse errors in the bare parse: {})\n", rows[1].best.findings, rows[0].best.findings);
   return 0;
 }

@@ -48,10 +48,11 @@ int main(int argc, char** argv) {
   // CPU time as well as wall time: on a shared machine the wall clock includes other people's work.
   const double cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  fmt::print("file={} mb={:.1f} events={} stored={} steps={} read_s={:.3f} analyse_s={:.3f} total_s={:.3f} "
-             "cpu_s={:.3f} mb_per_s={:.0f} peak_rss_mb={:.1f} store_mb={:.1f}\n",
-             argv[1], mb, r.stats.events, r.trace->size(), a.steps.count(), read_s, total_s - read_s, total_s,
-             cpu_s, mb / total_s, static_cast<double>(usage.ru_maxrss) / 1024.0,
-             static_cast<double>(r.trace->MemoryFootprint()) / 1e6);
+  fmt::print(
+      "file={} mb={:.1f} events={} stored={} steps={} read_s={:.3f} analyse_s={:.3f} total_s={:.3f} "
+      "cpu_s={:.3f} mb_per_s={:.0f} peak_rss_mb={:.1f} store_mb={:.1f}\n",
+      argv[1], mb, r.stats.events, r.trace->size(), a.steps.count(), read_s, total_s - read_s, total_s, cpu_s,
+      mb / total_s, static_cast<double>(usage.ru_maxrss) / 1024.0,
+      static_cast<double>(r.trace->MemoryFootprint()) / 1e6);
   return 0;
 }

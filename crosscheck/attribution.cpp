@@ -67,12 +67,9 @@ void KeepBestPathMatch(const trace::Trace& tr, std::string_view file, trace::Sou
 
 std::string_view ToString(AttributionLevel level) {
   switch (level) {
-    case AttributionLevel::kLine:
-      return "line";
-    case AttributionLevel::kFunction:
-      return "function";
-    case AttributionLevel::kStep:
-      return "step";
+    case AttributionLevel::kLine: return "line";
+    case AttributionLevel::kFunction: return "function";
+    case AttributionLevel::kStep: return "step";
   }
   return "step";
 }
@@ -87,14 +84,14 @@ TraceSignals ReadSignals(const trace::TraceEvidence& evidence) {
     const trace::EventKind kind = tr.kind(i);
     if (kind == trace::EventKind::kPythonFunction) {
       out.python_frames = true;
-      if (const trace::PythonFrame* py = tr.python(i); py != nullptr && py->call_from != 0 &&
-                                                         seen_stacks.insert(py->call_from).second) {
+      if (const trace::PythonFrame* py = tr.python(i);
+          py != nullptr && py->call_from != 0 && seen_stacks.insert(py->call_from).second) {
         AddUnique(out.frame_files, trace::ParseCallFrom(tr.strings().Get(py->call_from)).file);
       }
     }
     if (kind == trace::EventKind::kCpuOp) {
-      if (const trace::OpInfo* op = tr.op(i); op != nullptr && op->call_stack != 0 &&
-                                              seen_stacks.insert(op->call_stack).second) {
+      if (const trace::OpInfo* op = tr.op(i);
+          op != nullptr && op->call_stack != 0 && seen_stacks.insert(op->call_stack).second) {
         std::string_view stack = tr.strings().Get(op->call_stack);
         while (!stack.empty()) {
           const size_t semi = stack.find(';');
@@ -175,8 +172,8 @@ Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, 
     bool any = false;
     for (const auto& cls : facts.optimizer_classes) any = any || Contains(signals.optimizer_classes, cls);
     if (!any) {
-      contradiction = fmt::format("its optimizer steps are `{}`, and the script builds `{}`", signals.optimizer_classes.front(),
-                                  facts.optimizer_classes.front());
+      contradiction = fmt::format("its optimizer steps are `{}`, and the script builds `{}`",
+                                  signals.optimizer_classes.front(), facts.optimizer_classes.front());
     }
   }
   if (contradiction.empty() && !facts.record_function_labels.empty() && !signals.annotations.empty()) {
@@ -189,18 +186,21 @@ Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, 
   }
   if (!contradiction.empty()) {
     out.kind = ProvenanceKind::kUntied;
-    out.reason = fmt::format("this trace was not recorded from {}: it has no Python frames, and {}", path, contradiction);
+    out.reason = fmt::format("this trace was not recorded from {}: it has no Python frames, and {}", path,
+                             contradiction);
     return out;
   }
   if (expected == 0 || matched == 0 || matched * 2 < expected) {
     out.kind = ProvenanceKind::kUntied;
     out.reason = expected == 0
-                     ? fmt::format("the trace has no Python frames and the step loop of {} shows nothing that op names "
-                                   "could match; profile with with_stack=True to tie the trace to the script",
-                                   path)
-                     : fmt::format("the trace has no Python frames and only {} of the {} ops the step loop of {} makes "
-                                   "are in it; profile with with_stack=True to tie the trace to the script",
-                                   matched, expected, path);
+                     ? fmt::format(
+                           "the trace has no Python frames and the step loop of {} shows nothing that op names "
+                           "could match; profile with with_stack=True to tie the trace to the script",
+                           path)
+                     : fmt::format(
+                           "the trace has no Python frames and only {} of the {} ops the step loop of {} makes "
+                           "are in it; profile with with_stack=True to tie the trace to the script",
+                           matched, expected, path);
     return out;
   }
   out.kind = ProvenanceKind::kOpNames;

@@ -39,13 +39,13 @@ struct Provenance {
 // What a trace shows that a script's step loop would leave in it, computed once per trace.
 struct TraceSignals {
   bool python_frames = false;
-  std::vector<std::string> frame_files;  // distinct files of the Python frames and call stacks
+  std::vector<std::string> frame_files;        // distinct files of the Python frames and call stacks
   std::vector<std::string> optimizer_classes;  // from `Optimizer.step#SGD.step`
   bool optimizer_step = false;
   bool zero_grad = false;
-  bool dataloader = false;  // `enumerate(DataLoader)#...`
-  bool backward = false;    // autograd backward ops
-  bool item = false;        // aten::item / aten::_local_scalar_dense in the steps
+  bool dataloader = false;               // `enumerate(DataLoader)#...`
+  bool backward = false;                 // autograd backward ops
+  bool item = false;                     // aten::item / aten::_local_scalar_dense in the steps
   std::vector<std::string> annotations;  // user annotations (record_function labels)
 };
 TraceSignals ReadSignals(const trace::TraceEvidence& trace);

@@ -16,16 +16,11 @@ namespace {
 bool Stronger(const Evidence& a, const Evidence& b) {
   auto strength = [](Verdict v) {
     switch (v) {
-      case Verdict::kConfirmed:
-        return 4;
-      case Verdict::kNegligible:
-        return 3;
-      case Verdict::kRefuted:
-        return 2;
-      case Verdict::kNotObserved:
-        return 1;
-      case Verdict::kUnverifiable:
-        return 0;
+      case Verdict::kConfirmed: return 4;
+      case Verdict::kNegligible: return 3;
+      case Verdict::kRefuted: return 2;
+      case Verdict::kNotObserved: return 1;
+      case Verdict::kUnverifiable: return 0;
     }
     return 0;
   };
@@ -34,11 +29,14 @@ bool Stronger(const Evidence& a, const Evidence& b) {
 }
 
 Priority PriorityOf(trace::Severity s) {
-  return s == trace::Severity::kHigh ? Priority::kHigh : s == trace::Severity::kMedium ? Priority::kMedium : Priority::kLow;
+  return s == trace::Severity::kHigh     ? Priority::kHigh
+         : s == trace::Severity::kMedium ? Priority::kMedium
+                                         : Priority::kLow;
 }
 
 std::vector<TraceFigure> Figures(const std::vector<trace::EvidenceFigure>& figures) {
   std::vector<TraceFigure> out;
+  out.reserve(figures.size());
   for (const auto& f : figures) out.push_back({f.metric, f.value, f.unit, f.healthy});
   return out;
 }
@@ -52,7 +50,7 @@ bool GpuSideUnknown(const trace::RankTrace& rank, const trace::TraceEvidence& te
 
 struct CrossCheck::State {
   std::unique_ptr<trace::TraceSet> set;
-  std::vector<const trace::RankTrace*> ranks;                  // readable ones
+  std::vector<const trace::RankTrace*> ranks;                   // readable ones
   std::vector<std::unique_ptr<trace::TraceEvidence>> evidence;  // one per readable rank
   std::vector<TraceSignals> signals;                            // one per readable rank
 };
@@ -127,7 +125,6 @@ std::string CrossCheck::TraceTorchReason() const {
   return "";
 }
 
-
 Provenance CrossCheck::ProvenanceOf(std::string_view path, const FileFacts& facts) const {
   const trace::RankTrace* focus = Focus();
   for (size_t i = 0; i < state_->ranks.size(); ++i) {
@@ -159,13 +156,21 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
         // Another program's events cannot confirm or refute this file's code.
         e = Unverifiable(fmt::format("{}; its findings cannot be checked against it", provenance[i].reason));
       } else if (rule->NeedsGpu() && GpuSideUnknown(*state_->ranks[i], te)) {
-        e = Unverifiable(fmt::format("The trace is cut at byte {} before any GPU event was read; its kernels and copies "
-                                     "may be in the missing tail, so the GPU side is unknown",
-                                     state_->ranks[i]->read.stats.truncated_at));
+        e = Unverifiable(
+            fmt::format("The trace is cut at byte {} before any GPU event was read; its kernels and copies "
+                        "may be in the missing tail, so the GPU side is unknown",
+                        state_->ranks[i]->read.stats.truncated_at));
       } else {
         const Attribution at = Attribute(te, provenance[i], file.path(), line, d.scope, facts.functions);
-        EvidenceQuery q{te, file, line, d.scope.function, d.scope.function_def_line, at, steps.mean_ms(),
-                        steps.count(), static_cast<uint32_t>(i)};
+        EvidenceQuery q{te,
+                        file,
+                        line,
+                        d.scope.function,
+                        d.scope.function_def_line,
+                        at,
+                        steps.mean_ms(),
+                        steps.count(),
+                        static_cast<uint32_t>(i)};
         e = rule->Confirm(d, q);
         e.step_ms = steps.mean_ms();
         // A verdict by op names says so, with why the trace is this script's.
@@ -182,7 +187,8 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
   return script;
 }
 
-std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::span<const CheckedScript> scripts) const {
+std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language,
+                                                std::span<const CheckedScript> scripts) const {
   std::vector<TraceFinding> out;
   const trace::RankTrace* focus = Focus();
   if (focus == nullptr) return out;
@@ -192,7 +198,9 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::s
   const double step_ms = a.steps.mean_ms();
   const double steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
   auto severity_of = [](trace::Severity s) {
-    return s == trace::Severity::kHigh ? Severity::kError : s == trace::Severity::kMedium ? Severity::kWarning : Severity::kInfo;
+    return s == trace::Severity::kHigh     ? Severity::kError
+           : s == trace::Severity::kMedium ? Severity::kWarning
+                                           : Severity::kInfo;
   };
   bool launch = false;
   for (const auto& b : a.bottlenecks) {
@@ -204,9 +212,10 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::s
       f.level = PriorityOf(b.severity);
       f.severity = severity_of(b.severity);
       f.figures = Figures(b.evidence);
-      f.message = fmt::format(fmt::runtime(zh ? "{} 的 kernel 短于 10 µs，GPU 活跃 {}，每个 step 启动 {:.0f} 次"
-                                 : "{} of kernels run under 10 µs, the GPU is busy {} of the step, {:.0f} launches per step"),
-                              FormatShare(a.kernels.short_share()), FormatShare(a.busy.share), a.launches.per_step);
+      f.message = fmt::format(
+          fmt::runtime(zh ? "{} 的 kernel 短于 10 µs，GPU 活跃 {}，每个 step 启动 {:.0f} 次"
+                          : "{} of kernels run under 10 µs, the GPU is busy {} of the step, {:.0f} launches per step"),
+          FormatShare(a.kernels.short_share()), FormatShare(a.busy.share), a.launches.per_step);
       f.recommendation = trace::Recommendation(b.kind, language);
       // Model: CUDA Graphs / torch.compile win back about half of the GPU's idle time, less the idle time
       // the DataLoader and the blocking syncs already explain (their findings claim it).
@@ -223,9 +232,10 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::s
       f.level = PriorityOf(b.severity);
       f.severity = severity_of(b.severity);
       f.figures = Figures(b.evidence);
-      f.message = fmt::format(fmt::runtime(zh ? "通信 kernel 占 kernel 时间的 {}，其中 {} 与计算重叠"
-                                 : "Collective kernels take {} of kernel time, {} of it overlapped with compute"),
-                              FormatShare(a.comm.share()), FormatShare(a.comm.overlap()));
+      f.message = fmt::format(
+          fmt::runtime(zh ? "通信 kernel 占 kernel 时间的 {}，其中 {} 与计算重叠"
+                          : "Collective kernels take {} of kernel time, {} of it overlapped with compute"),
+          FormatShare(a.comm.share()), FormatShare(a.comm.overlap()));
       f.recommendation = trace::Recommendation(b.kind, language);
       // Model: overlapping the exposed (non-overlapped) communication hides about half of it.
       f.cost_ms_per_step = static_cast<double>(a.comm.comm_ns) * (1.0 - a.comm.overlap()) / 1e6 / steps;
@@ -240,15 +250,16 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::s
     f.title = zh ? "GPU 利用率低" : "Low GPU busy";
     f.level = Priority::kHigh;
     f.severity = Severity::kWarning;
-    std::string cause = a.dataloader.share > 0.10  ? (zh ? "DataLoader" : "the DataLoader")
-                        : a.syncs.per_step > 3     ? (zh ? "CPU-GPU 同步" : "CPU-GPU syncs")
-                        : a.comm.share() > 0.2     ? (zh ? "通信等待" : "communication")
-                        : launch                   ? (zh ? "kernel 启动开销" : "kernel launch overhead")
-                                                   : (zh ? "主机端（CPU）" : "the host (CPU)");
-    f.message = fmt::format(fmt::runtime(zh ? "GPU 仅在 step 的 {} 时间内活跃（健康值 > 80%，< 50% 说明存在严重瓶颈）；主要空闲原因：{}"
-                               : "The GPU is busy only {} of the step (healthy above 80%, below 50% is a serious "
-                                 "bottleneck); the main idle cause is {}"),
-                            FormatShare(a.busy.share), cause);
+    std::string cause = a.dataloader.share > 0.10 ? (zh ? "DataLoader" : "the DataLoader")
+                        : a.syncs.per_step > 3    ? (zh ? "CPU-GPU 同步" : "CPU-GPU syncs")
+                        : a.comm.share() > 0.2    ? (zh ? "通信等待" : "communication")
+                        : launch                  ? (zh ? "kernel 启动开销" : "kernel launch overhead")
+                                                  : (zh ? "主机端（CPU）" : "the host (CPU)");
+    f.message = fmt::format(
+        fmt::runtime(zh ? "GPU 仅在 step 的 {} 时间内活跃（健康值 > 80%，< 50% 说明存在严重瓶颈）；主要空闲原因：{}"
+                        : "The GPU is busy only {} of the step (healthy above 80%, below 50% is a serious "
+                          "bottleneck); the main idle cause is {}"),
+        FormatShare(a.busy.share), cause);
     f.figures.push_back({"gpu.busy_share", a.busy.share, "share", "> 0.80"});
     f.figures.push_back({"gpu.idle_ms_per_step", step_ms * (1.0 - a.busy.share), "ms", ""});
     f.recommendation = zh ? "先解决上面的主要空闲原因；若 GPU 仍然空闲，增大 batch size（注意收敛性）"
@@ -270,9 +281,10 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::s
     f.severity = Severity::kWarning;
     const double gemm_ms = static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / steps;
     std::string gpu = tr.metadata().devices.empty() ? std::string("GPU") : tr.metadata().devices.front().name;
-    f.message = fmt::format(fmt::runtime(zh ? "{} 有 Tensor Core，但没有任何 kernel 使用它；FP32 GEMM 每个 step 用时 {:.2f} ms"
-                               : "The {} has tensor cores and no kernel used them; fp32 GEMM kernels take {:.2f} ms/step"),
-                            gpu, gemm_ms);
+    f.message = fmt::format(
+        fmt::runtime(zh ? "{} 有 Tensor Core，但没有任何 kernel 使用它；FP32 GEMM 每个 step 用时 {:.2f} ms"
+                        : "The {} has tensor cores and no kernel used them; fp32 GEMM kernels take {:.2f} ms/step"),
+        gpu, gemm_ms);
     f.figures.push_back({"gpu.tensor_core_share", 0.0, "share", "> 0.50"});
     f.figures.push_back({"gpu.fp32_gemm_ms_per_step", gemm_ms, "ms", ""});
     f.recommendation = trace::Recommendation(trace::BottleneckKind::kCompute, language);
@@ -297,9 +309,9 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language, std::s
       f.line = located->step_loop_line;
     }
   }
-  std::stable_sort(out.begin(), out.end(), [](const TraceFinding& x, const TraceFinding& y) { return x.level > y.level; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const TraceFinding& x, const TraceFinding& y) { return x.level > y.level; });
   return out;
 }
-
 
 }  // namespace tl

@@ -84,12 +84,9 @@ Evidence NotObserved(const EvidenceQuery& q, std::string_view what) {
 
 std::string WhereText(const EvidenceQuery& q) {
   switch (q.at.level) {
-    case AttributionLevel::kLine:
-      return fmt::format("under line {} ({})", q.line, q.at.how);
-    case AttributionLevel::kFunction:
-      return fmt::format("under `{}` ({})", q.function, q.at.how);
-    case AttributionLevel::kStep:
-      return "in the profiled steps";
+    case AttributionLevel::kLine: return fmt::format("under line {} ({})", q.line, q.at.how);
+    case AttributionLevel::kFunction: return fmt::format("under `{}` ({})", q.function, q.at.how);
+    case AttributionLevel::kStep: return "in the profiled steps";
   }
   return "";
 }

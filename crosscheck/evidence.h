@@ -28,8 +28,8 @@ struct EvidenceQuery {
   std::string_view function;  // enclosing function's name; empty at module level
   int function_def_line = 0;  // its `def` line (the first decorator's for decorated functions)
   const Attribution& at;
-  double step_ms = 0.0;  // mean analysed step time
-  size_t steps = 0;      // analysed steps
+  double step_ms = 0.0;      // mean analysed step time
+  size_t steps = 0;          // analysed steps
   uint32_t trace_index = 0;  // which trace of a folder, for the ids of claimed events
 };
 
@@ -55,8 +55,8 @@ struct RuleEvidenceRegistrar {
 }  // namespace detail
 
 // Builds an Evidence from a traceio Cost: its figures, example events and the events it claims.
-Evidence EvidenceFromCost(const EvidenceQuery& query, Verdict verdict, const trace::Cost& cost, double saved_ms_per_step,
-                          std::string summary);
+Evidence EvidenceFromCost(const EvidenceQuery& query, Verdict verdict, const trace::Cost& cost,
+                          double saved_ms_per_step, std::string summary);
 // An opaque claim id for something that is not one event (a GEMM shape aggregated over many events):
 // findings that claim the same key share it.
 EventClaim KeyClaim(const EvidenceQuery& query, std::string_view key, int64_t ns);
@@ -79,6 +79,6 @@ std::string Plural(size_t count, std::string_view noun);
 
 #define TL_EVIDENCE_CONCAT_INNER(a, b) a##b
 #define TL_EVIDENCE_CONCAT(a, b) TL_EVIDENCE_CONCAT_INNER(a, b)
-#define TL_REGISTER_EVIDENCE(EvidenceClass)                                                         \
-  static const ::tl::detail::RuleEvidenceRegistrar TL_EVIDENCE_CONCAT(tl_evidence_registrar_, __LINE__)( \
-      std::make_unique<EvidenceClass>())
+#define TL_REGISTER_EVIDENCE(EvidenceClass)                                                   \
+  static const ::tl::detail::RuleEvidenceRegistrar TL_EVIDENCE_CONCAT(tl_evidence_registrar_, \
+                                                                      __LINE__)(std::make_unique<EvidenceClass>())

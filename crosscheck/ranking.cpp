@@ -11,28 +11,20 @@ namespace {
 int VerdictRank(const std::optional<Evidence>& evidence) {
   if (!evidence) return 5;
   switch (evidence->verdict) {
-    case Verdict::kConfirmed:
-      return 0;
-    case Verdict::kNegligible:
-      return 1;
-    case Verdict::kUnverifiable:
-      return 2;
-    case Verdict::kNotObserved:
-      return 3;
-    case Verdict::kRefuted:
-      return 4;
+    case Verdict::kConfirmed: return 0;
+    case Verdict::kNegligible: return 1;
+    case Verdict::kUnverifiable: return 2;
+    case Verdict::kNotObserved: return 3;
+    case Verdict::kRefuted: return 4;
   }
   return 5;
 }
 
 int SeverityRank(Severity severity) {
   switch (severity) {
-    case Severity::kError:
-      return 0;
-    case Severity::kWarning:
-      return 1;
-    case Severity::kInfo:
-      return 2;
+    case Severity::kError: return 0;
+    case Severity::kWarning: return 1;
+    case Severity::kInfo: return 2;
   }
   return 3;
 }
@@ -41,7 +33,8 @@ bool Observed(const Evidence& e) { return e.verdict == Verdict::kConfirmed || e.
 
 std::string Where(const RankedFinding& f) {
   if (f.file == nullptr) return f.diagnostic.code;
-  return fmt::format("{} at {}:{}", f.diagnostic.code, f.file->path(), f.file->lines().Locate(f.diagnostic.range.begin).line);
+  return fmt::format("{} at {}:{}", f.diagnostic.code, f.file->path(),
+                     f.file->lines().Locate(f.diagnostic.range.begin).line);
 }
 
 }  // namespace
@@ -51,9 +44,10 @@ void ApplyMateriality(Evidence& e) {
   if (e.share_of_step >= kMaterialShare) return;
   e.verdict = Verdict::kNegligible;
   e.saved_ms_per_step = 0.0;
-  e.summary += fmt::format("; negligible: {:.3f} ms/step is {:.2f}% of the step, below the {:.0f}% that a confirmed "
-                           "finding needs",
-                           e.cost_ms_per_step, e.share_of_step * 100, kMaterialShare * 100);
+  e.summary += fmt::format(
+      "; negligible: {:.3f} ms/step is {:.2f}% of the step, below the {:.0f}% that a confirmed "
+      "finding needs",
+      e.cost_ms_per_step, e.share_of_step * 100, kMaterialShare * 100);
 }
 
 void SettleCosts(std::vector<RankedFinding>& findings, std::vector<TraceFinding>& trace_findings) {
@@ -88,7 +82,8 @@ void SettleCosts(std::vector<RankedFinding>& findings, std::vector<TraceFinding>
     e->share_of_step *= factor;
     e->saved_ms_per_step *= factor;
     std::string names = Where(findings[partners.front()]);
-    if (partners.size() > 1) names += fmt::format(" and {} other finding{}", partners.size() - 1, partners.size() == 2 ? "" : "s");
+    if (partners.size() > 1)
+      names += fmt::format(" and {} other finding{}", partners.size() - 1, partners.size() == 2 ? "" : "s");
     e->shared_with = fmt::format("its events are also explained by {}: this finding keeps {:.2f} of the {:.2f} ms/step",
                                  names, e->cost_ms_per_step, whole);
     e->summary += fmt::format("; {}", e->shared_with);
@@ -130,7 +125,9 @@ bool RanksBefore(const RankedFinding& a, const RankedFinding& b) {
   return a.diagnostic.range.begin < b.diagnostic.range.begin;
 }
 
-void RankFindings(std::vector<RankedFinding>& findings) { std::stable_sort(findings.begin(), findings.end(), RanksBefore); }
+void RankFindings(std::vector<RankedFinding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), RanksBefore);
+}
 
 std::optional<FailOn> ParseFailOn(std::string_view text) {
   if (text == "any") return FailOn::kAny;
@@ -141,12 +138,9 @@ std::optional<FailOn> ParseFailOn(std::string_view text) {
 
 bool CountsForExit(const Diagnostic& diagnostic, FailOn fail_on) {
   switch (fail_on) {
-    case FailOn::kAny:
-      return true;
-    case FailOn::kNone:
-      return false;
-    case FailOn::kConfirmed:
-      return diagnostic.evidence && diagnostic.evidence->verdict == Verdict::kConfirmed;
+    case FailOn::kAny: return true;
+    case FailOn::kNone: return false;
+    case FailOn::kConfirmed: return diagnostic.evidence && diagnostic.evidence->verdict == Verdict::kConfirmed;
   }
   return true;
 }

@@ -51,7 +51,8 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
   const double step_ms = focus->analysis->steps.mean_ms();
   auto confirmed = [&](std::string_view code) {
     return std::any_of(findings.begin(), findings.end(), [&](const RankedFinding& f) {
-      return f.diagnostic.code == code && f.diagnostic.evidence && f.diagnostic.evidence->verdict == Verdict::kConfirmed;
+      return f.diagnostic.code == code && f.diagnostic.evidence &&
+             f.diagnostic.evidence->verdict == Verdict::kConfirmed;
     });
   };
   auto trace_only_saves = [&](std::string_view code) {
@@ -64,7 +65,7 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
     if (f.code != "trace-low-gpu-busy" && f.code != "trace-no-tensor-cores") continue;  // the others are the trace's
     trace::DiagnosisItem item;
     item.kind = f.code;
-    item.severity = f.level == Priority::kHigh ? trace::Severity::kHigh
+    item.severity = f.level == Priority::kHigh     ? trace::Severity::kHigh
                     : f.level == Priority::kMedium ? trace::Severity::kMedium
                                                    : trace::Severity::kLow;
     item.title = f.title;
@@ -77,7 +78,8 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
     trace::DiagnosisItem item;
     item.kind = f.diagnostic.code;
     item.severity = trace::PriorityOf(e.cost_ms_per_step, step_ms);
-    item.title = fmt::format("{} `{}` ({}): {}", f.diagnostic.code, f.diagnostic.name, Location(f), f.diagnostic.message);
+    item.title = fmt::format("{} `{}` ({}): {}", f.diagnostic.code, f.diagnostic.name, Location(f),
+                             f.diagnostic.message);
     item.impact = e.summary;
     report.diagnosis.push_back(std::move(item));
   }
@@ -124,9 +126,10 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
 
   // Every finding with its verdict, ranked.
   out += fmt::format("\n## {}\n", t("Findings in the code, ranked by the time their fix would save",
-                                     "代码中的问题（按预计节省时间排序）"));
+                                    "代码中的问题（按预计节省时间排序）"));
   if (findings.empty()) {
-    out += fmt::format("- {}\n", t("torchlint check found nothing in the given scripts", "torchlint check 未在脚本中发现问题"));
+    out += fmt::format("- {}\n",
+                       t("torchlint check found nothing in the given scripts", "torchlint check 未在脚本中发现问题"));
   } else {
     out += t("| # | Rule | Where | Verdict | Cost/step | Share | Saved/step | Evidence |\n",
              "| 排名 | 规则 | 位置 | 结论 | 每 step 耗时 | 占比 | 预计节省 | trace 证据 |\n");
@@ -138,15 +141,17 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
       for (auto& c : summary) {
         if (c == '|' || c == '\n') c = ' ';
       }
-      out += fmt::format("| {} | {} `{}` | `{}` | {} | {:.2f} ms | {:.1f}% | {:.2f} ms | {} |\n", ++rank, f.diagnostic.code,
-                         f.diagnostic.name, Location(f), VerdictText(e.verdict, t), e.cost_ms_per_step, e.share_of_step * 100,
-                         e.saved_ms_per_step, summary);
+      out += fmt::format("| {} | {} `{}` | `{}` | {} | {:.2f} ms | {:.1f}% | {:.2f} ms | {} |\n", ++rank,
+                         f.diagnostic.code, f.diagnostic.name, Location(f), VerdictText(e.verdict, t),
+                         e.cost_ms_per_step, e.share_of_step * 100, e.saved_ms_per_step, summary);
     }
   }
   if (!trace_only.empty()) {
-    out += fmt::format("\n## {}\n", t("Findings of the trace alone (no line to blame)", "仅由 trace 发现的问题（无法归到某行代码）"));
+    out += fmt::format(
+        "\n## {}\n", t("Findings of the trace alone (no line to blame)", "仅由 trace 发现的问题（无法归到某行代码）"));
     for (const auto& f : trace_only) {
-      out += fmt::format("- `{}` **{}**: {}. {}{}\n", f.code, f.title, f.message, t("Recommendation: ", "建议："), f.recommendation);
+      out += fmt::format("- `{}` **{}**: {}. {}{}\n", f.code, f.title, f.message, t("Recommendation: ", "建议："),
+                         f.recommendation);
     }
   }
   return out;
@@ -177,7 +182,8 @@ nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cc, const std::vec
   nlohmann::ordered_json tf = nlohmann::ordered_json::array();
   for (const auto& f : trace_only) {
     nlohmann::ordered_json figures = nlohmann::ordered_json::array();
-    for (const auto& fig : f.figures) figures.push_back({{"metric", fig.metric}, {"value", fig.value}, {"healthy", fig.healthy}});
+    for (const auto& fig : f.figures)
+      figures.push_back({{"metric", fig.metric}, {"value", fig.value}, {"healthy", fig.healthy}});
     tf.push_back({{"code", f.code},
                   {"title", f.title},
                   {"severity", std::string(ToString(f.level))},

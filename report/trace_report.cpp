@@ -190,12 +190,15 @@ std::optional<StepOutlier> FindStepOutlier(const Steps& steps) {
 std::string StepOutlierNote(const StepOutlier& o, size_t count, Language lang) {
   Text t{lang};
   std::string more;
-  if (o.over > 1) more = fmt::format(fmt::runtime(t("; {} steps are over 1.5x the median", "；共 {} 个 step 超过中位数的 1.5 倍")), o.over);
-  return fmt::format(fmt::runtime(t("step {0} of {1} takes {2:.1f} ms, {3:.1f}x the median step ({4:.1f} ms){5}: its window may be "
-                                    "stretched by GPU work queued before it (warm-up or GPU lag), and the mean includes it",
-                                    "第 {0} 个 step（共 {1} 个）耗时 {2:.1f} ms，是 step 中位数（{4:.1f} ms）的 {3:.1f} 倍{5}："
-                                    "其窗口可能被此前排队的 GPU 工作（预热或 GPU 滞后）拉长，平均值包含了它")),
-                     o.index + 1, count, o.ms, o.ms / o.median_ms, o.median_ms, more);
+  if (o.over > 1)
+    more = fmt::format(fmt::runtime(t("; {} steps are over 1.5x the median", "；共 {} 个 step 超过中位数的 1.5 倍")),
+                       o.over);
+  return fmt::format(
+      fmt::runtime(t("step {0} of {1} takes {2:.1f} ms, {3:.1f}x the median step ({4:.1f} ms){5}: its window may be "
+                     "stretched by GPU work queued before it (warm-up or GPU lag), and the mean includes it",
+                     "第 {0} 个 step（共 {1} 个）耗时 {2:.1f} ms，是 step 中位数（{4:.1f} ms）的 {3:.1f} 倍{5}："
+                     "其窗口可能被此前排队的 GPU 工作（预热或 GPU 滞后）拉长，平均值包含了它")),
+      o.index + 1, count, o.ms, o.ms / o.median_ms, o.median_ms, more);
 }
 
 const char* CodeExample(BottleneckKind k) {
@@ -211,16 +214,13 @@ const char* CodeExample(BottleneckKind k) {
       return "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA Graphs";
     case BottleneckKind::kCompute:
       return "with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n    loss = criterion(model(x), y)";
-    case BottleneckKind::kMemory:
-      return "model = torch.compile(model)  # fuses pointwise ops";
-    case BottleneckKind::kCommunication:
-      return "model = DDP(model, bucket_cap_mb=50, gradient_as_bucket_view=True)";
+    case BottleneckKind::kMemory: return "model = torch.compile(model)  # fuses pointwise ops";
+    case BottleneckKind::kCommunication: return "model = DDP(model, bucket_cap_mb=50, gradient_as_bucket_view=True)";
   }
   return "";
 }
 
 }  // namespace
-
 
 json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   const auto& md = trace.metadata();
@@ -236,7 +236,9 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   env["hip_runtime_version"] = md.hip_runtime_version.empty() ? json(nullptr) : json(md.hip_runtime_version);
   env["gpus"] = json::array();
   for (const auto& d : md.devices) {
-    env["gpus"].push_back({{"id", d.id}, {"name", d.name}, {"compute_capability", fmt::format("{}.{}", d.compute_major, d.compute_minor)},
+    env["gpus"].push_back({{"id", d.id},
+                           {"name", d.name},
+                           {"compute_capability", fmt::format("{}.{}", d.compute_major, d.compute_minor)},
                            {"total_memory_bytes", d.total_global_mem}});
   }
   env["rank"] = md.rank ? json(*md.rank) : json(nullptr);
@@ -275,14 +277,19 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
                    {"delay_outliers", a.launches.delay_outliers}};
   g["top_kernels"] = json::array();
   for (const auto& k : a.kernels.top) {
-    g["top_kernels"].push_back({{"name", k.name}, {"count", k.count}, {"total_ms", static_cast<double>(k.total_ns) / 1e6},
-                                {"mean_us", k.mean_ns() / 1e3}, {"tensor_core", k.tensor_core}});
+    g["top_kernels"].push_back({{"name", k.name},
+                                {"count", k.count},
+                                {"total_ms", static_cast<double>(k.total_ns) / 1e6},
+                                {"mean_us", k.mean_ns() / 1e3},
+                                {"tensor_core", k.tensor_core}});
   }
   j["gpu"] = g;
-  j["communication"] = {{"share", Share(kernels, a.comm.share())}, {"overlap", Share(a.comm.comm_union_ns > 0, a.comm.overlap())}};
+  j["communication"] = {{"share", Share(kernels, a.comm.share())},
+                        {"overlap", Share(a.comm.comm_union_ns > 0, a.comm.overlap())}};
   j["dataloader"] = {{"share", a.dataloader.share},
-                     {"iterator", a.dataloader.iterator == IteratorKind::kNone ? json(nullptr)
-                                                                               : json(std::string(IteratorName(a.dataloader.iterator)))},
+                     {"iterator", a.dataloader.iterator == IteratorKind::kNone
+                                      ? json(nullptr)
+                                      : json(std::string(IteratorName(a.dataloader.iterator)))},
                      {"calls", a.dataloader.calls}};
   j["syncs"] = {{"per_step", a.syncs.per_step},
                 {"blocked_ms_per_step", a.syncs.blocked_ms_per_step},
@@ -292,8 +299,11 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   json copies = json::array();
   const double n_steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
   for (const auto& c : a.copies.groups) {
-    copies.push_back({{"direction", std::string(DirectionName(c.kind.direction))}, {"src", MemoryKindName(c.kind.src)},
-                      {"dst", MemoryKindName(c.kind.dst)}, {"count", c.count}, {"bytes", c.bytes},
+    copies.push_back({{"direction", std::string(DirectionName(c.kind.direction))},
+                      {"src", MemoryKindName(c.kind.src)},
+                      {"dst", MemoryKindName(c.kind.dst)},
+                      {"count", c.count},
+                      {"bytes", c.bytes},
                       {"gpu_ms", static_cast<double>(c.gpu_ns) / 1e6},
                       {"count_per_step", static_cast<double>(c.count) / n_steps},
                       {"bytes_per_step", static_cast<double>(c.bytes) / n_steps},
@@ -301,18 +311,30 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   }
   j["memcpy"] = {{"pageable_per_step", a.copies.pageable_per_step}, {"kinds", copies}};
   const auto& z = a.optimizer.zero_grad;
-  j["optimizer"] = {{"zero_grad", {{"calls", z.calls}, {"ms_per_step", z.ms_per_step}, {"fill_ops", z.fill_ops}, {"kernels", z.kernels}}}};
+  j["optimizer"] = {
+      {"zero_grad",
+       {{"calls", z.calls}, {"ms_per_step", z.ms_per_step}, {"fill_ops", z.fill_ops}, {"kernels", z.kernels}}}};
   json shapes = json::array();
   for (const auto& s : a.gemms.shapes) {
-    shapes.push_back({{"op", s.op}, {"input_dims", s.dims}, {"dtype", s.dtype}, {"k", s.k}, {"n", s.n}, {"count", s.count},
-                      {"cpu_ms", static_cast<double>(s.cpu_ns) / 1e6}, {"gpu_ms", static_cast<double>(s.gpu_ns) / 1e6}});
+    shapes.push_back({{"op", s.op},
+                      {"input_dims", s.dims},
+                      {"dtype", s.dtype},
+                      {"k", s.k},
+                      {"n", s.n},
+                      {"count", s.count},
+                      {"cpu_ms", static_cast<double>(s.cpu_ns) / 1e6},
+                      {"gpu_ms", static_cast<double>(s.gpu_ns) / 1e6}});
   }
-  j["gemm"] = {{"has_shapes", a.gemms.has_shapes}, {"count", a.gemms.gemms}, {"unaligned", a.gemms.unaligned}, {"unaligned_shapes", shapes}};
+  j["gemm"] = {{"has_shapes", a.gemms.has_shapes},
+               {"count", a.gemms.gemms},
+               {"unaligned", a.gemms.unaligned},
+               {"unaligned_shapes", shapes}};
   json mem = json::array();
   for (const auto& d : a.memory.devices) {
-    mem.push_back({{"device", d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu")},
-                   {"peak_allocated_bytes", d.peak_allocated},
-                   {"peak_reserved_bytes", d.peak_reserved > 0 ? json(d.peak_reserved) : json(nullptr)}});  // null: not recorded
+    mem.push_back(
+        {{"device", d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu")},
+         {"peak_allocated_bytes", d.peak_allocated},
+         {"peak_reserved_bytes", d.peak_reserved > 0 ? json(d.peak_reserved) : json(nullptr)}});  // null: not recorded
   }
   j["memory"] = mem;
   json bd;
@@ -322,8 +344,11 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   j["breakdown"] = bd;
   json ops = json::array();
   for (const auto& o : a.top_ops.ops) {
-    ops.push_back({{"name", o.name}, {"calls", o.calls}, {"self_cpu_ms", static_cast<double>(o.self_cpu_ns) / 1e6},
-                   {"cpu_total_ms", static_cast<double>(o.cpu_total_ns) / 1e6}, {"self_cuda_ms", static_cast<double>(o.self_cuda_ns) / 1e6},
+    ops.push_back({{"name", o.name},
+                   {"calls", o.calls},
+                   {"self_cpu_ms", static_cast<double>(o.self_cpu_ns) / 1e6},
+                   {"cpu_total_ms", static_cast<double>(o.cpu_total_ns) / 1e6},
+                   {"self_cuda_ms", static_cast<double>(o.self_cuda_ns) / 1e6},
                    {"cuda_total_ms", static_cast<double>(o.cuda_total_ns) / 1e6}});
   }
   j["top_ops"] = ops;
@@ -331,16 +356,21 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   for (const auto& b : a.bottlenecks) {
     json ev = json::array();
     for (const auto& f : b.evidence) {
-      ev.push_back({{"metric", f.metric}, {"value", f.value}, {"healthy", f.healthy.empty() ? json(nullptr) : json(f.healthy)}});
+      ev.push_back(
+          {{"metric", f.metric}, {"value", f.value}, {"healthy", f.healthy.empty() ? json(nullptr) : json(f.healthy)}});
     }
-    bn.push_back({{"kind", std::string(BottleneckKindName(b.kind))}, {"severity", std::string(SeverityName(b.severity))},
-                  {"evidence", ev}, {"recommendation", Recommendation(b.kind, Language::kEnglish)}});
+    bn.push_back({{"kind", std::string(BottleneckKindName(b.kind))},
+                  {"severity", std::string(SeverityName(b.severity))},
+                  {"evidence", ev},
+                  {"recommendation", Recommendation(b.kind, Language::kEnglish)}});
   }
   j["bottlenecks"] = bn;
   // The report's recommendations, ranked by the time at stake (BuildReport), with their priority.
   json recs = json::array();
   for (const auto& rec : BuildReport(trace, a, Language::kEnglish).recommendations) {
-    recs.push_back({{"kind", rec.kind}, {"priority", std::string(SeverityName(rec.priority))}, {"text", rec.text},
+    recs.push_back({{"kind", rec.kind},
+                    {"priority", std::string(SeverityName(rec.priority))},
+                    {"text", rec.text},
                     {"ms_at_stake_per_step", rec.ms_at_stake_per_step}});
   }
   j["recommendations"] = recs;
@@ -376,7 +406,10 @@ json TraceSetToJson(const TraceSet& set) {
   j["straggler"] = set.straggler ? json(set.ranks[static_cast<size_t>(*set.straggler)].rank) : json(nullptr);
   if (set.straggler_test) {
     const auto& st = *set.straggler_test;
-    j["straggler_test"] = {{"metric", st.metric}, {"rank", st.rank}, {"value", st.value}, {"others_mean", st.others_mean},
+    j["straggler_test"] = {{"metric", st.metric},
+                           {"rank", st.rank},
+                           {"value", st.value},
+                           {"others_mean", st.others_mean},
                            {"flagged", set.straggler.has_value()}};
   } else {
     j["straggler_test"] = nullptr;
@@ -398,7 +431,9 @@ std::string JsonText(const nlohmann::json& j, int indent) {
 Severity PriorityOf(double ms_at_stake_per_step, double step_ms) {
   if (step_ms <= 0) return Severity::kLow;
   const double share = ms_at_stake_per_step / step_ms;
-  return share >= kHighPriorityShare ? Severity::kHigh : share >= kMediumPriorityShare ? Severity::kMedium : Severity::kLow;
+  return share >= kHighPriorityShare     ? Severity::kHigh
+         : share >= kMediumPriorityShare ? Severity::kMedium
+                                         : Severity::kLow;
 }
 
 void RankRecommendations(std::vector<RecommendationItem>& items) {
@@ -415,43 +450,50 @@ std::string ImpactOf(const Bottleneck& b, const TraceAnalysis& a, double n_steps
   const double step_ms = a.steps.mean_ms();
   switch (b.kind) {
     case BottleneckKind::kData:
-      return fmt::format(fmt::runtime(t("DataLoader __next__ calls take {} of step time, {:.2f} ms per step{}",
-                                        "DataLoader __next__ 调用占 step 时间的 {}，每 step {:.2f} ms{}")),
-                         Pct(a.dataloader.share), static_cast<double>(a.dataloader.total_ns) / 1e6 / n_steps,
-                         a.dataloader.iterator == IteratorKind::kSingle
-                             ? t(", loaded in the training process (num_workers=0)", "，在训练进程中加载（num_workers=0）")
-                             : "");
+      return fmt::format(
+          fmt::runtime(t("DataLoader __next__ calls take {} of step time, {:.2f} ms per step{}",
+                         "DataLoader __next__ 调用占 step 时间的 {}，每 step {:.2f} ms{}")),
+          Pct(a.dataloader.share), static_cast<double>(a.dataloader.total_ns) / 1e6 / n_steps,
+          a.dataloader.iterator == IteratorKind::kSingle
+              ? t(", loaded in the training process (num_workers=0)", "，在训练进程中加载（num_workers=0）")
+              : "");
     case BottleneckKind::kSync:
       return fmt::format(fmt::runtime(t("{:.1f} syncs per step block the host for {:.2f} ms, {} of the step",
                                         "每 step {:.1f} 次同步，阻塞 CPU {:.2f} ms，占 step 的 {}")),
                          a.syncs.per_step, a.syncs.blocked_ms_per_step,
                          Pct(step_ms > 0 ? a.syncs.blocked_ms_per_step / step_ms : 0.0));
     case BottleneckKind::kCommunication:
-      return fmt::format(fmt::runtime(t("collective kernels take {} of GPU kernel time, {} of it overlapped with compute; "
-                                        "{:.2f} ms per step is not overlapped",
-                                        "集合通信 kernel 占 GPU kernel 时间的 {}，其中 {} 与计算重叠；每 step {:.2f} ms 未被重叠")),
-                         Pct(a.comm.share()), Pct(a.comm.overlap()),
-                         static_cast<double>(a.comm.comm_union_ns - a.comm.overlapped_ns) / 1e6 / n_steps);
+      return fmt::format(
+          fmt::runtime(t("collective kernels take {} of GPU kernel time, {} of it overlapped with compute; "
+                         "{:.2f} ms per step is not overlapped",
+                         "集合通信 kernel 占 GPU kernel 时间的 {}，其中 {} 与计算重叠；每 step {:.2f} ms 未被重叠")),
+          Pct(a.comm.share()), Pct(a.comm.overlap()),
+          static_cast<double>(a.comm.comm_union_ns - a.comm.overlapped_ns) / 1e6 / n_steps);
     case BottleneckKind::kLaunch:
-      return fmt::format(fmt::runtime(t("the GPU is busy {} of the step and idle {:.2f} ms per step; {} of kernels run under 10 µs",
-                                        "GPU 仅在 step 的 {} 时间内活跃，每 step 空闲 {:.2f} ms；{} 的 kernel 短于 10 μs")),
-                         Pct(a.busy.share), (1.0 - a.busy.share) * step_ms, Pct(a.kernels.short_share()));
+      return fmt::format(
+          fmt::runtime(t("the GPU is busy {} of the step and idle {:.2f} ms per step; {} of kernels run under 10 µs",
+                         "GPU 仅在 step 的 {} 时间内活跃，每 step 空闲 {:.2f} ms；{} 的 kernel 短于 10 μs")),
+          Pct(a.busy.share), (1.0 - a.busy.share) * step_ms, Pct(a.kernels.short_share()));
     case BottleneckKind::kCompute:
-      return fmt::format(fmt::runtime(t("the GPU is busy {} of the step, but only {} of kernel time runs on tensor cores; "
-                                        "fp32 GEMMs take {:.2f} ms per step",
-                                        "GPU 在 step 的 {} 时间内活跃，但只有 {} 的 kernel 时间使用 Tensor Core；fp32 GEMM 每 step {:.2f} ms")),
-                         Pct(a.busy.share), Pct(a.kernels.tensor_core_share()),
-                         static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / n_steps);
+      return fmt::format(
+          fmt::runtime(
+              t("the GPU is busy {} of the step, but only {} of kernel time runs on tensor cores; "
+                "fp32 GEMMs take {:.2f} ms per step",
+                "GPU 在 step 的 {} 时间内活跃，但只有 {} 的 kernel 时间使用 Tensor Core；fp32 GEMM 每 step {:.2f} ms")),
+          Pct(a.busy.share), Pct(a.kernels.tensor_core_share()),
+          static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / n_steps);
     case BottleneckKind::kMemory: {
       std::string cap;
       for (const auto& f : b.evidence) {
         if (f.metric == "memory.peak_share_of_device") {
-          cap = fmt::format(fmt::runtime(t("; peak memory is {} of the device", "；峰值显存占设备的 {}")), Pct(f.value));
+          cap = fmt::format(fmt::runtime(t("; peak memory is {} of the device", "；峰值显存占设备的 {}")),
+                            Pct(f.value));
         }
       }
       return fmt::format(fmt::runtime(t("pointwise kernels take {} of kernel time, {:.2f} ms per step{}",
                                         "逐元素 kernel 占 kernel 时间的 {}，每 step {:.2f} ms{}")),
-                         Pct(a.kernels.elementwise_share()), static_cast<double>(a.kernels.elementwise_ns) / 1e6 / n_steps, cap);
+                         Pct(a.kernels.elementwise_share()),
+                         static_cast<double>(a.kernels.elementwise_ns) / 1e6 / n_steps, cap);
     }
   }
   return "";
@@ -469,7 +511,8 @@ double MsAtStake(BottleneckKind k, const TraceAnalysis& a, double n_steps) {
     // syncs explain: what launch and Python overhead keep idle.
     case BottleneckKind::kLaunch: {
       const double loading_ms = a.breakdown.Share(Role::kDataLoader, a.steps.analysed_ns) * a.steps.mean_ms();
-      return std::max(0.0, static_cast<double>(a.idle.host_wait_ns) / 1e6 / n_steps - loading_ms - a.syncs.blocked_ms_per_step);
+      return std::max(
+          0.0, static_cast<double>(a.idle.host_wait_ns) / 1e6 / n_steps - loading_ms - a.syncs.blocked_ms_per_step);
     }
     case BottleneckKind::kCompute: return static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / n_steps;
     case BottleneckKind::kMemory: return static_cast<double>(a.kernels.elementwise_ns) / 1e6 / n_steps;
@@ -493,9 +536,10 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
   auto& env = r.environment;
   env.trace_path = meta.path;
   env.pytorch_version = meta.pytorch_version;
-  env.pytorch_era = meta.format == TraceFormat::kKinetoOld ? "1.8-1.9"
+  env.pytorch_era = meta.format == TraceFormat::kKinetoOld    ? "1.8-1.9"
                     : meta.format == TraceFormat::kLegacyList ? t("built without Kineto", "无 Kineto 的构建")
-                    : meta.format == TraceFormat::kKineto ? ">= 1.10" : "?";
+                    : meta.format == TraceFormat::kKineto     ? ">= 1.10"
+                                                              : "?";
   env.cuda_runtime_version = meta.cuda_runtime_version;
   env.cuda_driver_version = meta.cuda_driver_version;
   env.hip_runtime_version = meta.hip_runtime_version;
@@ -545,8 +589,8 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
   g.pageable_copies_per_step = a.copies.pageable_per_step;
   for (size_t i = 0; i < a.copies.groups.size() && i < 4; ++i) {
     const auto& c = a.copies.groups[i];
-    g.copies.push_back({std::string(DirectionName(c.kind.direction)), MemoryKindName(c.kind.src), MemoryKindName(c.kind.dst),
-                        static_cast<double>(c.count) / n_steps,
+    g.copies.push_back({std::string(DirectionName(c.kind.direction)), MemoryKindName(c.kind.src),
+                        MemoryKindName(c.kind.dst), static_cast<double>(c.count) / n_steps,
                         c.count > 0 ? static_cast<double>(c.bytes) / static_cast<double>(c.count) : 0.0,
                         static_cast<double>(c.gpu_ns) / 1e6 / n_steps});
   }
@@ -569,17 +613,21 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
   // fp32 GEMMs on a tensor-core GPU that is not busy enough to be compute-bound: the tip stands, without
   // the verdict, at the time those GEMMs take.
   const bool tensor_core_gpu = HasTensorCores(trace, a);
-  if (!compute_advised && tensor_core_gpu && a.kernels.fp32_gemm_ns > 0 && a.kernels.tensor_core_share() < Thresholds{}.tensor_core_healthy) {
+  if (!compute_advised && tensor_core_gpu && a.kernels.fp32_gemm_ns > 0 &&
+      a.kernels.tensor_core_share() < Thresholds{}.tensor_core_healthy) {
     const double ms = MsAtStake(BottleneckKind::kCompute, a, n_steps);
     r.recommendations.push_back({"tensor-cores", BottleneckKind::kCompute, PriorityOf(ms, step_ms),
-                                 Recommendation(BottleneckKind::kCompute, lang), CodeExample(BottleneckKind::kCompute), ms});
+                                 Recommendation(BottleneckKind::kCompute, lang), CodeExample(BottleneckKind::kCompute),
+                                 ms});
   }
   if (a.copies.pageable_htod > 0) {
     // What pinning is about: the copies' transfer time, or the host time of the calls that issue them
     // (a pageable copy blocks the host), whichever is longer.
-    const double ms = static_cast<double>(std::max(a.copies.pageable_htod_gpu_ns, a.copies.pageable_htod_host_ns)) / 1e6 / n_steps;
+    const double ms = static_cast<double>(std::max(a.copies.pageable_htod_gpu_ns, a.copies.pageable_htod_host_ns)) /
+                      1e6 / n_steps;
     r.recommendations.push_back({"pin-memory", std::nullopt, PriorityOf(ms, step_ms),
-                                 t("Pin host memory (DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True): pageable HtoD copies block the host",
+                                 t("Pin host memory (DataLoader(pin_memory=True)) and copy with .to(device, "
+                                   "non_blocking=True): pageable HtoD copies block the host",
                                    "使用 pin_memory=True 并以 non_blocking=True 拷贝：pageable HtoD 拷贝会阻塞 CPU"),
                                  "", ms});
   }
@@ -593,10 +641,11 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
   // Padding only helps where tensor cores run the GEMMs: not on a CPU-only trace.
   if (a.gemms.unaligned > 0 && tensor_core_gpu) {
     const double ms = static_cast<double>(a.gemms.unaligned_gpu_ns) / 1e6 / n_steps;
-    r.recommendations.push_back({"gemm-alignment", std::nullopt, PriorityOf(ms, step_ms),
-                                 t("Pad GEMM dimensions (K, N) to multiples of 8 so that fp16/bf16 GEMMs use tensor cores",
-                                   "将 GEMM 维度（K、N）补齐为 8 的倍数，使 fp16/bf16 GEMM 使用 Tensor Core"),
-                                 "", ms});
+    r.recommendations.push_back(
+        {"gemm-alignment", std::nullopt, PriorityOf(ms, step_ms),
+         t("Pad GEMM dimensions (K, N) to multiples of 8 so that fp16/bf16 GEMMs use tensor cores",
+           "将 GEMM 维度（K、N）补齐为 8 的倍数，使 fp16/bf16 GEMM 使用 Tensor Core"),
+         "", ms});
   }
   RankRecommendations(r.recommendations);
   return r;
@@ -609,47 +658,69 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
   const auto& env = r.environment;
   const auto& g = r.gpu;
   std::string out;
-  auto h1 = [&](const std::string& s) { out += md ? fmt::format("# {}\n\n", s) : fmt::format("{}\n{}\n\n", s, std::string(DisplayWidth(s), '=')); };
-  auto h2 = [&](const std::string& s) { out += md ? fmt::format("\n## {}\n", s) : fmt::format("\n{}\n{}\n", s, std::string(std::min<size_t>(DisplayWidth(s), 40), '-')); };
+  auto h1 = [&](const std::string& s) {
+    out += md ? fmt::format("# {}\n\n", s) : fmt::format("{}\n{}\n\n", s, std::string(DisplayWidth(s), '='));
+  };
+  auto h2 = [&](const std::string& s) {
+    out += md ? fmt::format("\n## {}\n", s)
+              : fmt::format("\n{}\n{}\n", s, std::string(std::min<size_t>(DisplayWidth(s), 40), '-'));
+  };
   auto item = [&](const std::string& s) { out += fmt::format("- {}\n", s); };
-  auto tag = [&](Severity s) { return fmt::format("{}[{}]{}", md ? "**" : "", SeverityLabel(s, lang), md ? "**" : ""); };
+  auto tag = [&](Severity s) {
+    return fmt::format("{}[{}]{}", md ? "**" : "", SeverityLabel(s, lang), md ? "**" : "");
+  };
 
   h1(t("PyTorch performance report", "PyTorch 性能分析报告"));
   out += fmt::format("{}{}\n", t("Trace: ", "Trace 文件："), env.trace_path);
 
   h2(t("Environment", "环境信息"));
   item(fmt::format("{}{}", t("PyTorch version: ", "PyTorch 版本："),
-                   env.pytorch_version.empty() ? fmt::format("{} ({})", t("not recorded", "未记录"), env.pytorch_era) : env.pytorch_version));
-  if (!env.cuda_runtime_version.empty()) item(fmt::format("{}{}", t("CUDA runtime: ", "CUDA Runtime 版本："), env.cuda_runtime_version));
-  if (!env.cuda_driver_version.empty()) item(fmt::format("{}{}", t("CUDA driver: ", "CUDA 驱动版本："), env.cuda_driver_version));
-  if (!env.hip_runtime_version.empty()) item(fmt::format("{}{}", t("HIP runtime: ", "HIP Runtime 版本："), env.hip_runtime_version));
+                   env.pytorch_version.empty() ? fmt::format("{} ({})", t("not recorded", "未记录"), env.pytorch_era)
+                                               : env.pytorch_version));
+  if (!env.cuda_runtime_version.empty())
+    item(fmt::format("{}{}", t("CUDA runtime: ", "CUDA Runtime 版本："), env.cuda_runtime_version));
+  if (!env.cuda_driver_version.empty())
+    item(fmt::format("{}{}", t("CUDA driver: ", "CUDA 驱动版本："), env.cuda_driver_version));
+  if (!env.hip_runtime_version.empty())
+    item(fmt::format("{}{}", t("HIP runtime: ", "HIP Runtime 版本："), env.hip_runtime_version));
   std::string gpu_text;
-  for (const auto& [name, count] : env.gpus) gpu_text += fmt::format("{}{} x {}", gpu_text.empty() ? "" : ", ", name, count);
+  for (const auto& [name, count] : env.gpus)
+    gpu_text += fmt::format("{}{} x {}", gpu_text.empty() ? "" : ", ", name, count);
   item(fmt::format("GPU{}{}", t(": ", "："), gpu_text.empty() ? t("none recorded", "未记录") : gpu_text));
   if (env.rank) {
-    item(fmt::format("{}{} / {}", t("Rank: ", "Rank："), *env.rank, env.world_size ? fmt::format("{}", *env.world_size) : std::string("?")));
+    item(fmt::format("{}{} / {}", t("Rank: ", "Rank："), *env.rank,
+                     env.world_size ? fmt::format("{}", *env.world_size) : std::string("?")));
   }
-  const std::string steps = lang == Language::kChinese ? fmt::format("{} 个 step", env.step_count) : Plural(env.step_count, "step", "steps");
-  item(fmt::format(fmt::runtime(t("Scope: {} ({}), mean {:.2f} ms{}", "分析范围：{}（{}），平均 {:.2f} ms{}")), steps, env.step_source,
-                   env.mean_step_ms, env.last_step_dropped ? t("; the last, partial step is left out", "；最后一个不完整的 step 未计入") : ""));
+  const std::string steps = lang == Language::kChinese ? fmt::format("{} 个 step", env.step_count)
+                                                       : Plural(env.step_count, "step", "steps");
+  item(fmt::format(fmt::runtime(t("Scope: {} ({}), mean {:.2f} ms{}", "分析范围：{}（{}），平均 {:.2f} ms{}")), steps,
+                   env.step_source, env.mean_step_ms,
+                   env.last_step_dropped ? t("; the last, partial step is left out", "；最后一个不完整的 step 未计入")
+                                         : ""));
   if (!env.step_note.empty()) item(fmt::format("{}{}", t("Note: ", "注意："), env.step_note));
 
   h2(fmt::format(fmt::runtime(t("Top {} ops", "Top {} 耗时算子")), r.top_n));
   if (r.top_ops.empty()) {
     item(t("no operators in the trace", "trace 中没有算子"));
   } else if (md) {
-    out += t("| # | Op | Self CUDA | CUDA total | Self CPU | Calls |\n|---|----|-----------|------------|----------|-------|\n",
-             "| 排名 | 算子 | Self CUDA | CUDA Total | Self CPU | 调用次数 |\n|------|------|-----------|------------|----------|---------|\n");
+    out += t(
+        "| # | Op | Self CUDA | CUDA total | Self CPU | Calls "
+        "|\n|---|----|-----------|------------|----------|-------|\n",
+        "| 排名 | 算子 | Self CUDA | CUDA Total | Self CPU | 调用次数 "
+        "|\n|------|------|-----------|------------|----------|---------|\n");
     for (size_t i = 0; i < r.top_ops.size(); ++i) {
       const auto& o = r.top_ops[i];
-      out += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", i + 1, o.name, Ms(o.self_cuda_ns), Ms(o.cuda_total_ns), Ms(o.self_cpu_ns), o.calls);
+      out += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", i + 1, o.name, Ms(o.self_cuda_ns), Ms(o.cuda_total_ns),
+                         Ms(o.self_cpu_ns), o.calls);
     }
   } else {
-    out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", "#", t("Op", "算子"), "Self CUDA", "CUDA total", "Self CPU", t("Calls", "调用"));
+    out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", "#", t("Op", "算子"), "Self CUDA", "CUDA total",
+                       "Self CPU", t("Calls", "调用"));
     for (size_t i = 0; i < r.top_ops.size(); ++i) {
       const auto& o = r.top_ops[i];
       std::string name = o.name.size() > 44 ? o.name.substr(0, 41) + "..." : o.name;
-      out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", i + 1, name, Ms(o.self_cuda_ns), Ms(o.cuda_total_ns), Ms(o.self_cpu_ns), o.calls);
+      out += fmt::format("{:>3}  {:<44} {:>12} {:>12} {:>12} {:>7}\n", i + 1, name, Ms(o.self_cuda_ns),
+                         Ms(o.cuda_total_ns), Ms(o.self_cpu_ns), o.calls);
     }
   }
 
@@ -658,9 +729,11 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
     item(t("no GPU activity in the trace (CPU-only profile; add ProfilerActivity.CUDA)",
            "trace 中没有 GPU 活动（仅 CPU；请启用 ProfilerActivity.CUDA）"));
   } else {
-    item(fmt::format("{}{} ({} > 80%)", t("GPU busy: ", "GPU 活跃时间占比："), Pct(g.busy_share), t("healthy", "健康值")));
-    item(fmt::format("{}{} ({} {})", t("Tensor cores: ", "Tensor Core 使用情况："), g.tensor_cores_used ? t("yes", "是") : t("no", "否"),
-                     Pct(g.tensor_core_share), t("of kernel time", "的 kernel 时间")));
+    item(fmt::format("{}{} ({} > 80%)", t("GPU busy: ", "GPU 活跃时间占比："), Pct(g.busy_share),
+                     t("healthy", "健康值")));
+    item(fmt::format("{}{} ({} {})", t("Tensor cores: ", "Tensor Core 使用情况："),
+                     g.tensor_cores_used ? t("yes", "是") : t("no", "否"), Pct(g.tensor_core_share),
+                     t("of kernel time", "的 kernel 时间")));
     item(fmt::format("{}{} ({})", t("Kernels under 10 µs: ", "耗时 < 10μs 的 kernel："), Pct(g.short_kernel_share),
                      lang == Language::kChinese ? fmt::format("共 {} 个 kernel", g.kernels)
                                                 : Plural(static_cast<size_t>(g.kernels), "kernel", "kernels")));
@@ -673,22 +746,27 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
     }
     item(fmt::format("{}{}", t("Main idle cause: ", "主要空闲原因："), g.main_idle_cause));
     item(fmt::format("{}{} {}, {} {}, {} {}", t("GPU idle split: ", "GPU 空闲拆分："), t("host-wait", "等待 CPU 下发"),
-                     Ms(g.idle_host_wait_ns), t("kernel-wait", "kernel 间短间隙"), Ms(g.idle_kernel_wait_ns), t("other", "其他"),
-                     Ms(g.idle_other_ns)));
+                     Ms(g.idle_host_wait_ns), t("kernel-wait", "kernel 间短间隙"), Ms(g.idle_kernel_wait_ns),
+                     t("other", "其他"), Ms(g.idle_other_ns)));
   }
   std::string bd;
   for (size_t i = 0; i < kRoleCount; ++i) {
-    if (g.breakdown[i] >= 0.001) bd += fmt::format("{}{} {}", bd.empty() ? "" : ", ", RoleLabel(static_cast<Role>(i), lang), Pct(g.breakdown[i]));
+    if (g.breakdown[i] >= 0.001)
+      bd += fmt::format("{}{} {}", bd.empty() ? "" : ", ", RoleLabel(static_cast<Role>(i), lang), Pct(g.breakdown[i]));
   }
   if (!bd.empty()) {
-    item(fmt::format("{}{}", t("Step breakdown (of step wall time, each instant counted once, for the first of kernel > memcpy > memset > "
-                               "communication > runtime > dataloader > cpu_exec active then): ",
-                               "Step 时间拆分（占 step 墙钟时间，每一时刻只计一次，归于当时活跃的第一项：kernel > 内存拷贝 > 内存置位 > "
-                               "通信 > CUDA Runtime > DataLoader > CPU 执行）："),
-                     bd));
+    item(fmt::format(
+        "{}{}",
+        t("Step breakdown (of step wall time, each instant counted once, for the first of kernel > memcpy > memset > "
+          "communication > runtime > dataloader > cpu_exec active then): ",
+          "Step 时间拆分（占 step 墙钟时间，每一时刻只计一次，归于当时活跃的第一项：kernel > 内存拷贝 > 内存置位 > "
+          "通信 > CUDA Runtime > DataLoader > CPU 执行）："),
+        bd));
   }
-  const std::string iterator = g.dataloader_iterator == "single" ? t("single-process, num_workers=0", "单进程，num_workers=0")
-                               : g.dataloader_iterator == "multi" ? t("multi-process", "多进程") : t("none", "无");
+  const std::string iterator = g.dataloader_iterator == "single"
+                                   ? t("single-process, num_workers=0", "单进程，num_workers=0")
+                               : g.dataloader_iterator == "multi" ? t("multi-process", "多进程")
+                                                                  : t("none", "无");
   const double dl_alone = g.breakdown[static_cast<size_t>(Role::kDataLoader)];
   // Two figures, named for what each measures: all the time inside __next__, and the part of it when
   // nothing else runs (the breakdown's), which is smaller where kernels queued earlier overlap loading.
@@ -701,18 +779,22 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
   item(fmt::format(fmt::runtime(t("DataLoader: {} of step time inside __next__ calls{}; iterator: {}",
                                   "DataLoader 耗时占比：step 时间的 {} 在 __next__ 调用中{}；迭代器：{}")),
                    Pct(g.dataloader_share), alone, iterator));
-  item(fmt::format("{}{:.1f}, {} {:.2f} ms; .item(): {} / {} {}", t("Syncs per step: ", "每个 step 的同步次数："), g.syncs_per_step,
-                   t("blocking", "阻塞"), g.sync_blocked_ms_per_step, g.syncing_item_calls, g.item_calls,
-                   t("really synchronised", "真正触发同步")));
+  item(fmt::format("{}{:.1f}, {} {:.2f} ms; .item(): {} / {} {}", t("Syncs per step: ", "每个 step 的同步次数："),
+                   g.syncs_per_step, t("blocking", "阻塞"), g.sync_blocked_ms_per_step, g.syncing_item_calls,
+                   g.item_calls, t("really synchronised", "真正触发同步")));
   if (g.has_copies) {
-    item(fmt::format("{}{:.1f}", t("Pageable memcpys per step: ", "每个 step 的 pageable 拷贝："), g.pageable_copies_per_step));
+    item(fmt::format("{}{:.1f}", t("Pageable memcpys per step: ", "每个 step 的 pageable 拷贝："),
+                     g.pageable_copies_per_step));
     // Per step, like the line above (the JSON keeps the totals too).
     std::string kinds;
     for (const auto& c : g.copies) {
-      kinds += fmt::format("{}{} {}->{} {:.1f} x {}, {:.3f} ms", kinds.empty() ? "" : "; ", c.direction, c.src, c.dst, c.count_per_step,
-                           Bytes(c.mean_bytes), c.gpu_ms_per_step);
+      kinds += fmt::format("{}{} {}->{} {:.1f} x {}, {:.3f} ms", kinds.empty() ? "" : "; ", c.direction, c.src, c.dst,
+                           c.count_per_step, Bytes(c.mean_bytes), c.gpu_ms_per_step);
     }
-    item(fmt::format("{}{}", t("Memcpys per step (count x mean size, GPU time): ", "每个 step 的拷贝（次数 x 平均大小，GPU 时间）："), kinds));
+    item(fmt::format(
+        "{}{}",
+        t("Memcpys per step (count x mean size, GPU time): ", "每个 step 的拷贝（次数 x 平均大小，GPU 时间）："),
+        kinds));
   }
 
   h2(t("Memory", "显存分析"));
@@ -720,7 +802,9 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
     item(t("not recorded (profile with profile_memory=True)", "未记录（请启用 profile_memory=True）"));
   } else {
     for (const auto& d : r.memory) {
-      const double used = d.total_global_mem > 0 ? static_cast<double>(d.peak_allocated) / static_cast<double>(d.total_global_mem) : 0;
+      const double used = d.total_global_mem > 0
+                              ? static_cast<double>(d.peak_allocated) / static_cast<double>(d.total_global_mem)
+                              : 0;
       const double total_gb = static_cast<double>(d.total_global_mem) / 1e9;
       std::string cap;
       if (d.total_global_mem > 0) {
@@ -728,12 +812,15 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
                                          : fmt::format(" ({} of {:.1f} GB)", Pct(used), total_gb);
       }
       // PyTorch 1.8-1.9 and CPU memory events carry no reserved total.
-      std::string reserved = d.peak_reserved > 0 ? fmt::format("{:.3f} GB", static_cast<double>(d.peak_reserved) / 1e9)
-                                                 : std::string(t("unknown (not in the trace)", "不可用（trace 中未记录）"));
-      const std::string allocations = lang == Language::kChinese ? fmt::format("{} 次分配", d.allocations)
-                                                                 : Plural(static_cast<size_t>(d.allocations), "allocation", "allocations");
-      item(fmt::format("{} {}{:.3f} GB{}{}{}{}{}{}", d.device, t("peak allocated ", "峰值分配 "), static_cast<double>(d.peak_allocated) / 1e9,
-                       cap, t(", ", "，"), t("peak reserved ", "峰值预留 "), reserved, t(", ", "，"), allocations));
+      std::string reserved = d.peak_reserved > 0
+                                 ? fmt::format("{:.3f} GB", static_cast<double>(d.peak_reserved) / 1e9)
+                                 : std::string(t("unknown (not in the trace)", "不可用（trace 中未记录）"));
+      const std::string allocations = lang == Language::kChinese
+                                          ? fmt::format("{} 次分配", d.allocations)
+                                          : Plural(static_cast<size_t>(d.allocations), "allocation", "allocations");
+      item(fmt::format("{} {}{:.3f} GB{}{}{}{}{}{}", d.device, t("peak allocated ", "峰值分配 "),
+                       static_cast<double>(d.peak_allocated) / 1e9, cap, t(", ", "，"),
+                       t("peak reserved ", "峰值预留 "), reserved, t(", ", "，"), allocations));
     }
   }
 
@@ -745,7 +832,9 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
     for (const auto& f : d.figures) figs += (figs.empty() ? "" : "; ") + FigureText(f, lang);
     out += fmt::format("{}. {} {}", ++n, tag(d.severity), d.title);
     if (!d.impact.empty()) out += fmt::format("{}{}", t(" — impact: ", " — 影响："), d.impact);
-    if (!figs.empty()) out += fmt::format("{}{}", d.impact.empty() ? t(" — evidence: ", " — 依据：") : t(". Evidence: ", "。依据："), figs);
+    if (!figs.empty())
+      out += fmt::format("{}{}", d.impact.empty() ? t(" — evidence: ", " — 依据：") : t(". Evidence: ", "。依据："),
+                         figs);
     out += "\n";
   }
 
@@ -756,8 +845,10 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
     std::string gain = rec.ms_at_stake_per_step > 0
                            ? fmt::format(fmt::runtime(t(" — expected gain: up to {:.2f} ms per step ({} of the step)",
                                                         " — 预期收益：每 step 至多 {:.2f} ms（占 step 的 {}）")),
-                                         rec.ms_at_stake_per_step, SmallPct(step_ms > 0 ? rec.ms_at_stake_per_step / step_ms : 0.0))
-                           : std::string(t(" — expected gain: none measured in this trace", " — 预期收益：本 trace 中未测得"));
+                                         rec.ms_at_stake_per_step,
+                                         SmallPct(step_ms > 0 ? rec.ms_at_stake_per_step / step_ms : 0.0))
+                           : std::string(
+                                 t(" — expected gain: none measured in this trace", " — 预期收益：本 trace 中未测得"));
     out += fmt::format("{}. {} {}{}\n", ++n, tag(rec.priority), rec.text, gain);
     if (md && rec.priority == Severity::kHigh && !rec.code.empty()) {
       std::string indented;
@@ -792,20 +883,19 @@ std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {
   const char* h_top = t("top bottleneck", "首要瓶颈");
   const char* h_file = t("file", "文件");
   if (md) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n|---|---|---|---|---|---|---|---|---|\n", h_rank, h_steps,
-                       h_mean, h_busy, h_dl, h_comm, h_sync, h_top, h_file);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n|---|---|---|---|---|---|---|---|---|\n",
+                       h_rank, h_steps, h_mean, h_busy, h_dl, h_comm, h_sync, h_top, h_file);
   } else {
-    out += fmt::format("{:>4}  {:>6} {:>10} {:>9} {:>11} {:>7} {:>11}  {:<22} {}\n", h_rank, h_steps, h_mean, h_busy, h_dl, h_comm,
-                       h_sync, h_top, h_file);
+    out += fmt::format("{:>4}  {:>6} {:>10} {:>9} {:>11} {:>7} {:>11}  {:<22} {}\n", h_rank, h_steps, h_mean, h_busy,
+                       h_dl, h_comm, h_sync, h_top, h_file);
   }
   for (size_t i = 0; i < set.ranks.size(); ++i) {
     const auto& r = set.ranks[i];
     if (!r.analysis) continue;
     const auto& a = *r.analysis;
-    std::string top = a.bottlenecks.empty()
-                          ? "-"
-                          : fmt::format("{} ({})", KindShort(a.bottlenecks[0].kind, opt.language),
-                                        SeverityLabel(a.bottlenecks[0].severity, opt.language));
+    std::string top = a.bottlenecks.empty() ? "-"
+                                            : fmt::format("{} ({})", KindShort(a.bottlenecks[0].kind, opt.language),
+                                                          SeverityLabel(a.bottlenecks[0].severity, opt.language));
     // An earlier profiling cycle of a rank is shown in parentheses under it; the straggler gets a star.
     std::string rank = r.representative() ? fmt::format("{}", r.rank) : fmt::format("({})", r.rank);
     const bool straggler = set.straggler && static_cast<size_t>(*set.straggler) == i;
@@ -813,17 +903,21 @@ std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {
     std::string busy = a.busy.has_gpu ? Pct(a.busy.share) : "-";
     std::string comm = a.kernels.has_kernels() ? Pct(a.comm.share()) : "-";
     if (md) {
-      out += fmt::format("| {}{} | {} | {:.2f} | {} | {} | {} | {:.1f} | {} | `{}` |\n", rank, straggler ? "*" : "", a.steps.count(), a.steps.mean_ms(), busy,
-                         Pct(a.dataloader.share), comm, a.syncs.per_step, top, r.path);
+      out += fmt::format("| {}{} | {} | {:.2f} | {} | {} | {} | {:.1f} | {} | `{}` |\n", rank, straggler ? "*" : "",
+                         a.steps.count(), a.steps.mean_ms(), busy, Pct(a.dataloader.share), comm, a.syncs.per_step, top,
+                         r.path);
     } else {
-      out += fmt::format("{:>4}{} {:>6} {:>10.2f} {:>9} {:>11} {:>7} {:>11.1f}  {:<22} {}\n", rank, straggler ? "*" : " ", a.steps.count(), a.steps.mean_ms(),
-                         busy, Pct(a.dataloader.share), comm, a.syncs.per_step, top, r.path);
+      out += fmt::format("{:>4}{} {:>6} {:>10.2f} {:>9} {:>11} {:>7} {:>11.1f}  {:<22} {}\n", rank,
+                         straggler ? "*" : " ", a.steps.count(), a.steps.mean_ms(), busy, Pct(a.dataloader.share), comm,
+                         a.syncs.per_step, top, r.path);
     }
   }
   std::string notes;
   if (set.has_cycles()) {
-    notes += t("(N): an earlier profiling cycle of rank N; each rank's most recent file stands for it when ranks are compared\n",
-             "(N)：rank N 较早的一个 profiling 周期；比较各 rank 时，每个 rank 取其最新的文件\n");
+    notes += t(
+        "(N): an earlier profiling cycle of rank N; each rank's most recent file stands for it when ranks are "
+        "compared\n",
+        "(N)：rank N 较早的一个 profiling 周期；比较各 rank 时，每个 rank 取其最新的文件\n");
   }
   if (set.straggler) {
     const auto& s = set.ranks[static_cast<size_t>(*set.straggler)];
@@ -837,16 +931,19 @@ std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {
     const bool comm = st.metric == "communication.share";
     std::string value = comm ? Pct(st.value) : fmt::format("{:.2f} ms", st.value);
     std::string others = comm ? Pct(st.others_mean) : fmt::format("{:.2f} ms", st.others_mean);
-    std::string rule = comm ? fmt::format(fmt::runtime(t("a straggler waits least: {:.0f}% less communication than the others' mean, "
-                                                         "and at least {:.0f} points",
-                                                         "慢节点等待最少：通信占比比其他 rank 的均值低 {:.0f}% 以上，且至少 {:.0f} 个百分点")),
-                                          kStragglerCommRelative * 100, kStragglerCommGap * 100)
-                            : fmt::format(fmt::runtime(t("no collectives; a straggler's step is {:.0f}% longer than the others' mean",
-                                                         "无集合通信；慢节点的 step 比其他 rank 的均值长 {:.0f}% 以上")),
-                                          kStragglerStepRelative * 100);
-    notes += fmt::format(fmt::runtime(t("{} rank {}: {} {} vs {} for the others ({})\n", "{}rank {}：{} {}，其他 rank 均值 {}（{}）\n")),
-                       set.straggler ? t("Straggler test:", "慢节点判定：") : t("No straggler; closest is", "无慢节点；最接近的是 "),
-                       st.rank, comm ? t("communication", "通信占比") : t("mean step", "平均 step"), value, others, rule);
+    std::string rule =
+        comm ? fmt::format(
+                   fmt::runtime(t("a straggler waits least: {:.0f}% less communication than the others' mean, "
+                                  "and at least {:.0f} points",
+                                  "慢节点等待最少：通信占比比其他 rank 的均值低 {:.0f}% 以上，且至少 {:.0f} 个百分点")),
+                   kStragglerCommRelative * 100, kStragglerCommGap * 100)
+             : fmt::format(fmt::runtime(t("no collectives; a straggler's step is {:.0f}% longer than the others' mean",
+                                          "无集合通信；慢节点的 step 比其他 rank 的均值长 {:.0f}% 以上")),
+                           kStragglerStepRelative * 100);
+    notes += fmt::format(
+        fmt::runtime(t("{} rank {}: {} {} vs {} for the others ({})\n", "{}rank {}：{} {}，其他 rank 均值 {}（{}）\n")),
+        set.straggler ? t("Straggler test:", "慢节点判定：") : t("No straggler; closest is", "无慢节点；最接近的是 "),
+        st.rank, comm ? t("communication", "通信占比") : t("mean step", "平均 step"), value, others, rule);
   }
   if (!notes.empty()) out += "\n" + notes;
   // The full report of the straggler (or the first rank's most recent file) follows the table.

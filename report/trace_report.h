@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "traceio/analysis.h"
 #include "report/trace_report_model.h"
+#include "traceio/analysis.h"
 #include "traceio/store.h"
 #include "traceio/trace_set.h"
 
@@ -44,6 +44,5 @@ std::string RenderReport(const Trace& trace, const TraceAnalysis& analysis, cons
 // The report for a TraceSet: one trace's report, or a per-rank table followed by the straggler's report
 // (else the first rank's most recent file).
 std::string RenderTraceSet(const TraceSet& set, const ReportOptions& options);
-
 
 }  // namespace tl::trace

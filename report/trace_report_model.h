@@ -58,8 +58,8 @@ struct CopyRow {
 
 // GPU 利用率概览. Each share says what it is a share of; no figure appears twice under two names.
 struct GpuFigures {
-  bool has_gpu = false;             // any kernel, memcpy or memset in the steps
-  double busy_share = 0.0;          // of step wall time
+  bool has_gpu = false;     // any kernel, memcpy or memset in the steps
+  double busy_share = 0.0;  // of step wall time
   bool tensor_cores_used = false;
   double tensor_core_share = 0.0;   // of kernel time
   double short_kernel_share = 0.0;  // of kernels, by count
@@ -73,7 +73,7 @@ struct GpuFigures {
   // priority order that is active then. Its DataLoader figure is the time nothing but the DataLoader
   // runs, so it is at most `dataloader_share`.
   std::array<double, kRoleCount> breakdown{};
-  double dataloader_share = 0.0;  // time inside DataLoader __next__ calls, over step wall time
+  double dataloader_share = 0.0;    // time inside DataLoader __next__ calls, over step wall time
   std::string dataloader_iterator;  // "single", "multi", "" (none)
   double syncs_per_step = 0.0;
   double sync_blocked_ms_per_step = 0.0;
@@ -109,8 +109,8 @@ struct RecommendationItem {
   std::string kind;  // BottleneckKindName, or "pin-memory", "zero-grad", "gemm-alignment", "tensor-cores", a rule code
   std::optional<BottleneckKind> bottleneck;
   Severity priority = Severity::kLow;
-  std::string text;  // in the report's language
-  std::string code;  // a Python example, shown in markdown for high-priority items; empty when none
+  std::string text;                   // in the report's language
+  std::string code;                   // a Python example, shown in markdown for high-priority items; empty when none
   double ms_at_stake_per_step = 0.0;  // the measured time per step the recommendation is about
 };
 

@@ -137,8 +137,9 @@ class GzipSource final : public ByteSource {
         if (member_done_ || produced_ > 0) {
           // Trailing garbage after a complete member, or a corrupt block: stop at what we have.
           finished_ = true;
-          if (!member_done_) return {0, fmt::format("corrupt gzip data after {} decompressed bytes: {}", produced_,
-                                                    stream_.msg != nullptr ? stream_.msg : "inflate error")};
+          if (!member_done_)
+            return {0, fmt::format("corrupt gzip data after {} decompressed bytes: {}", produced_,
+                                   stream_.msg != nullptr ? stream_.msg : "inflate error")};
           break;
         }
         return {0, fmt::format("not valid gzip data: {}", stream_.msg != nullptr ? stream_.msg : "inflate error")};
@@ -200,10 +201,12 @@ std::unique_ptr<ByteSource> OpenSource(const std::string& path, const SourceLimi
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     error = S_ISDIR(st.st_mode)
-                ? fmt::format("{}: is a folder; pass the folder to `torchlint trace`, which reads each rank's file", path)
-                : fmt::format("{}: not a regular file (a pipe, socket or device); pass a trace file written by "
-                              "torch.profiler",
-                              path);
+                ? fmt::format("{}: is a folder; pass the folder to `torchlint trace`, which reads each rank's file",
+                              path)
+                : fmt::format(
+                      "{}: not a regular file (a pipe, socket or device); pass a trace file written by "
+                      "torch.profiler",
+                      path);
     return nullptr;
   }
   FilePtr file(std::fopen(path.c_str(), "rb"));
@@ -213,7 +216,7 @@ std::unique_ptr<ByteSource> OpenSource(const std::string& path, const SourceLimi
   }
   uint64_t size = 0;
   if (std::fseek(file.get(), 0, SEEK_END) == 0) {
-    long end = std::ftell(file.get());
+    const auto end = std::ftell(file.get());  // long, as ftell returns it
     if (end > 0) size = static_cast<uint64_t>(end);
     std::fseek(file.get(), 0, SEEK_SET);
   }

@@ -81,12 +81,25 @@ inline Shape ShapeOf(std::string_view tok) {
 enum class Arg : uint8_t {
   kOther,
   // integers
-  kExternalId, kCorrelation, kDevice, kStream, kBytes, kPythonId, kPythonParentId, kTotalAllocated,
-  kTotalReserved, kMemoryBytes, kDeviceId, kDeviceType,
+  kExternalId,
+  kCorrelation,
+  kDevice,
+  kStream,
+  kBytes,
+  kPythonId,
+  kPythonParentId,
+  kTotalAllocated,
+  kTotalReserved,
+  kMemoryBytes,
+  kDeviceId,
+  kDeviceType,
   // strings
-  kName, kCallStack, kCallFrom,
+  kName,
+  kCallStack,
+  kCallFrom,
   // arrays, kept for GEMMs only
-  kInputDims, kInputType,
+  kInputDims,
+  kInputType,
 };
 
 inline Arg ArgOf(std::string_view k) {
@@ -104,7 +117,9 @@ inline Arg ArgOf(std::string_view k) {
     case 'P':
       return Is(k, "Python id") ? Arg::kPythonId : Is(k, "Python parent id") ? Arg::kPythonParentId : Arg::kOther;
     case 'T':
-      return Is(k, "Total Allocated") ? Arg::kTotalAllocated : Is(k, "Total Reserved") ? Arg::kTotalReserved : Arg::kOther;
+      return Is(k, "Total Allocated")  ? Arg::kTotalAllocated
+             : Is(k, "Total Reserved") ? Arg::kTotalReserved
+                                       : Arg::kOther;
     case 'B': return Is(k, "Bytes") ? Arg::kMemoryBytes : Arg::kOther;
     case 'D': return Is(k, "Device Id") ? Arg::kDeviceId : Is(k, "Device Type") ? Arg::kDeviceType : Arg::kOther;
     default: return Arg::kOther;
@@ -160,17 +175,14 @@ inline bool PlainString(std::string_view tok, std::string_view& out) {
 // An integer field as IntOf reads it; false when the fast path must give up.
 inline bool FastInt(std::string_view tok, std::optional<int64_t>& out) {
   switch (ShapeOf(tok)) {
-    case Shape::kNumber:
-      out = ParseInteger(tok);
-      return true;
+    case Shape::kNumber: out = ParseInteger(tok); return true;
     case Shape::kString: {
       std::string_view s;
       if (!PlainString(tok, s)) return false;
       out = ParseInteger(s);
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -193,13 +205,22 @@ size_t SanitizeUtf8(char* p, size_t len) {
     size_t need = 0;
     unsigned char lo = 0x80, hi = 0xbf;
     if (c >= 0xc2 && c <= 0xdf) need = 1;
-    else if (c == 0xe0) { need = 2; lo = 0xa0; }
-    else if (c >= 0xe1 && c <= 0xec) need = 2;
-    else if (c == 0xed) { need = 2; hi = 0x9f; }
-    else if (c >= 0xee && c <= 0xef) need = 2;
-    else if (c == 0xf0) { need = 3; lo = 0x90; }
-    else if (c >= 0xf1 && c <= 0xf3) need = 3;
-    else if (c == 0xf4) { need = 3; hi = 0x8f; }
+    else if (c == 0xe0) {
+      need = 2;
+      lo = 0xa0;
+    } else if (c >= 0xe1 && c <= 0xec) need = 2;
+    else if (c == 0xed) {
+      need = 2;
+      hi = 0x9f;
+    } else if (c >= 0xee && c <= 0xef) need = 2;
+    else if (c == 0xf0) {
+      need = 3;
+      lo = 0x90;
+    } else if (c >= 0xf1 && c <= 0xf3) need = 3;
+    else if (c == 0xf4) {
+      need = 3;
+      hi = 0x8f;
+    }
     bool valid = need > 0 && i + need < len;
     for (size_t k = 1; valid && k <= need; ++k) {
       unsigned char b = u(i + k);
@@ -272,15 +293,13 @@ bool EventParser::StringOf(od::value& v, std::string_view& out) {
 std::optional<int64_t> EventParser::IntOf(od::value v) {
   const std::string_view tok = TokenText(v);
   switch (ShapeOf(tok)) {
-    case Shape::kNumber:
-      return ParseInteger(tok);
+    case Shape::kNumber: return ParseInteger(tok);
     case Shape::kString: {
       std::string_view s;
       if (!StringOf(v, s)) return std::nullopt;
       return ParseInteger(s);
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -343,8 +362,7 @@ simdjson::error_code EventParser::ParseArgs(od::object args, EventFields& f) {
         }
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
   return simdjson::SUCCESS;

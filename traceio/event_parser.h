@@ -49,10 +49,10 @@ struct EventFields {
 // One element of `traceEvents` as the splitter cut it. Small on purpose: the splitter writes one per
 // event on the reader's thread, and the parse results go in a separate array, filled by the parser.
 struct Element {
-  size_t begin = 0;      // [begin, end) in EventBatch::bytes
+  size_t begin = 0;  // [begin, end) in EventBatch::bytes
   size_t end = 0;
-  uint64_t offset = 0;   // byte offset of the element in the decompressed input
-  bool object = true;    // false: a JSON value that is not an object (counted as malformed, never parsed)
+  uint64_t offset = 0;  // byte offset of the element in the decompressed input
+  bool object = true;   // false: a JSON value that is not an object (counted as malformed, never parsed)
 };
 
 // What parsing one element gave.

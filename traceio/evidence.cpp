@@ -139,8 +139,9 @@ DataLoaderEvidence TraceEvidence::DataLoader() const {
   out.cost.share_of_step = d.share;
   out.cost.summary = fmt::format("DataLoader __next__ takes {:.1f}% of the step ({:.2f} ms/step, {} iterator)",
                                  d.share * 100, out.cost.ms_per_step,
-                                 d.iterator == IteratorKind::kSingle ? "single-process (num_workers=0)"
-                                 : d.iterator == IteratorKind::kMulti ? "multi-process" : "no");
+                                 d.iterator == IteratorKind::kSingle  ? "single-process (num_workers=0)"
+                                 : d.iterator == IteratorKind::kMulti ? "multi-process"
+                                                                      : "no");
   return out;
 }
 
@@ -225,9 +226,10 @@ GemmEvidence TraceEvidence::UnalignedGemms(const SourceMatch* where) const {
   out.gemms = g.gemms;
   const auto n = static_cast<int64_t>(events.size());
   out.cost = MakeCost(n, ns, std::move(events));
-  out.cost.summary = fmt::format("{:.1f} GEMMs per step with K or N not a multiple of 8, {:.2f} ms/step; tensor-core "
-                                 "share of kernel time {:.1f}%",
-                                 out.cost.count_per_step, out.cost.ms_per_step, out.tensor_core_share * 100);
+  out.cost.summary = fmt::format(
+      "{:.1f} GEMMs per step with K or N not a multiple of 8, {:.2f} ms/step; tensor-core "
+      "share of kernel time {:.1f}%",
+      out.cost.count_per_step, out.cost.ms_per_step, out.tensor_core_share * 100);
   return out;
 }
 

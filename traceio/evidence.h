@@ -38,23 +38,23 @@ struct EventRef {
 };
 
 struct Cost {
-  bool observed = false;       // something matched inside the analysed steps
+  bool observed = false;  // something matched inside the analysed steps
   int64_t count = 0;
   double count_per_step = 0.0;
   double ms_per_step = 0.0;
   double share_of_step = 0.0;  // ms_per_step over the mean step time
   std::vector<EventRef> examples;
-  std::string summary;         // one sentence with the figures
+  std::string summary;  // one sentence with the figures
   // Every event the time was measured on (the host call for a copy), so that two findings that explain
   // the same events can share their time rather than both claim it.
   std::vector<uint32_t> claims;
 };
 
 struct SyncEvidence {
-  Cost cost;                     // sync calls and blocking DtoH copies
-  int64_t item_calls = 0;        // .item() calls in the scope
+  Cost cost;               // sync calls and blocking DtoH copies
+  int64_t item_calls = 0;  // .item() calls in the scope
   int64_t syncing_item_calls = 0;
-  bool code_ran = false;         // the scope had any events in the steps
+  bool code_ran = false;  // the scope had any events in the steps
 };
 
 struct DataLoaderEvidence {

@@ -8,13 +8,13 @@
 
 #include <algorithm>
 #include <array>
-#include <exception>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
-#include <thread>
 #include <string_view>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -108,12 +108,12 @@ class Reader {
 
   // ---- splitter ----------------------------------------------------------------------------------
   void SkipSpace();
-  bool ScanCompound();      // pos_ at '{' or '['; leaves pos_ past the matching close (see there)
-  bool ScanString();        // pos_ at '"'; leaves pos_ past the closing quote
-  bool ScanScalar();        // number / true / false / null / N/A
-  size_t SplitRun();        // pos_ at '{': cuts every complete event in the window, no refill; how many
+  bool ScanCompound();  // pos_ at '{' or '['; leaves pos_ past the matching close (see there)
+  bool ScanString();    // pos_ at '"'; leaves pos_ past the closing quote
+  bool ScanScalar();    // number / true / false / null / N/A
+  size_t SplitRun();    // pos_ at '{': cuts every complete event in the window, no refill; how many
   bool ReadKey(std::string& key);
-  bool ReadEvents();        // SplitEvents, then every batch parsed and committed
+  bool ReadEvents();  // SplitEvents, then every batch parsed and committed
   bool SplitEvents();
   bool CaptureValue(std::string* out);
   void CheckTrailingData();  // after the trace's closing bracket: anything but whitespace is noted
@@ -158,7 +158,6 @@ class Reader {
     stats_.truncated_at = Offset(end_);
   }
 
-
   ByteSource& source_;
   std::string name_;
   ReadOptions options_;
@@ -187,7 +186,7 @@ class Reader {
   std::vector<std::string> metadata_warnings_;
   uint64_t old_vocab_ = 0;
   uint64_t new_vocab_ = 0;
-  std::vector<int8_t> cat_kind_;    // by category string id; -1 unknown yet
+  std::vector<int8_t> cat_kind_;  // by category string id; -1 unknown yet
   std::string last_pid_;
   std::string last_tid_;
   uint32_t last_track_ = 0;
@@ -222,9 +221,10 @@ bool Reader::Refill() {
     // one endless string would otherwise take all memory).
     const size_t max_element = std::max<size_t>(options_.max_element_bytes, 4096);
     if (capacity() >= max_element) {
-      Fail(fmt::format("{}: the element at byte {} is larger than {} KiB; no profiler writes one (a damaged file "
-                       "or a gz bomb?)",
-                       name_, Offset(std::min(pos_, mark_)), max_element >> 10));
+      Fail(
+          fmt::format("{}: the element at byte {} is larger than {} KiB; no profiler writes one (a damaged file "
+                      "or a gz bomb?)",
+                      name_, Offset(std::min(pos_, mark_)), max_element >> 10));
       eof_ = true;
       return false;
     }
@@ -406,8 +406,8 @@ struct Block {
   uint64_t open = 0;      // opening brackets (of the kind asked for) outside strings
   uint64_t brackets = 0;  // opening and closing brackets outside strings
   bool in_string_after = false;
-  int advance = 64;       // 63 when the last byte escapes the first of the next block
-  bool ok = true;         // false: a backslash outside a string (invalid JSON); the byte loop judges it
+  int advance = 64;  // 63 when the last byte escapes the first of the next block
+  bool ok = true;    // false: a backslash outside a string (invalid JSON); the byte loop judges it
 };
 
 inline Block ScanBlock(const char* p, bool in_string, char open, char close) {
@@ -780,10 +780,14 @@ ReadResult Reader::Run() {
       if (key == "traceEvents") {
         const char v = buf_[pos_];
         if (v != '[') {
-          const char* what = v == '{' ? "an object" : v == '"' ? "a string" : v == 'n' ? "null" : "a number or a literal";
-          Fail(fmt::format("{}: not a PyTorch profiler trace: \"traceEvents\" at byte {} holds {}, not an array of "
-                           "events",
-                           name_, Offset(pos_), what));
+          const char* what = v == '{'   ? "an object"
+                             : v == '"' ? "a string"
+                             : v == 'n' ? "null"
+                                        : "a number or a literal";
+          Fail(
+              fmt::format("{}: not a PyTorch profiler trace: \"traceEvents\" at byte {} holds {}, not an array of "
+                          "events",
+                          name_, Offset(pos_), what));
           break;
         }
         if (saw_events_key_) {
@@ -810,10 +814,10 @@ ReadResult Reader::Run() {
     }
     if (closed) CheckTrailingData();
   } else {
-    return fail(fmt::format(
-        "{}: not a JSON trace: expected '{{' or '[' at byte {}, found «{}»; pass a file written by "
-        "torch.profiler (export_chrome_trace or tensorboard_trace_handler)",
-        name_, Offset(pos_), Snippet(Around(pos_))));
+    return fail(
+        fmt::format("{}: not a JSON trace: expected '{{' or '[' at byte {}, found «{}»; pass a file written by "
+                    "torch.profiler (export_chrome_trace or tensorboard_trace_handler)",
+                    name_, Offset(pos_), Snippet(Around(pos_))));
   }
 
   if (!error_.empty()) return fail(error_);
@@ -828,21 +832,21 @@ ReadResult Reader::Run() {
   }
 
   if (stats_.events == 0 && stats_.bad_events > 0) {
-    return fail(fmt::format("{}: none of the {} elements of traceEvents could be read; the first at byte {}: {}",
-                            name_, stats_.bad_events, first_bad_offset_, first_bad_message_));
+    return fail(fmt::format("{}: none of the {} elements of traceEvents could be read; the first at byte {}: {}", name_,
+                            stats_.bad_events, first_bad_offset_, first_bad_message_));
   }
 
   ParseMetadata();
   result.warnings.insert(result.warnings.end(), metadata_warnings_.begin(), metadata_warnings_.end());
   if (!source_error_.empty()) {
-    result.warnings.push_back(fmt::format("{}: {}; analysed the {} events read before it", name_, source_error_,
-                                          stats_.events));
+    result.warnings.push_back(
+        fmt::format("{}: {}; analysed the {} events read before it", name_, source_error_, stats_.events));
   }
   if (stats_.truncated) {
-    result.warnings.push_back(fmt::format(
-        "{}: truncated at byte {} (the file ends inside the trace, as when a job is killed mid-write); "
-        "analysed the {} complete events before byte {}",
-        name_, stats_.truncated_at, stats_.events, stats_.last_complete));
+    result.warnings.push_back(
+        fmt::format("{}: truncated at byte {} (the file ends inside the trace, as when a job is killed mid-write); "
+                    "analysed the {} complete events before byte {}",
+                    name_, stats_.truncated_at, stats_.events, stats_.last_complete));
   }
   if (stats_.bad_events > 0) {
     result.warnings.push_back(fmt::format("{}: skipped {} malformed event{}; the first at byte {}: {}", name_,
@@ -860,18 +864,18 @@ ReadResult Reader::Run() {
                                           *trailing_data_at_, trailing_snippet_));
   }
   if (duplicate_events_at_) {
-    result.warnings.push_back(fmt::format("{}: a second \"traceEvents\" array at byte {} was ignored", name_,
-                                          *duplicate_events_at_));
+    result.warnings.push_back(
+        fmt::format("{}: a second \"traceEvents\" array at byte {} was ignored", name_, *duplicate_events_at_));
   }
   if (begin_end_events_ > 0) {
-    result.warnings.push_back(fmt::format("{}: ignored {} B/E duration events (torch.profiler writes X events)",
-                                          name_, begin_end_events_));
+    result.warnings.push_back(
+        fmt::format("{}: ignored {} B/E duration events (torch.profiler writes X events)", name_, begin_end_events_));
   }
   if (stats_.events == 0) {
     result.warnings.push_back(fmt::format("{}: the trace holds no events", name_));
   } else if (builder_.event_count() == 0 && stats_.skipped_events == 0) {
-    result.warnings.push_back(fmt::format(
-        "{}: the trace holds no complete (\"ph\": \"X\") events, so there is no time to measure", name_));
+    result.warnings.push_back(
+        fmt::format("{}: the trace holds no complete (\"ph\": \"X\") events, so there is no time to measure", name_));
   }
   auto& md = builder_.metadata();
   md.path = name_;
@@ -880,10 +884,10 @@ ReadResult Reader::Run() {
   else if (new_vocab_ > 0) md.format = TraceFormat::kKineto;
   result.trace = builder_.Finish();
   if (uint64_t capped = result.trace->nesting_capped(); capped > 0) {
-    result.warnings.push_back(fmt::format(
-        "{}: {} event{} nested more than {} levels deep; they are kept one level up (no profiler nests so "
-        "deep: the file is likely damaged or generated)",
-        name_, capped, capped == 1 ? "" : "s", kMaxNestingDepth));
+    result.warnings.push_back(
+        fmt::format("{}: {} event{} nested more than {} levels deep; they are kept one level up (no profiler nests so "
+                    "deep: the file is likely damaged or generated)",
+                    name_, capped, capped == 1 ? "" : "s", kMaxNestingDepth));
   }
   result.stats = stats_;
   return result;
@@ -999,9 +1003,7 @@ void Reader::Commit(const EventFields& f, const EventBatch& batch, uint64_t offs
       return;
     }
     case 'B':
-    case 'E':
-      ++begin_end_events_;
-      return;
+    case 'E': ++begin_end_events_; return;
     default:
       ++stats_.events;  // counters and other phases carry nothing the analyses use
       return;
@@ -1017,8 +1019,8 @@ void Reader::ParseMetadata() {
     if (it == metadata_raw_.end()) return;
     dom::element root;
     if (auto err = parser.parse(it->second).get(root)) {
-      metadata_warnings_.push_back(fmt::format("{}: \"{}\" is not valid JSON ({}); it was ignored", name_, key,
-                                               simdjson::error_message(err)));
+      metadata_warnings_.push_back(
+          fmt::format("{}: \"{}\" is not valid JSON ({}); it was ignored", name_, key, simdjson::error_message(err)));
       return;
     }
     fn(root);

@@ -49,14 +49,14 @@ struct ReadStats {
   uint64_t bad_events = 0;      // skipped as malformed
   uint64_t skipped_events = 0;  // skipped on purpose (options)
   bool truncated = false;
-  uint64_t truncated_at = 0;    // byte offset where the input stopped
-  uint64_t last_complete = 0;   // byte offset just past the last complete event
+  uint64_t truncated_at = 0;   // byte offset where the input stopped
+  uint64_t last_complete = 0;  // byte offset just past the last complete event
 };
 
 struct ReadResult {
-  std::optional<Trace> trace;          // absent when the file is unreadable or not a trace
-  std::string error;                   // one line, set when `trace` is absent
-  std::vector<std::string> warnings;   // one line each; the trace is usable
+  std::optional<Trace> trace;         // absent when the file is unreadable or not a trace
+  std::string error;                  // one line, set when `trace` is absent
+  std::vector<std::string> warnings;  // one line each; the trace is usable
   ReadStats stats;
   bool ok() const { return trace.has_value(); }
 };

@@ -52,7 +52,6 @@ bool MergeRuns(It first, It last, Less less, size_t max_runs) {
   return true;
 }
 
-
 }  // namespace
 
 std::string_view KindName(EventKind kind) {
@@ -141,10 +140,9 @@ std::vector<uint32_t> Trace::EventsOfKind(std::initializer_list<EventKind> kinds
 }
 
 size_t Trace::MemoryFootprint() const {
-  return ts_.capacity() * 8 + dur_.capacity() * 8 + name_.capacity() * 4 + kind_.capacity() +
-         track_.capacity() * 4 + parent_.capacity() * 4 + correlation_.capacity() * 8 +
-         external_id_.capacity() * 8 + link_.capacity() * 4 + aux_.capacity() * 4 +
-         gpu_.capacity() * sizeof(GpuInfo) + python_.capacity() * sizeof(PythonFrame) +
+  return ts_.capacity() * 8 + dur_.capacity() * 8 + name_.capacity() * 4 + kind_.capacity() + track_.capacity() * 4 +
+         parent_.capacity() * 4 + correlation_.capacity() * 8 + external_id_.capacity() * 8 + link_.capacity() * 4 +
+         aux_.capacity() * 4 + gpu_.capacity() * sizeof(GpuInfo) + python_.capacity() * sizeof(PythonFrame) +
          ops_.capacity() * sizeof(OpInfo) + dims_.capacity() * 8 + memory_.capacity() * sizeof(MemoryEvent) +
          flows_.capacity() * sizeof(FlowPoint) + strings_.bytes() + strings_.size() * 40;
 }

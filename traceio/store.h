@@ -28,10 +28,10 @@ enum class EventKind : uint8_t {
   kKernel,
   kMemcpy,
   kMemset,
-  kRuntime,  // cuda_runtime / hip runtime: launches, syncs, memcpy calls
-  kDriver,   // cuda_driver: cuLaunchKernel from Triton and compiled code
-  kCudaSync, // GPU-side sync records (needs enable_cuda_sync_events)
-  kOther,    // Trace spans, overhead, anything unknown
+  kRuntime,   // cuda_runtime / hip runtime: launches, syncs, memcpy calls
+  kDriver,    // cuda_driver: cuLaunchKernel from Triton and compiled code
+  kCudaSync,  // GPU-side sync records (needs enable_cuda_sync_events)
+  kOther,     // Trace spans, overhead, anything unknown
 };
 
 constexpr bool IsGpuWork(EventKind k) {
@@ -47,9 +47,9 @@ std::string_view KindName(EventKind kind);
 // Which profiler wrote the file, as far as the file tells.
 enum class TraceFormat : uint8_t {
   kUnknown,
-  kLegacyList,   // bare JSON list from builds without Kineto (e.g. Debian's 1.13): names and times only
-  kKinetoOld,    // PyTorch 1.8-1.9 category names
-  kKineto,       // PyTorch 1.10 and later
+  kLegacyList,  // bare JSON list from builds without Kineto (e.g. Debian's 1.13): names and times only
+  kKinetoOld,   // PyTorch 1.8-1.9 category names
+  kKineto,      // PyTorch 1.10 and later
 };
 
 constexpr uint32_t kNoIndex = 0xffffffffu;
@@ -63,9 +63,9 @@ struct Track {
   std::optional<int64_t> pid_number;
   std::optional<int64_t> tid_number;
   StringId thread_name = 0;
-  bool gpu = false;         // holds kernels/memcpys/memsets
-  int32_t device = -1;      // GPU device for GPU tracks
-  uint32_t begin = 0;       // [begin, end) in the sorted event columns
+  bool gpu = false;     // holds kernels/memcpys/memsets
+  int32_t device = -1;  // GPU device for GPU tracks
+  uint32_t begin = 0;   // [begin, end) in the sorted event columns
   uint32_t end = 0;
 };
 
@@ -98,9 +98,9 @@ struct PythonFrame {
 
 // Side record of a cpu_op with the args the GEMM and attribution analyses use.
 struct OpInfo {
-  StringId call_stack = 0;   // 1.8-1.9 `Call stack`, innermost first, ';'-separated
-  StringId input_type = 0;   // first entry of `Input type`
-  uint32_t dims_begin = 0;   // [dims_begin, dims_end) into Trace::dims(): per input, a count then the sizes
+  StringId call_stack = 0;  // 1.8-1.9 `Call stack`, innermost first, ';'-separated
+  StringId input_type = 0;  // first entry of `Input type`
+  uint32_t dims_begin = 0;  // [dims_begin, dims_end) into Trace::dims(): per input, a count then the sizes
   uint32_t dims_end = 0;
 };
 

@@ -112,7 +112,8 @@ void FindStraggler(TraceSet& set) {
 
 }  // namespace
 
-TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options, const AnalysisOptions& analysis_options) {
+TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options,
+                      const AnalysisOptions& analysis_options) {
   TraceSet set;
   set.path = path;
   std::error_code ec;

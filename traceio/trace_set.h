@@ -18,7 +18,7 @@ namespace tl::trace {
 struct RankTrace {
   std::string path;
   int rank = 0;
-  ReadResult read;          // read.trace is set when readable
+  ReadResult read;  // read.trace is set when readable
   std::optional<TraceAnalysis> analysis;
   // This file's place among the files of its rank, oldest first (by the trace's first timestamp, then
   // by file name), and how many there are.
@@ -40,9 +40,9 @@ struct StragglerTest {
 struct TraceSet {
   bool folder = false;
   std::string path;
-  std::vector<RankTrace> ranks;      // sorted by rank, then oldest cycle first
-  std::vector<std::string> errors;   // one line each: files that could not be read
-  std::optional<int> straggler;      // index into ranks (always a representative file)
+  std::vector<RankTrace> ranks;                 // sorted by rank, then oldest cycle first
+  std::vector<std::string> errors;              // one line each: files that could not be read
+  std::optional<int> straggler;                 // index into ranks (always a representative file)
   std::optional<StragglerTest> straggler_test;  // set when two or more ranks could be compared
   bool any_readable() const;
   bool any_warnings() const;

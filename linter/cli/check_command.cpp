@@ -6,17 +6,17 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fmt/core.h>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+#include <fmt/core.h>
 
+#include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
 #include "linter/cli/options.h"
-#include "crosscheck/crosscheck.h"
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
 #include "linter/engine/config.h"
@@ -54,7 +54,6 @@ struct CheckArgs {
   std::string fail_on = "any";  // --fail-on any|confirmed|none
 };
 
-
 bool UseColor(const std::string& mode) {
   if (mode == "always") return true;
   if (mode == "never") return false;
@@ -64,7 +63,6 @@ bool UseColor(const std::string& mode) {
   if (term != nullptr && std::string_view(term) == "dumb") return false;
   return ::isatty(STDOUT_FILENO) != 0;
 }
-
 
 fs::path Absolute(const fs::path& path) {
   std::error_code ec;
@@ -85,8 +83,8 @@ std::string ForDisplay(const fs::path& path) {
 int RunCheck(const CheckArgs& args) {
   // Flags first: every usage error is reported before any file is read.
   const auto format = ParseOutputFormat(args.output_format);
-  if (!format) return UsageError(fmt::format("unknown --output-format `{}`; use text, json, sarif or github",
-                                             args.output_format));
+  if (!format)
+    return UsageError(fmt::format("unknown --output-format `{}`; use text, json, sarif or github", args.output_format));
   CliOverrides cli;
   if (!args.select.empty()) {
     auto select = NormalizeSelectors(args.select, "--select");
@@ -99,8 +97,8 @@ int RunCheck(const CheckArgs& args) {
   if (!args.target_torch.empty()) {
     cli.target_torch = TorchVersion::Parse(args.target_torch);
     if (!cli.target_torch) {
-      return UsageError(fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1",
-                                    args.target_torch));
+      return UsageError(
+          fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1", args.target_torch));
     }
   }
   for (const auto& [key, value] : args.rule_options) {
@@ -297,7 +295,8 @@ int RunCheck(const CheckArgs& args) {
     if (cross_check && !fix_stdin) {
       if (outcome.diagnostics.empty()) return;  // nothing to rank, and the reporters print findings only
       ranked_sources.push_back(std::make_unique<SourceFile>(std::move(*outcome.source)));
-      for (Diagnostic& diagnostic : outcome.diagnostics) ranked.push_back({ranked_sources.back().get(), std::move(diagnostic)});
+      for (Diagnostic& diagnostic : outcome.diagnostics)
+        ranked.push_back({ranked_sources.back().get(), std::move(diagnostic)});
       return;
     }
     reporter->AddFile(*outcome.source, outcome.diagnostics);
@@ -353,7 +352,8 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_option("-j,--jobs", args->jobs, "Files checked in parallel (default: one per CPU); output order is fixed");
   app->add_option("--output-format", args->output_format, "text, json, sarif or github")
       ->check(CLI::IsMember({"text", "full", "concise", "json", "sarif", "github"}));
-  app->add_option("--color", args->color, "Colour the text output: auto (on a terminal, unless NO_COLOR), always, never")
+  app->add_option("--color", args->color,
+                  "Colour the text output: auto (on a terminal, unless NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app->add_flag("--no-respect-gitignore", args->no_respect_gitignore, "Also check files that .gitignore excludes");
   app->add_flag("--force-exclude", args->force_exclude,

@@ -16,6 +16,7 @@ std::vector<CommandRegistration>& CommandRegistry() {
 
 }  // namespace tl::cli
 
+// NOLINTNEXTLINE(bugprone-exception-escape): what escapes here is out of memory; terminating is right
 int main(int argc, char** argv) {
   CLI::App app{"torchlint: find PyTorch performance anti-patterns in code and confirm them on profiler traces"};
   app.set_version_flag("--version", std::string("torchlint 0.1.0"));

@@ -15,7 +15,8 @@ int UsageError(const std::string& message) {
 
 void AddSelectorOptions(CLI::App* app, std::vector<std::string>& select, std::vector<std::string>& ignore,
                         const std::string& select_help, const std::string& ignore_help) {
-  for (auto [name, values, help] : {std::tuple{"--select", &select, &select_help}, {"--ignore", &ignore, &ignore_help}}) {
+  for (auto [name, values, help] :
+       {std::tuple{"--select", &select, &select_help}, {"--ignore", &ignore, &ignore_help}}) {
     app->add_option(name, *values, *help)
         ->delimiter(',')
         ->allow_extra_args(false)

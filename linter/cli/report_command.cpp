@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
 #include "linter/cli/options.h"
 #include "linter/core/fs.h"
 #include "linter/engine/check.h"
 #include "linter/engine/config.h"
-#include "crosscheck/crosscheck.h"
-#include "report/crosscheck_report.h"
 #include "linter/engine/discovery.h"
+#include "report/crosscheck_report.h"
 
 namespace tl::cli {
 namespace {
@@ -49,7 +49,9 @@ int RunReport(const ReportArgs& args) {
   // The version the code runs on: --target-torch, else what the trace shows, else the current default.
   if (!args.target_torch.empty()) {
     auto v = TorchVersion::Parse(args.target_torch);
-    if (!v) return UsageError(fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1", args.target_torch));
+    if (!v)
+      return UsageError(
+          fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1", args.target_torch));
     options.rule_options.target_torch = *v;
   } else if (auto v = cross_check->TraceTorch()) {
     options.rule_options.target_torch = *v;
@@ -84,7 +86,7 @@ int RunReport(const ReportArgs& args) {
     sources.push_back(std::move(source));
   }
   const trace::Language lang = args.lang == "zh" && args.format != "json" ? trace::Language::kChinese
-                                                                           : trace::Language::kEnglish;
+                                                                          : trace::Language::kEnglish;
   std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(lang, scripts);
   SettleCosts(findings, trace_findings);
   RankFindings(findings);

@@ -6,8 +6,8 @@
 #include <cctype>
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
+#include <nlohmann/json.hpp>
 
 #include "linter/cli/command.h"
 #include "linter/engine/rule.h"
@@ -48,7 +48,8 @@ int RunRule(const RuleArgs& args) {
     return 2;
   }
   if (args.format == "json") {
-    fmt::print("{}\n", RuleJson(rule->Meta(), true).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    fmt::print("{}\n",
+               RuleJson(rule->Meta(), true).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else {
     fmt::print("{}", RenderRuleDoc(rule->Meta()));
   }

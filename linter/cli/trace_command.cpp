@@ -59,7 +59,8 @@ int RunTrace(const TraceArgs& args) {
 Command AddTraceCommand(CLI::App& root) {
   auto args = std::make_shared<TraceArgs>();
   CLI::App* sub = root.add_subcommand(
-      "trace", "Analyse a PyTorch profiler trace (file or folder of ranks): steps, GPU use, syncs, DataLoader, bottlenecks");
+      "trace",
+      "Analyse a PyTorch profiler trace (file or folder of ranks): steps, GPU use, syncs, DataLoader, bottlenecks");
   sub->add_option("PATH", args->path, "Trace file (.json, .pt.trace.json, .json.gz) or a folder of them, one per rank")
       ->required();
   sub->add_option("--format", args->format, "Output format")
@@ -68,7 +69,9 @@ Command AddTraceCommand(CLI::App& root) {
   sub->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
   sub->add_flag("--include-last-step", args->include_last_step,
                 "Count the last ProfilerStep too (by default it is treated as partial, as HTA does)");
-  sub->add_option("--top", args->top, "Rows in the op and kernel tables")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub->add_option("--top", args->top, "Rows in the op and kernel tables")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   sub->add_option("--max-decompressed-mb", args->max_decompressed_mb,
                   "Refuse gzip input that expands beyond this many MiB (gz-bomb guard)")
       ->capture_default_str();

@@ -18,7 +18,7 @@ enum class Severity { kError, kWarning, kInfo };
 
 enum class Applicability { kSafe, kUnsafe, kDisplayOnly };
 
-std::string_view ToString(Severity severity);           // "error" | "warning" | "info"
+std::string_view ToString(Severity severity);            // "error" | "warning" | "info"
 std::string_view ToString(Applicability applicability);  // "safe" | "unsafe" | "display-only"
 
 struct Edit {
@@ -59,7 +59,7 @@ struct Evidence {
   std::vector<std::string> events;  // the events that prove it (names with times), a few at most
   // Where the cost is shared with other findings: "shares 2 of 4 ms/step with TL202 at train.py:12".
   std::string shared_with;
-  std::vector<EventClaim> claims;   // the events measured, for sharing; never rendered
+  std::vector<EventClaim> claims;  // the events measured, for sharing; never rendered
 };
 
 // What the semantic model knew about the code around a finding, filled by the engine after each rule's
@@ -94,16 +94,16 @@ enum class Priority : uint8_t { kLow, kMedium, kHigh };
 std::string_view ToString(Priority priority);  // "low" | "medium" | "high"
 
 struct TraceFigure {
-  std::string metric;   // "gpu.busy_share"
+  std::string metric;  // "gpu.busy_share"
   double value = 0.0;
   std::string unit;     // "share", "per_step", "ms", "count"
   std::string healthy;  // the healthy range of the PyTorch profiler guide, "> 0.80"
 };
 
 struct TraceFinding {
-  std::string code;   // "trace-launch-bound", "trace-communication-bound", "trace-low-gpu-busy",
-                      // "trace-no-tensor-cores"
-  std::string title;  // "Launch-bound"
+  std::string code;     // "trace-launch-bound", "trace-communication-bound", "trace-low-gpu-busy",
+                        // "trace-no-tensor-cores"
+  std::string title;    // "Launch-bound"
   std::string summary;  // one line for rule catalogues (SARIF's rule descriptor)
   Severity severity = Severity::kWarning;
   Priority level = Priority::kLow;  // the classifier's low / medium / high

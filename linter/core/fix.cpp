@@ -7,52 +7,38 @@ namespace tl {
 
 std::string_view ToString(Severity severity) {
   switch (severity) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kInfo:
-      return "info";
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: return "info";
   }
   return "warning";
 }
 
 std::string_view ToString(Applicability applicability) {
   switch (applicability) {
-    case Applicability::kSafe:
-      return "safe";
-    case Applicability::kUnsafe:
-      return "unsafe";
-    case Applicability::kDisplayOnly:
-      return "display-only";
+    case Applicability::kSafe: return "safe";
+    case Applicability::kUnsafe: return "unsafe";
+    case Applicability::kDisplayOnly: return "display-only";
   }
   return "safe";
 }
 
 std::string_view ToString(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kConfirmed:
-      return "confirmed";
-    case Verdict::kNegligible:
-      return "negligible";
-    case Verdict::kRefuted:
-      return "refuted";
-    case Verdict::kNotObserved:
-      return "not-observed";
-    case Verdict::kUnverifiable:
-      return "unverifiable";
+    case Verdict::kConfirmed: return "confirmed";
+    case Verdict::kNegligible: return "negligible";
+    case Verdict::kRefuted: return "refuted";
+    case Verdict::kNotObserved: return "not-observed";
+    case Verdict::kUnverifiable: return "unverifiable";
   }
   return "unverifiable";
 }
 
 std::string_view ToString(Priority priority) {
   switch (priority) {
-    case Priority::kLow:
-      return "low";
-    case Priority::kMedium:
-      return "medium";
-    case Priority::kHigh:
-      return "high";
+    case Priority::kLow: return "low";
+    case Priority::kMedium: return "medium";
+    case Priority::kHigh: return "high";
   }
   return "low";
 }
@@ -76,12 +62,12 @@ Result<std::string> ApplyEdits(std::string_view text, std::vector<Edit> edits) {
   });
   for (size_t i = 0; i < edits.size(); ++i) {
     if (edits[i].range.begin > edits[i].range.end || edits[i].range.end > text.size()) {
-      return Error{fmt::format("edit {}..{} is outside the text ({} bytes)", edits[i].range.begin,
-                               edits[i].range.end, text.size())};
+      return Error{fmt::format("edit {}..{} is outside the text ({} bytes)", edits[i].range.begin, edits[i].range.end,
+                               text.size())};
     }
     if (i > 0 && (Conflicts(edits[i - 1], edits[i]) || edits[i - 1].range.end > edits[i].range.begin)) {
-      return Error{fmt::format("edits {}..{} and {}..{} overlap", edits[i - 1].range.begin,
-                               edits[i - 1].range.end, edits[i].range.begin, edits[i].range.end)};
+      return Error{fmt::format("edits {}..{} and {}..{} overlap", edits[i - 1].range.begin, edits[i - 1].range.end,
+                               edits[i].range.begin, edits[i].range.end)};
     }
   }
   std::string out;

@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fmt/core.h>
 #include <random>
+#include <fmt/core.h>
 
 namespace tl {
 namespace {

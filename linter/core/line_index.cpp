@@ -25,12 +25,9 @@ uint32_t Utf8SequenceLength(std::string_view text, size_t i) {
 
 uint32_t UnitsFor(uint32_t utf8_length, PositionEncoding encoding) {
   switch (encoding) {
-    case PositionEncoding::kUtf8:
-      return utf8_length;
-    case PositionEncoding::kUtf16:
-      return utf8_length == 4 ? 2 : 1;
-    case PositionEncoding::kUtf32:
-      return 1;
+    case PositionEncoding::kUtf8: return utf8_length;
+    case PositionEncoding::kUtf16: return utf8_length == 4 ? 2 : 1;
+    case PositionEncoding::kUtf32: return 1;
   }
   return 1;
 }

@@ -37,7 +37,9 @@ bool IsValidUtf8(std::string_view text) {
 }
 
 SourceFile::SourceFile(std::string path, std::string text)
-    : path_(std::move(path)), text_(std::make_unique<std::string>(std::move(text))), lines_(*text_),
+    : path_(std::move(path)),
+      text_(std::make_unique<std::string>(std::move(text))),
+      lines_(*text_),
       invalid_utf8_(!IsValidUtf8(*text_)) {}
 
 }  // namespace tl

@@ -37,7 +37,6 @@ Result<ts::Tree> ParseFile(const SourceFile& file) {
   return parser.Parse(file.text());
 }
 
-
 Diagnostic ParseErrorDiagnostic(const SourceFile& file, ts::Node node) {
   Diagnostic diagnostic;
   diagnostic.code = "parse-error";
@@ -45,8 +44,8 @@ Diagnostic ParseErrorDiagnostic(const SourceFile& file, ts::Node node) {
   diagnostic.severity = Severity::kError;
   if (node.IsMissing()) {
     diagnostic.range = {node.StartByte(), node.StartByte()};
-    diagnostic.message = fmt::format(
-        "Syntax error: expected `{}` here; the rest of the file was still checked", node.Type());
+    diagnostic.message = fmt::format("Syntax error: expected `{}` here; the rest of the file was still checked",
+                                     node.Type());
   } else {
     // Point at the first token of the ERROR node; an ERROR can swallow the rest of the file.
     ts::Node first = node;
@@ -57,10 +56,9 @@ Diagnostic ParseErrorDiagnostic(const SourceFile& file, ts::Node node) {
       token = token.substr(0, newline);
     }
     if (token.size() > 40) token = token.substr(0, 40);
-    diagnostic.message =
-        token.empty()
-            ? std::string("Syntax error; the rest of the file was still checked")
-            : fmt::format("Syntax error at `{}`; the rest of the file was still checked", token);
+    diagnostic.message = token.empty()
+                             ? std::string("Syntax error; the rest of the file was still checked")
+                             : fmt::format("Syntax error at `{}`; the rest of the file was still checked", token);
   }
   return diagnostic;
 }
@@ -157,15 +155,13 @@ LineSuppression FileSuppression(const SourceFile& file, const ts::Tree& tree) {
         if (!rest.empty() && rest.front() == ':') {
           const size_t line_end = rest.find_first_of("\r\n");
           std::vector<std::string_view> codes;
-          ParseCodeList(rest.substr(1, line_end == std::string_view::npos ? line_end : line_end - 1),
-                        codes);
+          ParseCodeList(rest.substr(1, line_end == std::string_view::npos ? line_end : line_end - 1), codes);
           if (codes.empty()) {
             out.all = true;
           }
           out.codes.insert(out.codes.end(), codes.begin(), codes.end());
           out.present = true;
-        } else if (rest.empty() || IsBlank(rest.front()) || rest.front() == '\n' ||
-                   rest.front() == '\r') {
+        } else if (rest.empty() || IsBlank(rest.front()) || rest.front() == '\n' || rest.front() == '\r') {
           out.present = true;
           out.all = true;
         }
@@ -304,11 +300,9 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
     report.diagnostics.push_back(ParseErrorDiagnostic(file, error));
     report.parse_error = true;
   }
-  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     return a.range.begin != b.range.begin ? a.range.begin < b.range.begin
-                                                           : a.code < b.code;
-                   });
+  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.code < b.code;
+  });
   return report;
 }
 

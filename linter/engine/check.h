@@ -31,11 +31,11 @@ struct FileFacts {
   std::vector<std::string> functions;  // names of the file's functions and methods
   uint32_t step_loop_line = 0;         // 1-based line of the first step loop; 0 when there is none
   // What the step loops do every step, which a profiler trace shows by op name even without stacks.
-  bool loops_over_loader = false;      // iterates a DataLoader (or calls next() on one)
-  bool calls_backward = false;         // loss.backward()
-  bool calls_optimizer_step = false;   // optimizer.step()
-  bool calls_zero_grad = false;        // optimizer.zero_grad() / model.zero_grad()
-  bool calls_item = false;             // .item() on a value the model takes for a tensor
+  bool loops_over_loader = false;                   // iterates a DataLoader (or calls next() on one)
+  bool calls_backward = false;                      // loss.backward()
+  bool calls_optimizer_step = false;                // optimizer.step()
+  bool calls_zero_grad = false;                     // optimizer.zero_grad() / model.zero_grad()
+  bool calls_item = false;                          // .item() on a value the model takes for a tensor
   std::vector<std::string> optimizer_classes;       // "SGD", "AdamW": torch.optim classes constructed
   std::vector<std::string> record_function_labels;  // record_function("label") literals
 };

@@ -70,9 +70,10 @@ Result<Config> ParseTable(const toml::table& table, const std::filesystem::path&
     } else if (key == "per-file-ignores") {
       const toml::table* globs = value.as_table();
       if (globs == nullptr) {
-        return Error{fmt::format("{}: `per-file-ignores` must be a table of pattern = [codes], e.g. "
-                                 "\"tests/**\" = [\"TL201\"]",
-                                 Where(file, value))};
+        return Error{
+            fmt::format("{}: `per-file-ignores` must be a table of pattern = [codes], e.g. "
+                        "\"tests/**\" = [\"TL201\"]",
+                        Where(file, value))};
       }
       for (const auto& [glob, codes] : *globs) {
         auto pattern = PathPattern::Parse(glob.str());
@@ -122,9 +123,10 @@ Result<std::string> NormalizeSelector(std::string_view selector) {
       if (rule->Meta().code.starts_with(upper)) return upper;
     }
   }
-  return Error{fmt::format("unknown rule selector `{}`; use a code such as TL101, a prefix such as TL1, or ALL "
-                           "(`torchlint rules` lists the codes)",
-                           selector)};
+  return Error{
+      fmt::format("unknown rule selector `{}`; use a code such as TL101, a prefix such as TL1, or ALL "
+                  "(`torchlint rules` lists the codes)",
+                  selector)};
 }
 
 bool Config::Excludes(const std::filesystem::path& target, bool is_dir) const {

@@ -2,9 +2,9 @@
 // torchlint.toml (which wins when both sit in one folder; a pyproject.toml without the table is not a
 // config). The closest config to a file applies, with no merging between files; `--config` makes one
 // file apply to everything, and command-line flags override whatever the file says. Keys: `select`,
-// `ignore`, `per-file-ignores`, `target-torch`, `exclude`, and the options the rules declare (`min-dim`). Patterns (`exclude`, the keys
-// of `per-file-ignores`) use .gitignore syntax relative to the config's folder. Unknown keys and bad
-// values are errors naming the file and key, since a silently ignored typo disables a check.
+// `ignore`, `per-file-ignores`, `target-torch`, `exclude`, and the options the rules declare (`min-dim`). Patterns
+// (`exclude`, the keys of `per-file-ignores`) use .gitignore syntax relative to the config's folder. Unknown keys and
+// bad values are errors naming the file and key, since a silently ignored typo disables a check.
 #pragma once
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 #include "linter/engine/discovery.h"
 
-#include <fmt/core.h>
 #include <sys/stat.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <array>
@@ -21,10 +21,10 @@ namespace fs = std::filesystem;
 using FileId = std::pair<dev_t, ino_t>;
 
 constexpr std::array<std::string_view, 28> kSkippedFolders = {
-    ".bzr",      ".direnv",      ".eggs",      ".git",          ".git-rewrite", ".hg",        ".ipynb_checkpoints",
-    ".mypy_cache", ".nox",       ".pants.d",   ".pyenv",        ".pytest_cache", ".pytype",   ".ruff_cache",
-    ".svn",      ".tox",         ".venv",      ".vscode",       "__pypackages__", "__pycache__", "_build",
-    "buck-out",  "build",        "dist",       "node_modules",  "site-packages", "venv",     ".idea"};
+    ".bzr",        ".direnv", ".eggs",    ".git",         ".git-rewrite",   ".hg",         ".ipynb_checkpoints",
+    ".mypy_cache", ".nox",    ".pants.d", ".pyenv",       ".pytest_cache",  ".pytype",     ".ruff_cache",
+    ".svn",        ".tox",    ".venv",    ".vscode",      "__pypackages__", "__pycache__", "_build",
+    "buck-out",    "build",   "dist",     "node_modules", "site-packages",  "venv",        ".idea"};
 
 // stat() follows links; the error says why a path cannot be used, in words a user can act on.
 std::string DescribeStatError(const fs::path& path, int error) {
@@ -103,14 +103,15 @@ class Walker {
     }
     if (!S_ISDIR(st.st_mode)) {
       result_.errors.push_back(
-          {argument, fmt::format("{}: not a regular file or folder (a pipe, socket or device); pass Python source files",
+          {argument,
+           fmt::format("{}: not a regular file or folder (a pipe, socket or device); pass Python source files",
                        argument)});
       return;
     }
     if (options_.force_exclude && Excluded(absolute, true)) return;
     const size_t first = result_.files.size();
     Walk(absolute, display, st);
-    std::sort(result_.files.begin() + static_cast<long>(first), result_.files.end(),
+    std::sort(result_.files.begin() + static_cast<std::ptrdiff_t>(first), result_.files.end(),
               [](const DiscoveredFile& a, const DiscoveredFile& b) { return a.path < b.path; });
   }
 
@@ -142,8 +143,8 @@ class Walker {
       fs::directory_iterator it(frame.path, ec);
       if (ec) {
         result_.errors.push_back(
-            {Display(frame.display), fmt::format("{}: cannot read the folder: {}; check its permissions", Display(frame.display),
-                         ec.message())});
+            {Display(frame.display), fmt::format("{}: cannot read the folder: {}; check its permissions",
+                                                 Display(frame.display), ec.message())});
         continue;
       }
       std::vector<std::string> names;

@@ -18,8 +18,8 @@
 namespace tl {
 
 struct DiscoveredFile {
-  std::string display_path;           // as the user will see it: the argument joined with the relative path
-  std::filesystem::path path;         // absolute, for config lookup
+  std::string display_path;    // as the user will see it: the argument joined with the relative path
+  std::filesystem::path path;  // absolute, for config lookup
 };
 
 struct PathError {

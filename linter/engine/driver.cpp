@@ -60,9 +60,10 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
 
   SourceFile source(task.display_path, std::move(text));
   if (source.invalid_utf8()) {
-    out.notes.push_back(fmt::format("{}: not valid UTF-8; analysed anyway, with columns counted in bytes where "
-                                    "the text is invalid (save the file as UTF-8)",
-                                    task.display_path));
+    out.notes.push_back(
+        fmt::format("{}: not valid UTF-8; analysed anyway, with columns counted in bytes where "
+                    "the text is invalid (save the file as UTF-8)",
+                    task.display_path));
   }
   FileReport report = CheckSource(source, *task.options);
   if (fix_mode != FixMode::kNone) {
@@ -76,9 +77,10 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
       SourceFile next(task.display_path, std::move(fixed.text));
       FileReport next_report = CheckSource(next, *task.options);
       if (next_report.parse_error && !report.parse_error) {
-        out.error = fmt::format("{}: a fix would make the file unparsable, so it was not applied; "
-                                "please report this as a torchlint bug",
-                                task.display_path);
+        out.error = fmt::format(
+            "{}: a fix would make the file unparsable, so it was not applied; "
+            "please report this as a torchlint bug",
+            task.display_path);
         break;
       }
       if (!before) {
@@ -166,8 +168,8 @@ void RunChecks(std::vector<FileTask> tasks, const DriverOptions& options,
         if (next >= count) return;
         index = next++;
       }
-      FileOutcome outcome =
-          CheckOneFile(tasks[index], options.fix_mode, options.max_fix_passes, options.max_file_bytes);
+      FileOutcome outcome = CheckOneFile(tasks[index], options.fix_mode, options.max_fix_passes,
+                                         options.max_file_bytes);
       {
         std::lock_guard lock(mutex);
         slots[index].emplace(std::move(outcome));

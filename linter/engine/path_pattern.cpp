@@ -135,7 +135,8 @@ std::optional<PathPattern> PathPattern::Parse(std::string_view line) {
     size_t leading = 0;
     while (leading < pattern.segments_.size() && pattern.segments_[leading] == "**") ++leading;
     if (leading < pattern.segments_.size() && pattern.segments_.size() - leading == 1) {
-      pattern.segments_.erase(pattern.segments_.begin(), pattern.segments_.begin() + static_cast<long>(leading));
+      pattern.segments_.erase(pattern.segments_.begin(),
+                              pattern.segments_.begin() + static_cast<std::ptrdiff_t>(leading));
       pattern.anchored_ = false;
     }
   }
@@ -243,12 +244,9 @@ bool IgnoreChain::Ignored(const std::shared_ptr<const IgnoreChain>& chain, const
                           bool is_dir) {
   for (const IgnoreChain* link = chain.get(); link != nullptr; link = link->parent.get()) {
     switch (link->file->Decide(path, is_dir)) {
-      case IgnoreDecision::kIgnored:
-        return true;
-      case IgnoreDecision::kIncluded:
-        return false;
-      case IgnoreDecision::kNone:
-        break;
+      case IgnoreDecision::kIgnored: return true;
+      case IgnoreDecision::kIncluded: return false;
+      case IgnoreDecision::kNone: break;
     }
   }
   return false;

@@ -71,8 +71,7 @@ struct IgnoreChain {
   std::shared_ptr<const IgnoreChain> parent;
   std::shared_ptr<const IgnoreFile> file;
 
-  static bool Ignored(const std::shared_ptr<const IgnoreChain>& chain, const std::filesystem::path& path,
-                      bool is_dir);
+  static bool Ignored(const std::shared_ptr<const IgnoreChain>& chain, const std::filesystem::path& path, bool is_dir);
 };
 
 }  // namespace tl

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fmt/core.h>
 #include <mutex>
+#include <fmt/core.h>
 
 namespace tl {
 namespace {

@@ -54,6 +54,7 @@ struct RuleMeta {
 struct TorchVersion {
   int major = 2;
   int minor = 5;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>
   friend auto operator<=>(const TorchVersion&, const TorchVersion&) = default;
   static std::optional<TorchVersion> Parse(std::string_view text);  // "1.13", "2.1.0", "2"
   std::string ToString() const;
@@ -124,6 +125,5 @@ struct RuleRegistrar {
 
 #define TL_RULE_CONCAT_INNER(a, b) a##b
 #define TL_RULE_CONCAT(a, b) TL_RULE_CONCAT_INNER(a, b)
-#define TL_REGISTER_RULE(RuleClass)                                                   \
-  static const ::tl::detail::RuleRegistrar TL_RULE_CONCAT(tl_rule_registrar_, __LINE__)( \
-      std::make_unique<RuleClass>())
+#define TL_REGISTER_RULE(RuleClass) \
+  static const ::tl::detail::RuleRegistrar TL_RULE_CONCAT(tl_rule_registrar_, __LINE__)(std::make_unique<RuleClass>())

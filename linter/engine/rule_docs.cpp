@@ -32,9 +32,10 @@ std::string OptionsText(const RuleMeta& meta, std::string_view written) {
   if (meta.options.empty() && written.empty()) return "None.\n";
   std::string out;
   for (const RuleOptionSpec& spec : meta.options) {
-    out += fmt::format("- `{}` (default {}, from {} to {}): {}. Set it as `{} = N` under `[tool.torchlint]`, or "
-                       "with `--{} N`.\n",
-                       spec.key, spec.default_value, spec.min, spec.max, spec.help, spec.key, spec.key);
+    out += fmt::format(
+        "- `{}` (default {}, from {} to {}): {}. Set it as `{} = N` under `[tool.torchlint]`, or "
+        "with `--{} N`.\n",
+        spec.key, spec.default_value, spec.min, spec.max, spec.help, spec.key, spec.key);
   }
   // What the docs say beyond the declared options (the global settings a rule reads, such as
   // `target-torch`) follows them.
@@ -59,12 +60,9 @@ std::string WithOptions(const RuleMeta& meta, std::string docs) {
 
 std::string_view FixAvailabilityText(FixAvailability fix) {
   switch (fix) {
-    case FixAvailability::kAlways:
-      return "Fix is always available.";
-    case FixAvailability::kSometimes:
-      return "Fix is sometimes available.";
-    case FixAvailability::kNone:
-      return "Fix is not available.";
+    case FixAvailability::kAlways: return "Fix is always available.";
+    case FixAvailability::kSometimes: return "Fix is sometimes available.";
+    case FixAvailability::kNone: return "Fix is not available.";
   }
   return "Fix is not available.";
 }
@@ -82,7 +80,7 @@ std::string RenderRulesIndex() {
     const RuleMeta& meta = rule->Meta();
     const std::string_view fix = meta.fix == FixAvailability::kAlways      ? "always"
                                  : meta.fix == FixAvailability::kSometimes ? "sometimes"
-                                                                            : "no";
+                                                                           : "no";
     out += fmt::format("| [{}]({}.md) | `{}` | {} | {} |\n", meta.code, meta.code, meta.name, meta.summary, fix);
   }
   return out;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <toml++/toml.h>
 #include <vector>
+#include <toml++/toml.h>
 
 #include "linter/core/fs.h"
 

@@ -23,18 +23,12 @@ using Lines = std::vector<TemplateLine>;
 
 std::string_view PhaseLabel(semantic::Phase phase) {
   switch (phase) {
-    case semantic::Phase::kData:
-      return "data_preprocess";
-    case semantic::Phase::kForward:
-      return "forward";
-    case semantic::Phase::kLoss:
-      return "loss_compute";
-    case semantic::Phase::kBackward:
-      return "backward";
-    case semantic::Phase::kOptimizer:
-      return "optimizer_step";
-    case semantic::Phase::kOther:
-      break;
+    case semantic::Phase::kData: return "data_preprocess";
+    case semantic::Phase::kForward: return "forward";
+    case semantic::Phase::kLoss: return "loss_compute";
+    case semantic::Phase::kBackward: return "backward";
+    case semantic::Phase::kOptimizer: return "optimizer_step";
+    case semantic::Phase::kOther: break;
   }
   return "";
 }
@@ -99,6 +93,7 @@ Result<int> PickLoop(const Input& in, const Options& options, std::vector<std::s
   const std::vector<int> steps = in.model->StepLoops();
   auto line_list = [&](const std::vector<int>& ids) {
     std::vector<std::string> parts;
+    parts.reserve(ids.size());
     for (int id : ids) parts.push_back(std::to_string(in.FirstLine(loops[id].node) + 1));
     return fmt::format("{}", fmt::join(parts, ", "));
   };
@@ -216,9 +211,9 @@ Lines ActivitiesArgument() {
 
 Rendered RenderProfiler(const Options& o, std::string_view prof) {
   const std::string dir = PythonStringLiteral(o.trace_dir);
-  const std::string schedule =
-      fmt::format("schedule=torch.profiler.schedule(skip_first={}, wait={}, warmup={}, active={}, repeat={}),",
-                  o.skip_first, o.wait, o.warmup, o.active, o.repeat);
+  const std::string schedule = fmt::format(
+      "schedule=torch.profiler.schedule(skip_first={}, wait={}, warmup={}, active={}, repeat={}),", o.skip_first,
+      o.wait, o.warmup, o.active, o.repeat);
   const std::string save = fmt::format("torch.profiler.tensorboard_trace_handler({})({})", dir, prof);
   Rendered r;
   std::string handler = "tl_on_trace_ready";
@@ -301,8 +296,8 @@ std::vector<PhaseRun> PhaseRuns(const Input& in, int loop) {
     while (j + 1 < statements.size() && in.model->PhaseOf(statements[j + 1]) == phase) ++j;
     // A run that shares a line with a statement outside it (`a = f(); b = g()`) cannot be wrapped.
     const bool shares_before = i > 0 && in.LastLine(statements[i - 1]) == in.FirstLine(statements[i]);
-    const bool shares_after =
-        j + 1 < statements.size() && in.FirstLine(statements[j + 1]) == in.LastLine(statements[j]);
+    const bool shares_after = j + 1 < statements.size() &&
+                              in.FirstLine(statements[j + 1]) == in.LastLine(statements[j]);
     if (!shares_before && !shares_after) runs.push_back({statements[i], statements[j], phase});
     i = j;
   }
@@ -446,8 +441,8 @@ Result<Outcome> Plan(const Input& in, const Options& options) {
     // indentation means nothing to Python), or of the code before it at the end of the body.
     auto code_indent = [&](uint32_t marker) {
       auto is_code = [&](uint32_t line) {
-        std::string_view content =
-            in.text.substr(in.lines.Start(line), in.lines.ContentEnd(line) - in.lines.Start(line));
+        std::string_view content = in.text.substr(in.lines.Start(line),
+                                                  in.lines.ContentEnd(line) - in.lines.Start(line));
         content.remove_prefix(LeadingWhitespace(content).size());
         return !content.empty() && content.front() != '#' && !InsideString(in.strings, in.lines.Start(line));
       };
@@ -457,7 +452,7 @@ Result<Outcome> Plan(const Input& in, const Options& options) {
       for (uint32_t line = marker; line-- > body_first;) {
         if (is_code(line)) return in.Indent(line);
       }
-      return body_indent;
+      return body_indent;  // NOLINT(performance-no-automatic-move): a captured reference, copied on purpose
     };
     for (uint32_t line : off) {
       if (auto s = layout.InsertAfter(layout.ContainerOf(line), line, code_indent(line), toggle(false)); !s) {
@@ -550,20 +545,13 @@ Result<std::string> Restore(std::string_view text, std::string_view path) {
 
 std::string_view ToString(Template t) {
   switch (t) {
-    case Template::kA:
-      return "A";
-    case Template::kB:
-      return "B";
-    case Template::kC:
-      return "C";
-    case Template::kD:
-      return "D";
-    case Template::kE:
-      return "E";
-    case Template::kG:
-      return "G";
-    case Template::kNvtx:
-      return "nvtx";
+    case Template::kA: return "A";
+    case Template::kB: return "B";
+    case Template::kC: return "C";
+    case Template::kD: return "D";
+    case Template::kE: return "E";
+    case Template::kG: return "G";
+    case Template::kNvtx: return "nvtx";
   }
   return "C";
 }
@@ -578,24 +566,15 @@ Status ParseTemplate(std::string_view spec, Options& options) {
     std::string name(spec.substr(start, comma - start));
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
     std::optional<Template> t;
-    if (name == "A")
-      t = Template::kA;
-    else if (name == "B")
-      t = Template::kB;
-    else if (name == "C")
-      t = Template::kC;
-    else if (name == "D")
-      t = Template::kD;
-    else if (name == "E")
-      t = Template::kE;
-    else if (name == "G")
-      t = Template::kG;
-    else if (name == "NVTX")
-      t = Template::kNvtx;
-    else if (name == "F")
-      labels = true;
-    else
-      return Error{fmt::format("unknown template `{}`; choose A, B, C, D, E, F, G or nvtx (F combines: C,F)", name)};
+    if (name == "A") t = Template::kA;
+    else if (name == "B") t = Template::kB;
+    else if (name == "C") t = Template::kC;
+    else if (name == "D") t = Template::kD;
+    else if (name == "E") t = Template::kE;
+    else if (name == "G") t = Template::kG;
+    else if (name == "NVTX") t = Template::kNvtx;
+    else if (name == "F") labels = true;
+    else return Error{fmt::format("unknown template `{}`; choose A, B, C, D, E, F, G or nvtx (F combines: C,F)", name)};
     if (t) {
       if (base && *base != *t)
         return Error{fmt::format("templates {} and {} cannot be combined; only F combines with another",

@@ -1,8 +1,8 @@
-// `torchlint instrument`: puts the PyTorch profiler guide's profiler templates (A-G, nvtx) around a script's training step
-// loop and takes them out again. The step loop, its epoch loop and the phases of its body come from the
-// same semantic model the linter uses. Every change is a list of tl::Edits applied by the one applier,
-// every inserted line is marked (markers.h), and the result is parsed again before anyone writes it, so
-// instrumenting is reversible byte for byte, idempotent, and never hands back a script that would not run.
+// `torchlint instrument`: puts the PyTorch profiler guide's profiler templates (A-G, nvtx) around a script's training
+// step loop and takes them out again. The step loop, its epoch loop and the phases of its body come from the same
+// semantic model the linter uses. Every change is a list of tl::Edits applied by the one applier, every inserted line
+// is marked (markers.h), and the result is parsed again before anyone writes it, so instrumenting is reversible byte
+// for byte, idempotent, and never hands back a script that would not run.
 #pragma once
 
 #include <cstdint>

@@ -158,9 +158,7 @@ void Layout::RenderSegment(int id, int depth, uint32_t& next_line, std::vector<I
       }
       next_line = s.last + 1;
       return;
-    case Kind::kInsert:
-      RenderLines(s.header, s.base_indent, depth, next_line, out);
-      return;
+    case Kind::kInsert: RenderLines(s.header, s.base_indent, depth, next_line, out); return;
     case Kind::kWrap: {
       const bool root = id == kRoot;
       if (!root) RenderLines(s.header, s.base_indent, depth, next_line, out);

@@ -10,11 +10,11 @@ std::string EvidenceHeadline(const Evidence& evidence) {
       return fmt::format("confirmed: {:.1f} ms/step ({:.0f}%), saves ~{:.1f} ms/step", evidence.cost_ms_per_step,
                          evidence.share_of_step * 100, evidence.saved_ms_per_step);
     case Verdict::kNegligible:
-      return fmt::format("negligible: {:.2f} ms/step ({:.1f}%)", evidence.cost_ms_per_step, evidence.share_of_step * 100);
+      return fmt::format("negligible: {:.2f} ms/step ({:.1f}%)", evidence.cost_ms_per_step,
+                         evidence.share_of_step * 100);
     case Verdict::kRefuted:
     case Verdict::kNotObserved:
-    case Verdict::kUnverifiable:
-      return std::string(ToString(evidence.verdict));
+    case Verdict::kUnverifiable: return std::string(ToString(evidence.verdict));
   }
   return std::string(ToString(evidence.verdict));
 }

@@ -13,17 +13,10 @@ std::string EscapeData(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '%':
-        out += "%25";
-        break;
-      case '\r':
-        out += "%0D";
-        break;
-      case '\n':
-        out += "%0A";
-        break;
-      default:
-        out += c;
+      case '%': out += "%25"; break;
+      case '\r': out += "%0D"; break;
+      case '\n': out += "%0A"; break;
+      default: out += c;
     }
   }
   return out;
@@ -45,12 +38,9 @@ std::string EscapeProperty(std::string_view text) {
 
 std::string_view Command(Severity severity) {
   switch (severity) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kInfo:
-      return "notice";
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: return "notice";
   }
   return "warning";
 }
@@ -68,10 +58,10 @@ class GithubReporter final : public Reporter {
       fmt::print(options_.out, "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
                  Command(diagnostic.severity), EscapeProperty(source.path()), span.line, span.column, span.end_line,
                  span.end_column, EscapeProperty(title),
-                 EscapeData(diagnostic.evidence ? fmt::format("{} [{} — {}]", diagnostic.message,
-                                                              EvidenceHeadline(*diagnostic.evidence),
-                                                              diagnostic.evidence->summary)
-                                                : diagnostic.message));
+                 EscapeData(diagnostic.evidence
+                                ? fmt::format("{} [{} — {}]", diagnostic.message,
+                                              EvidenceHeadline(*diagnostic.evidence), diagnostic.evidence->summary)
+                                : diagnostic.message));
     }
   }
 

@@ -32,16 +32,11 @@ class JsonReporter final : public Reporter {
                    {"title", diagnostic.fix->title},
                    {"edits", std::move(edits)}};
       }
-      Json finding{{"code", diagnostic.code},
-                   {"name", diagnostic.name},
-                   {"message", diagnostic.message},
-                   {"severity", ToString(diagnostic.severity)},
-                   {"file", source.path()},
-                   {"line", span.line},
-                   {"column", span.column},
-                   {"end_line", span.end_line},
-                   {"end_column", span.end_column},
-                   {"fix", std::move(fix)}};
+      Json finding{{"code", diagnostic.code},       {"name", diagnostic.name},
+                   {"message", diagnostic.message}, {"severity", ToString(diagnostic.severity)},
+                   {"file", source.path()},         {"line", span.line},
+                   {"column", span.column},         {"end_line", span.end_line},
+                   {"end_column", span.end_column}, {"fix", std::move(fix)}};
       if (diagnostic.evidence) finding["evidence"] = EvidenceToJson(*diagnostic.evidence);
       findings_.push_back(std::move(finding));
     }

@@ -19,14 +19,10 @@ std::optional<OutputFormat> ParseOutputFormat(std::string_view name) {
 
 std::unique_ptr<Reporter> MakeReporter(OutputFormat format, const OutputOptions& options) {
   switch (format) {
-    case OutputFormat::kText:
-      return MakeTextReporter(options);
-    case OutputFormat::kJson:
-      return MakeJsonReporter(options);
-    case OutputFormat::kSarif:
-      return MakeSarifReporter(options);
-    case OutputFormat::kGithub:
-      return MakeGithubReporter(options);
+    case OutputFormat::kText: return MakeTextReporter(options);
+    case OutputFormat::kJson: return MakeJsonReporter(options);
+    case OutputFormat::kSarif: return MakeSarifReporter(options);
+    case OutputFormat::kGithub: return MakeGithubReporter(options);
   }
   return MakeTextReporter(options);
 }

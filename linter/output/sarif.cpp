@@ -24,12 +24,9 @@ using Json = nlohmann::ordered_json;
 
 std::string_view Level(Severity severity) {
   switch (severity) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kInfo:
-      return "note";
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: return "note";
   }
   return "warning";
 }
@@ -99,13 +96,12 @@ Json TraceRuleDescriptor(const TraceFinding& f) {
   }
   if (!f.summary.empty()) when = f.summary;
   while (when.ends_with('.')) when.pop_back();
-  const std::string full =
-      fmt::format("{}. A finding of the profiler trace alone (`torchlint check --trace`): no line of code is to blame.",
-                  when);
+  const std::string full = fmt::format(
+      "{}. A finding of the profiler trace alone (`torchlint check --trace`): no line of code is to blame.", when);
   std::string help = full + "\n\n";
   if (!f.recommendation.empty()) help += f.recommendation + (f.recommendation.ends_with('.') ? "\n\n" : ".\n\n");
-  help += fmt::format("The time a fix saves per step is estimated by the model that docs/crosscheck.md states for `{}`.",
-                      f.code);
+  help += fmt::format(
+      "The time a fix saves per step is estimated by the model that docs/crosscheck.md states for `{}`.", f.code);
   return Json{{"id", f.code},
               {"name", name},
               {"shortDescription", Json{{"text", when}}},
@@ -152,17 +148,18 @@ class SarifReporter final : public Reporter {
       }
       result["message"] = Json{{"text", std::move(message)}};
       result["locations"] = Json::array(
-          {Json{{"physicalLocation", Json{{"artifactLocation", ArtifactLocation(source.path())}, {"region", Region(span)}}}}});
+          {Json{{"physicalLocation",
+                 Json{{"artifactLocation", ArtifactLocation(source.path())}, {"region", Region(span)}}}}});
       if (diagnostic.fix && diagnostic.fix->applicability != Applicability::kDisplayOnly) {
         Json replacements = Json::array();
         for (const Edit& edit : diagnostic.fix->edits) {
           replacements.push_back(Json{{"deletedRegion", Region(ToSpan(source, edit.range))},
                                       {"insertedContent", Json{{"text", edit.replacement}}}});
         }
-        result["fixes"] = Json::array({Json{
-            {"description", Json{{"text", diagnostic.fix->title}}},
-            {"artifactChanges", Json::array({Json{{"artifactLocation", ArtifactLocation(source.path())},
-                                                  {"replacements", std::move(replacements)}}})}}});
+        result["fixes"] = Json::array(
+            {Json{{"description", Json{{"text", diagnostic.fix->title}}},
+                  {"artifactChanges", Json::array({Json{{"artifactLocation", ArtifactLocation(source.path())},
+                                                        {"replacements", std::move(replacements)}}})}}});
       }
       if (diagnostic.evidence) result["properties"] = Json{{"evidence", EvidenceToJson(*diagnostic.evidence)}};
       results_.push_back(std::move(result));
@@ -175,16 +172,16 @@ class SarifReporter final : public Reporter {
     const bool at_script = !f.script.empty();
     Json physical{{"artifactLocation", ArtifactLocation(at_script ? f.script : f.trace_path)}};
     if (at_script && f.line > 0) physical["region"] = Json{{"startLine", f.line}};
-    results_.push_back(Json{
-        {"ruleId", f.code},
-        {"ruleIndex", RuleIndex(f.code, [&] { return TraceRuleDescriptor(f); })},
-        {"level", Level(f.severity)},
-        {"message", Json{{"text", fmt::format("{}: {} [{}] ({})", f.title, f.message, TraceHeadline(f), f.recommendation)}}},
-        {"locations", Json::array({Json{{"physicalLocation", std::move(physical)}}})},
-        {"properties", Json{{"trace", f.trace_path},
-                            {"cost_ms_per_step", f.cost_ms_per_step},
-                            {"share_of_step", f.step_ms > 0 ? f.cost_ms_per_step / f.step_ms : 0.0},
-                            {"saved_ms_per_step", f.saved_ms_per_step}}}});
+    results_.push_back(Json{{"ruleId", f.code},
+                            {"ruleIndex", RuleIndex(f.code, [&] { return TraceRuleDescriptor(f); })},
+                            {"level", Level(f.severity)},
+                            {"message", Json{{"text", fmt::format("{}: {} [{}] ({})", f.title, f.message,
+                                                                  TraceHeadline(f), f.recommendation)}}},
+                            {"locations", Json::array({Json{{"physicalLocation", std::move(physical)}}})},
+                            {"properties", Json{{"trace", f.trace_path},
+                                                {"cost_ms_per_step", f.cost_ms_per_step},
+                                                {"share_of_step", f.step_ms > 0 ? f.cost_ms_per_step / f.step_ms : 0.0},
+                                                {"saved_ms_per_step", f.saved_ms_per_step}}}});
   }
 
   void AddError(std::string_view path, std::string_view message) override {

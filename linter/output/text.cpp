@@ -103,11 +103,11 @@ class TextReporter final : public Reporter {
   void AddTraceFinding(const TraceFinding& finding) override {
     std::string where = finding.script.empty() ? finding.trace_path : finding.script;
     if (!finding.script.empty() && finding.line > 0) where += fmt::format(":{}", finding.line);
-    const std::string text =
-        fmt::format("{}: {} {}: {}\n  = {}: {}\n  = {}: {}\n\n", Paint(where, kBold, options_.color),
-                    Paint(finding.code, kRed, options_.color), finding.title, finding.message,
-                    Paint("trace", kCyan, options_.color), TraceHeadline(finding), Paint("help", kCyan, options_.color),
-                    finding.recommendation);
+    const std::string text = fmt::format("{}: {} {}: {}\n  = {}: {}\n  = {}: {}\n\n",
+                                         Paint(where, kBold, options_.color), Paint(finding.code, kRed, options_.color),
+                                         finding.title, finding.message, Paint("trace", kCyan, options_.color),
+                                         TraceHeadline(finding), Paint("help", kCyan, options_.color),
+                                         finding.recommendation);
     std::fwrite(text.data(), 1, text.size(), options_.out);
   }
 

@@ -100,25 +100,9 @@ enum class F : uint8_t {
   kCount,
 };
 constexpr std::array<std::string_view, static_cast<size_t>(F::kCount)> kFieldNames = {
-    "alias",
-    "argument",
-    "arguments",
-    "attribute",
-    "body",
-    "condition",
-    "consequence",
-    "expression",
-    "function",
-    "key",
-    "left",
-    "module_name",
-    "name",
-    "object",
-    "operator",
-    "parameters",
-    "right",
-    "superclasses",
-    "value",
+    "alias",      "argument",   "arguments", "attribute",    "body",        "condition", "consequence",
+    "expression", "function",   "key",       "left",         "module_name", "name",      "object",
+    "operator",   "parameters", "right",     "superclasses", "value",
 };
 
 struct KindTable {
@@ -329,7 +313,9 @@ struct NameLess {
   static std::string_view Key(const Model::Binding& binding) { return binding.name; }
   static std::string_view Key(const std::pair<std::string_view, int>& function) { return function.first; }
   template <typename A, typename B>
-  bool operator()(const A& a, const B& b) const { return Key(a) < Key(b); }
+  bool operator()(const A& a, const B& b) const {
+    return Key(a) < Key(b);
+  }
 };
 
 constexpr int kMaxDepth = 24;  // bound on resolution chains (x = y; y = z ...) and nesting
@@ -344,16 +330,11 @@ std::optional<int64_t> Value::AsInt() const {
 std::optional<bool> Value::Truthy() const {
   switch (kind) {
     case ValueKind::kInt:
-    case ValueKind::kBool:
-      return int_value != 0;
-    case ValueKind::kFloat:
-      return float_value != 0;
-    case ValueKind::kNone:
-      return false;
-    case ValueKind::kString:
-      return !string_value.empty();
-    case ValueKind::kUnknown:
-      break;
+    case ValueKind::kBool: return int_value != 0;
+    case ValueKind::kFloat: return float_value != 0;
+    case ValueKind::kNone: return false;
+    case ValueKind::kString: return !string_value.empty();
+    case ValueKind::kUnknown: break;
   }
   return std::nullopt;
 }
@@ -370,18 +351,12 @@ ts::Node Site::Arguments() const {
 
 std::string_view ToString(Phase phase) {
   switch (phase) {
-    case Phase::kData:
-      return "data";
-    case Phase::kForward:
-      return "forward";
-    case Phase::kLoss:
-      return "loss";
-    case Phase::kBackward:
-      return "backward";
-    case Phase::kOptimizer:
-      return "optimizer";
-    case Phase::kOther:
-      break;
+    case Phase::kData: return "data";
+    case Phase::kForward: return "forward";
+    case Phase::kLoss: return "loss";
+    case Phase::kBackward: return "backward";
+    case Phase::kOptimizer: return "optimizer";
+    case Phase::kOther: break;
   }
   return "other";
 }
@@ -465,16 +440,14 @@ void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth) {
   }
 }
 
-void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position,
-                         int loop) {
+void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position, int loop) {
   target = Unparen(target);
   const K k = KindOf(target);
   if (k == K::kIdentifier || k == K::kAttribute) {
     m_.bindings_.push_back({m_.Text(target), scope_, kind, value, target, position, loop});
     return;
   }
-  if (k == K::kPatternList || k == K::kTuplePattern || k == K::kListPattern || k == K::kTuple ||
-      k == K::kList) {
+  if (k == K::kPatternList || k == K::kTuplePattern || k == K::kListPattern || k == K::kTuple || k == K::kList) {
     // One level of unpacking keeps the position; deeper patterns bind names with unknown values.
     const uint32_t n = target.NamedChildCount();
     for (uint32_t i = 0; i < n; ++i) {
@@ -483,8 +456,8 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
       if (ek == K::kIdentifier || ek == K::kAttribute) {
         m_.bindings_.push_back(
             {m_.Text(element), scope_, kind, value, element, position < 0 ? static_cast<int>(i) : -2, loop});
-      } else if (ek == K::kPatternList || ek == K::kTuplePattern || ek == K::kListPattern ||
-                 ek == K::kTuple || ek == K::kList) {
+      } else if (ek == K::kPatternList || ek == K::kTuplePattern || ek == K::kListPattern || ek == K::kTuple ||
+                 ek == K::kList) {
         for (uint32_t j = 0; j < element.NamedChildCount(); ++j) {
           ts::Node inner = Unparen(element.NamedChild(j));
           if (KindOf(inner) == K::kIdentifier) {
@@ -626,8 +599,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
     case K::kTrue:
     case K::kFalse:
     case K::kNone:
-    case K::kComment:
-      return false;
+    case K::kComment: return false;
     case K::kFunction: {
       AddScope(ScopeKind::kFunction, node, depth);
       if (ts::Node params = Field(node, F::kParameters); !params.IsNull()) RecordParameters(params);
@@ -638,9 +610,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       if (ts::Node params = Field(node, F::kParameters); !params.IsNull()) RecordParameters(params);
       return true;
     }
-    case K::kClass:
-      AddScope(ScopeKind::kClass, node, depth);
-      return true;
+    case K::kClass: AddScope(ScopeKind::kClass, node, depth); return true;
     case K::kFor: {
       Loop loop;
       loop.node = node;
@@ -712,12 +682,8 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
     case K::kType:
       // Parameters were bound with the function; defaults and annotations run once, at definition.
       return false;
-    case K::kCall:
-      RecordCall(node);
-      return true;
-    case K::kInterpolation:
-      AddSite(node, SiteKind::kInterpolation);
-      return true;
+    case K::kCall: RecordCall(node); return true;
+    case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
     case K::kString: {
       NoteString(node);
       // Only f-strings have children worth visiting (interpolations); docstrings are skipped.
@@ -742,17 +708,13 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       ts::Node left = Unparen(FirstChild(node));
       const K lk = KindOf(left);
       if (lk == K::kIdentifier || lk == K::kAttribute) {
-        m_.bindings_.push_back(
-            {m_.Text(left), scope_, Model::BindingKind::kAugmented, LastChild(node), left, -1, -1});
+        m_.bindings_.push_back({m_.Text(left), scope_, Model::BindingKind::kAugmented, LastChild(node), left, -1, -1});
       }
       return true;
     }
     case K::kImport:
-    case K::kImportFrom:
-      RecordImport(node, kind);
-      return false;
-    default:
-      return true;
+    case K::kImportFrom: RecordImport(node, kind); return false;
+    default: return true;
   }
 }
 
@@ -903,8 +865,9 @@ void Builder::FindCudaEvidence() {
     // name.
     ts::Node receiver = Unparen(site.Receiver());
     const K rk = KindOf(receiver);
-    const std::string_view last =
-        rk == K::kAttribute ? m_.Text(Field(receiver, F::kAttribute)) : rk == K::kIdentifier ? m_.Text(receiver) : "";
+    const std::string_view last = rk == K::kAttribute    ? m_.Text(Field(receiver, F::kAttribute))
+                                  : rk == K::kIdentifier ? m_.Text(receiver)
+                                                         : "";
     if (last == "cuda" && m_.CanonicalName(receiver) == "torch.cuda") {
       m_.cuda_evidence_ = site.node;
       return;
@@ -933,11 +896,8 @@ void Builder::EvaluateGuards() {
             work.push_back(Field(node, F::kRight));
           }
           break;
-        case K::kComparison:
-          modulo = ModuloCompared(node, "==", guard.scope);
-          break;
-        default:
-          break;
+        case K::kComparison: modulo = ModuloCompared(node, "==", guard.scope); break;
+        default: break;
       }
     }
     if (modulo.IsNull()) {
@@ -1040,7 +1000,7 @@ void Builder::ClassifyLoops() {
   // 1. Direct evidence from each loop's header and from the calls whose innermost loop it is; the
   //    same evidence outside any loop makes a function a "training helper".
   std::vector<uint32_t> function_evidence(scopes.size(), 0);
-  std::vector<std::vector<int>> calls_from_loop(n);        // local callees, by innermost loop
+  std::vector<std::vector<int>> calls_from_loop(n);  // local callees, by innermost loop
   std::vector<std::vector<int>> calls_outside_loops(scopes.size());
   std::vector<std::vector<int>> calls_anywhere(scopes.size());
   for (size_t i = 0; i < n; ++i) {
@@ -1163,7 +1123,8 @@ void Builder::ClassifyLoops() {
   for (size_t i = 0; i < n; ++i) {
     if (loops[i].role != LoopRole::kStep) continue;
     for (int p = loops[i].parent; p >= 0; p = loops[static_cast<size_t>(p)].parent) {
-      if (loops[static_cast<size_t>(p)].role == LoopRole::kPerElement) loops[static_cast<size_t>(p)].role = LoopRole::kEpoch;
+      if (loops[static_cast<size_t>(p)].role == LoopRole::kPerElement)
+        loops[static_cast<size_t>(p)].role = LoopRole::kEpoch;
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -1344,8 +1305,7 @@ std::optional<Model::Insertion> Model::AppendKeyword(const Site& call, std::stri
   // One argument per line with a trailing comma (the black / ruff-format layout): add a line in the
   // same layout rather than `last, new,` on one line.
   ts::Node after = last.NextSibling();
-  const std::string_view before_last =
-      source_.substr(call_args.StartByte(), last.StartByte() - call_args.StartByte());
+  const std::string_view before_last = source_.substr(call_args.StartByte(), last.StartByte() - call_args.StartByte());
   if (!after.IsNull() && Text(after) == "," && before_last.find('\n') != std::string_view::npos) {
     const size_t line_start = source_.rfind('\n', last.StartByte() - 1);
     const std::string_view indent = source_.substr(line_start + 1, last.StartByte() - line_start - 1);
@@ -1588,8 +1548,7 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       }
       return out;
     }
-    default:
-      return out;
+    default: return out;
   }
 }
 
@@ -1622,7 +1581,7 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
     ts::Node callee = Unparen(Field(expr, F::kFunction));
     ts::Node args = Field(expr, F::kArguments);
     if (KindOf(callee) == K::kAttribute) {
-      static constexpr std::array<std::string_view, 9> kChain = {"to",    "cuda",     "train",   "eval", "half",
+      static constexpr std::array<std::string_view, 9> kChain = {"to",    "cuda",     "train",  "eval", "half",
                                                                  "float", "bfloat16", "double", "cpu"};
       const std::string_view method = Text(Field(callee, F::kAttribute));
       if (OneOf(method, kChain)) return IsModelLike(Field(callee, F::kObject), scope, depth + 1);
@@ -1706,7 +1665,7 @@ bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth) const {
       if (const Import* import = FindImport(name)) name = LastSegment(import->canonical);
     }
     if (name.ends_with("DataLoader") || name.ends_with("Loader")) return true;
-    static constexpr std::array<std::string_view, 7> kWrappers = {"enumerate", "zip",   "tqdm", "iter",
+    static constexpr std::array<std::string_view, 7> kWrappers = {"enumerate", "zip",   "tqdm",    "iter",
                                                                   "islice",    "cycle", "prefetch"};
     if (OneOf(name, kWrappers) && KindOf(args) == K::kArgumentList) {
       // zip(a, b) counts when any of its inputs is a loader; the others look at their first input.
@@ -1752,10 +1711,8 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
     case K::kSet:
     case K::kTuple:
     case K::kComprehension:
-    case K::kLambda:
-      return TensorKind::kNotTensor;
-    case K::kNot:
-      return TensorKind::kNotTensor;  // `not x` is a Python bool (the sync is in evaluating x)
+    case K::kLambda: return TensorKind::kNotTensor;
+    case K::kNot: return TensorKind::kNotTensor;  // `not x` is a Python bool (the sync is in evaluating x)
     case K::kAttribute: {
       const std::string_view attribute = Text(Field(expr, F::kAttribute));
       static constexpr std::array<std::string_view, 8> kMeta = {"shape",   "ndim",          "dtype",   "device",
@@ -1776,7 +1733,7 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
     case K::kSubscript:
       // batch["x"], out[0], loss[mask]: an element or slice of a tensor (or of a batch) is a tensor.
       return TensorKindDepth(Field(expr, F::kValue), scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor
-                                                                                            : TensorKind::kUnknown;
+                                                                                              : TensorKind::kUnknown;
     case K::kBinary:
     case K::kComparison:
     case K::kBoolean: {
@@ -1788,25 +1745,24 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       }
       return all_python ? TensorKind::kNotTensor : TensorKind::kUnknown;
     }
-    case K::kUnary:
-      return TensorKindDepth(Field(expr, F::kArgument), scope, depth + 1);
+    case K::kUnary: return TensorKindDepth(Field(expr, F::kArgument), scope, depth + 1);
     case K::kCall: {
       ts::Node callee = Unparen(Field(expr, F::kFunction));
       const K ck = KindOf(callee);
       std::string_view name = ck == K::kAttribute ? Text(Field(callee, F::kAttribute)) : Text(callee);
       static constexpr std::array<std::string_view, 24> kPython = {
-          "item",  "tolist", "size",     "dim",       "numel",   "len",    "str",   "int",
-          "float", "bool",   "round",    "isinstance", "range",  "enumerate", "zip", "keys",
-          "values", "items", "format",   "repr",      "element_size", "nelement", "stride", "data_ptr"};
+          "item",   "tolist", "size",   "dim",        "numel",        "len",       "str",    "int",
+          "float",  "bool",   "round",  "isinstance", "range",        "enumerate", "zip",    "keys",
+          "values", "items",  "format", "repr",       "element_size", "nelement",  "stride", "data_ptr"};
       if (OneOf(name, kPython)) return TensorKind::kNotTensor;
       const std::string canonical = CanonicalName(callee);
       if (canonical.starts_with("numpy.") || canonical.starts_with("math.")) return TensorKind::kNotTensor;
       if (canonical.starts_with("torch.")) {
         static constexpr std::array<std::string_view, 16> kNotTensorModules = {
-            "torch.cuda.",  "torch.backends.", "torch.distributed.", "torch.utils.", "torch.optim.",
-            "torch.jit.",   "torch.amp.",      "torch.autograd.grad_mode", "torch.device", "torch.no_grad",
-            "torch.is_",    "torch.get_",      "torch.set_",         "torch.manual_seed", "torch.compile",
-            "torch.save"};
+            "torch.cuda.",  "torch.backends.",   "torch.distributed.", "torch.utils.",
+            "torch.optim.", "torch.jit.",        "torch.amp.",         "torch.autograd.grad_mode",
+            "torch.device", "torch.no_grad",     "torch.is_",          "torch.get_",
+            "torch.set_",   "torch.manual_seed", "torch.compile",      "torch.save"};
         for (std::string_view prefix : kNotTensorModules) {
           if (canonical.starts_with(prefix)) return TensorKind::kNotTensor;
         }
@@ -1825,8 +1781,7 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       if (const Site* site = SiteOf(expr); site != nullptr && IsLossCall(*site)) return TensorKind::kTensor;
       return TensorKind::kUnknown;
     }
-    default:
-      break;
+    default: break;
   }
   const K k = KindOf(expr);
   if (k != K::kIdentifier && k != K::kAttribute) return TensorKind::kUnknown;
@@ -1864,8 +1819,7 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
         }
         break;
       }
-      default:
-        break;
+      default: break;
     }
     if (kind == TensorKind::kTensor) return TensorKind::kTensor;
     if (kind != TensorKind::kNotTensor) all_python = false;

@@ -75,9 +75,9 @@ struct Loop {
   ts::Node node;  // for_statement or while_statement
   LoopKind kind = LoopKind::kFor;
   LoopRole role = LoopRole::kPerElement;
-  int scope = 0;        // enclosing function (or module / class)
-  int parent = -1;      // nearest enclosing loop in the same scope
-  int epoch_loop = -1;  // step loops: the nearest enclosing epoch loop in the same scope
+  int scope = 0;          // enclosing function (or module / class)
+  int parent = -1;        // nearest enclosing loop in the same scope
+  int epoch_loop = -1;    // step loops: the nearest enclosing epoch loop in the same scope
   uint32_t evidence = 0;  // StepEvidence bits
   ts::Node target;        // for: the `left` pattern (`step, batch`); null for while
   ts::Node iterable;      // for: the `right` expression; while: the condition
@@ -136,8 +136,8 @@ struct Argument {
 enum class KeyPresence : uint8_t { kAbsent, kPresent, kUnknown };
 struct KeyLookup {
   KeyPresence presence = KeyPresence::kUnknown;
-  Value value;     // when present and resolvable
-  ts::Node node;   // the pair / keyword that gave it, when present
+  Value value;    // when present and resolvable
+  ts::Node node;  // the pair / keyword that gave it, when present
 };
 
 class Model {
@@ -176,8 +176,7 @@ class Model {
     uint32_t offset = 0;
     std::string text;
   };
-  std::optional<Insertion> AppendKeyword(const Site& call, std::string_view keyword,
-                                         std::string_view value) const;
+  std::optional<Insertion> AppendKeyword(const Site& call, std::string_view keyword, std::string_view value) const;
   // True when the call has a `*args` splat (positions after it are unknown).
   bool HasStarArgs(const Site& call) const;
 
@@ -211,8 +210,8 @@ class Model {
     std::string_view name;  // the identifier, or the attribute's text (`self.workers`)
     int scope = 0;
     BindingKind kind = BindingKind::kAssign;
-    ts::Node value;    // right-hand side (assign), the iterable (loop target), default (parameter)
-    ts::Node target;   // the identifier / attribute bound
+    ts::Node value;     // right-hand side (assign), the iterable (loop target), default (parameter)
+    ts::Node target;    // the identifier / attribute bound
     int position = -1;  // index inside a tuple target (`a, b = ...`), -1 when the whole value
     int loop = -1;      // loop targets: the loop
   };
@@ -253,7 +252,7 @@ class Model {
   std::vector<std::string> star_imports_;  // modules imported with `*`
   std::vector<ArgparseDefault> argparse_;
   std::vector<std::pair<std::string_view, int>> functions_;  // (name, scope), sorted by name
-  std::vector<std::string_view> open_dicts_;  // dict names mutated after creation
+  std::vector<std::string_view> open_dicts_;                 // dict names mutated after creation
   ts::Node cuda_evidence_;
 };
 

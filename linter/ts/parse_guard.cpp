@@ -52,9 +52,10 @@ std::optional<std::string> UnparsableReason(std::string_view text) {
   if (openers <= kMaxUnclosedBrackets) return std::nullopt;
   const size_t unclosed = UnclosedBrackets(text);
   if (unclosed <= kMaxUnclosedBrackets) return std::nullopt;
-  return fmt::format("{} brackets are still open at the end of the file, more than the {} the parser can recover "
-                     "from; close them",
-                     unclosed, kMaxUnclosedBrackets);
+  return fmt::format(
+      "{} brackets are still open at the end of the file, more than the {} the parser can recover "
+      "from; close them",
+      unclosed, kMaxUnclosedBrackets);
 }
 
 }  // namespace tl

@@ -54,8 +54,7 @@ Result<Tree> Parser::Parse(std::string_view source) {
   } else {
     ts_parser_set_included_ranges(parser_.get(), nullptr, 0);
   }
-  TSTree* tree =
-      ts_parser_parse_string(parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size()));
+  TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size()));
   if (tree == nullptr) {
     ts_parser_reset(parser_.get());
     return Error{"the parser gave up on this file"};
@@ -88,14 +87,14 @@ Node Match::Get(const Query& query, std::string_view name) const {
 Result<std::shared_ptr<const Query>> Query::Compile(std::string_view source) {
   uint32_t error_offset = 0;
   TSQueryError error_type = TSQueryErrorNone;
-  TSQuery* query = ts_query_new(PythonLanguage(), source.data(), static_cast<uint32_t>(source.size()),
-                                &error_offset, &error_type);
+  TSQuery* query = ts_query_new(PythonLanguage(), source.data(), static_cast<uint32_t>(source.size()), &error_offset,
+                                &error_type);
   if (query == nullptr) {
-    static constexpr const char* kKinds[] = {"none",  "syntax", "node type", "field",
+    static constexpr const char* kKinds[] = {"none",    "syntax",    "node type", "field",
                                              "capture", "structure", "language"};
     const auto kind = static_cast<size_t>(error_type);
-    return Error{fmt::format("query error ({}) at byte {}: `{}`", kind < 7 ? kKinds[kind] : "unknown",
-                             error_offset, source.substr(error_offset, 40))};
+    return Error{fmt::format("query error ({}) at byte {}: `{}`", kind < 7 ? kKinds[kind] : "unknown", error_offset,
+                             source.substr(error_offset, 40))};
   }
   return std::make_shared<const Query>(query);
 }

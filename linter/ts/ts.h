@@ -39,9 +39,7 @@ class Node {
   uint32_t EndByte() const { return ts_node_end_byte(node_); }
   TextRange Range() const { return {StartByte(), EndByte()}; }
   // The node's source text; `source` must be the buffer the tree was parsed from.
-  std::string_view Text(std::string_view source) const {
-    return source.substr(StartByte(), EndByte() - StartByte());
-  }
+  std::string_view Text(std::string_view source) const { return source.substr(StartByte(), EndByte() - StartByte()); }
 
   Node Parent() const { return Node(ts_node_parent(node_)); }
   uint32_t ChildCount() const { return ts_node_child_count(node_); }

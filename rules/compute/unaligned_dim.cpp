@@ -101,9 +101,14 @@ constexpr std::array<RuleOptionSpec, 1> kOptions = {{
 class UnalignedDim final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{"TL401", "unaligned-dim", "compute",
-                               "Layer dimension is not a multiple of 8 and misses tensor cores", kDocs,
-                               FixAvailability::kAlways, Severity::kWarning, kOptions};
+    static const RuleMeta meta{"TL401",
+                               "unaligned-dim",
+                               "compute",
+                               "Layer dimension is not a multiple of 8 and misses tensor cores",
+                               kDocs,
+                               FixAvailability::kAlways,
+                               Severity::kWarning,
+                               kOptions};
     return meta;
   }
 
@@ -122,8 +127,7 @@ class UnalignedDim final : public Rule {
           if (!arg) continue;
           const semantic::Value value = model.Resolve(arg->value, call.scope);
           const auto dim = value.AsInt();
-          if (value.kind != semantic::ValueKind::kInt || !dim || *dim < min_dim ||
-              *dim % 8 == 0) {
+          if (value.kind != semantic::ValueKind::kInt || !dim || *dim < min_dim || *dim % 8 == 0) {
             continue;
           }
           const int64_t aligned = Aligned(*dim);
@@ -132,7 +136,8 @@ class UnalignedDim final : public Rule {
                                               param, layer.name, *dim, aligned));
           // Point the suggestion at the literal that holds the number, wherever it is defined.
           const ts::Node target = value.origin.IsNull() ? arg->value : value.origin;
-          diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", param, aligned), Applicability::kDisplayOnly,
+          diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", param, aligned),
+                               Applicability::kDisplayOnly,
                                {Edit{target.Range(), std::to_string(aligned)}}};
           diagnostic.payload = DimFinding{*dim, layer.name, param, position == 0};
           out.push_back(std::move(diagnostic));
@@ -140,7 +145,6 @@ class UnalignedDim final : public Rule {
       }
     }
   }
-
 };
 
 TL_REGISTER_RULE(UnalignedDim);
@@ -181,8 +185,10 @@ class UnalignedDimEvidence final : public RuleEvidence {
     if (matching.empty()) {
       Evidence e;
       e.verdict = Verdict::kNotObserved;
-      e.summary = dim ? fmt::format("No GEMM with K or N = {} ran inside the profiled steps ({} GEMMs there)", *dim, g.gemms)
-                      : fmt::format("No GEMM with an unaligned K or N ran inside the profiled steps ({} GEMMs there)", g.gemms);
+      e.summary = dim ? fmt::format("No GEMM with K or N = {} ran inside the profiled steps ({} GEMMs there)", *dim,
+                                    g.gemms)
+                      : fmt::format("No GEMM with an unaligned K or N ran inside the profiled steps ({} GEMMs there)",
+                                    g.gemms);
       return e;
     }
     trace::Cost c;
@@ -201,19 +207,22 @@ class UnalignedDimEvidence final : public RuleEvidence {
       base.events.push_back(fmt::format("{} {} x{}", matching[i].op, matching[i].dims, matching[i].count));
     }
     if (!caps.cuda) {
-      base.summary = fmt::format("{:.1f} GEMMs per step have K or N = {} ({}), but on the CPU, where alignment costs "
-                                 "nothing; profile the GPU run with ProfilerActivity.CUDA to see tensor-core use",
-                                 c.count_per_step, dim.value_or(0), shapes);
+      base.summary = fmt::format(
+          "{:.1f} GEMMs per step have K or N = {} ({}), but on the CPU, where alignment costs "
+          "nothing; profile the GPU run with ProfilerActivity.CUDA to see tensor-core use",
+          c.count_per_step, dim.value_or(0), shapes);
       return base;
     }
     bool tensor_core_gpu = g.tensor_cores_ran;
-    for (const auto& dev : q.trace.trace().metadata().devices) tensor_core_gpu = tensor_core_gpu || dev.compute_major >= 7;
+    for (const auto& dev : q.trace.trace().metadata().devices)
+      tensor_core_gpu = tensor_core_gpu || dev.compute_major >= 7;
     const double factor = !tensor_core_gpu ? 0.0 : half ? 0.5 : 0.25;
     if (!tensor_core_gpu) {
       base.verdict = Verdict::kRefuted;
-      base.summary = fmt::format("The GPU has no tensor cores (compute capability below 7.0): alignment of the {:.1f} "
-                                 "GEMMs per step with K or N = {} would not change their kernels",
-                                 c.count_per_step, dim.value_or(0));
+      base.summary = fmt::format(
+          "The GPU has no tensor cores (compute capability below 7.0): alignment of the {:.1f} "
+          "GEMMs per step with K or N = {} would not change their kernels",
+          c.count_per_step, dim.value_or(0));
       return base;
     }
     Evidence e = EvidenceFromCost(
@@ -221,14 +230,14 @@ class UnalignedDimEvidence final : public RuleEvidence {
         fmt::format("{:.1f} GEMMs per step with K or N = {} take {:.2f} ms/step of GPU time ({}); tensor-core kernels "
                     "{} ({} of kernel time)",
                     c.count_per_step, dim.value_or(0), c.ms_per_step, shapes,
-                    g.tensor_cores_ran ? "ran elsewhere in the trace" : "did not run at all", FormatShare(g.tensor_core_share)));
+                    g.tensor_cores_ran ? "ran elsewhere in the trace" : "did not run at all",
+                    FormatShare(g.tensor_core_share)));
     e.events = base.events;
     e.claims = claims;
     return e;
   }
 
  private:
-
   static bool HalfPrecision(std::string_view dtype) {
     return dtype.find("Half") != std::string_view::npos || dtype.find("BFloat16") != std::string_view::npos ||
            dtype.find("half") != std::string_view::npos || dtype.find("bfloat16") != std::string_view::npos ||

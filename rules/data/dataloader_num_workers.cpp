@@ -69,9 +69,13 @@ struct LoaderFinding {
 class DataLoaderNumWorkers final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{"TL201", "dataloader-num-workers", "data-loading",
-                               "`DataLoader` loads every batch in the training process", kDocs,
-                               FixAvailability::kSometimes, Severity::kWarning};
+    static const RuleMeta meta{"TL201",
+                               "dataloader-num-workers",
+                               "data-loading",
+                               "`DataLoader` loads every batch in the training process",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning};
     return meta;
   }
 
@@ -91,10 +95,12 @@ class DataLoaderNumWorkers final : public Rule {
         ReportIfZero(model, call, lookup.value, out);
         continue;
       }
-      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` without `num_workers` loads every batch in the training process");
+      Diagnostic diagnostic = MakeDiagnostic(
+          call.node.Range(), "`DataLoader` without `num_workers` loads every batch in the training process");
       diagnostic.payload = LoaderFinding{false, 0};
       if (auto insertion = model.AppendKeyword(call, "num_workers", kWorkers)) {
-        diagnostic.fix = Fix{"Add `num_workers=4`", Applicability::kUnsafe,
+        diagnostic.fix = Fix{"Add `num_workers=4`",
+                             Applicability::kUnsafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
       }
       out.push_back(std::move(diagnostic));
@@ -105,17 +111,17 @@ class DataLoaderNumWorkers final : public Rule {
                     std::vector<Diagnostic>& out) const {
     const auto workers = value.AsInt();
     if (!workers.has_value() || *workers != 0) return;
-    Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `num_workers=0` loads every batch in the training process");
+    Diagnostic diagnostic = MakeDiagnostic(
+        call.node.Range(), "`DataLoader` with `num_workers=0` loads every batch in the training process");
     diagnostic.payload = LoaderFinding{true, 0};
     // The fix rewrites the literal where the 0 is written, which may be an argparse default or a
     // module constant rather than the call itself.
     if (!value.origin.IsNull() && model.Text(value.origin) == "0") {
-      diagnostic.fix = Fix{"Set `num_workers` to 4", Applicability::kUnsafe,
-                           {Edit{value.origin.Range(), std::string(kWorkers)}}};
+      diagnostic.fix = Fix{
+          "Set `num_workers` to 4", Applicability::kUnsafe, {Edit{value.origin.Range(), std::string(kWorkers)}}};
     }
     out.push_back(std::move(diagnostic));
   }
-
 };
 
 TL_REGISTER_RULE(DataLoaderNumWorkers);
@@ -165,10 +171,11 @@ class DataLoaderNumWorkersEvidence final : public RuleEvidence {
     if (a.busy.has_gpu) saved = std::min(saved, q.step_ms * (1.0 - a.busy.share));
     trace::Cost c = d.cost;
     c.ms_per_step = dl;
-    return EvidenceFromCost(q, Verdict::kConfirmed, c, saved,
-                            fmt::format("`_SingleProcessDataLoaderIter.__next__` takes {} of the step ({:.2f} of {:.2f} "
-                                        "ms/step, {:.1f} calls per step); 4 workers would save about {:.1f} ms/step",
-                                        FormatShare(d.cost.share_of_step), dl, q.step_ms, d.cost.count_per_step, std::max(0.0, saved)));
+    return EvidenceFromCost(
+        q, Verdict::kConfirmed, c, saved,
+        fmt::format("`_SingleProcessDataLoaderIter.__next__` takes {} of the step ({:.2f} of {:.2f} "
+                    "ms/step, {:.1f} calls per step); 4 workers would save about {:.1f} ms/step",
+                    FormatShare(d.cost.share_of_step), dl, q.step_ms, d.cost.count_per_step, std::max(0.0, saved)));
   }
 };
 

@@ -60,9 +60,13 @@ struct PinFinding {
 class DataLoaderPinMemory final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{"TL202", "dataloader-pin-memory", "data-loading",
-                               "`DataLoader` batches are copied to the GPU from pageable memory", kDocs,
-                               FixAvailability::kSometimes, Severity::kWarning};
+    static const RuleMeta meta{"TL202",
+                               "dataloader-pin-memory",
+                               "data-loading",
+                               "`DataLoader` batches are copied to the GPU from pageable memory",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning};
     return meta;
   }
 
@@ -75,7 +79,8 @@ class DataLoaderPinMemory final : public Rule {
       if (auto arg = model.FindArgument(call, "pin_memory", 7)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        Diagnostic diagnostic = MakeDiagnostic(
+            call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
         diagnostic.payload = PinFinding{true};
         if (model.Text(arg->value) == "False") {
           diagnostic.fix = Fix{"Set `pin_memory=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
@@ -89,21 +94,23 @@ class DataLoaderPinMemory final : public Rule {
       if (lookup.presence == semantic::KeyPresence::kPresent) {
         const auto truthy = lookup.value.Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        Diagnostic diagnostic = MakeDiagnostic(
+            call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
         diagnostic.payload = PinFinding{true};
         out.push_back(std::move(diagnostic));
         continue;
       }
-      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "`DataLoader` without `pin_memory=True` copies batches from pageable memory");
+      Diagnostic diagnostic = MakeDiagnostic(
+          call.node.Range(), "`DataLoader` without `pin_memory=True` copies batches from pageable memory");
       diagnostic.payload = PinFinding{false};
       if (auto insertion = model.AppendKeyword(call, "pin_memory", "True")) {
-        diagnostic.fix = Fix{"Add `pin_memory=True`", Applicability::kSafe,
+        diagnostic.fix = Fix{"Add `pin_memory=True`",
+                             Applicability::kSafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
       }
       out.push_back(std::move(diagnostic));
     }
   }
-
 };
 
 TL_REGISTER_RULE(DataLoaderPinMemory);
@@ -128,18 +135,20 @@ class DataLoaderPinMemoryEvidence final : public RuleEvidence {
     }
     const trace::Cost c = q.trace.PageableHtoD(nullptr);
     if (c.count > 0) {
-      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step * 0.5,
-                              fmt::format("{:.1f} pageable `Memcpy HtoD (Pageable -> Device)` copies per step take {:.2f} "
-                                          "ms/step ({})",
-                                          c.count_per_step, c.ms_per_step, FormatShare(c.share_of_step)));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, c, c.ms_per_step * 0.5,
+          fmt::format("{:.1f} pageable `Memcpy HtoD (Pageable -> Device)` copies per step take {:.2f} "
+                      "ms/step ({})",
+                      c.count_per_step, c.ms_per_step, FormatShare(c.share_of_step)));
     }
     int64_t htod = 0;
     for (const auto& g : q.trace.analysis().copies.groups) {
       if (g.kind.direction == trace::CopyDirection::kHtoD) htod += g.count;
     }
     if (htod > 0) {
-      return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
-                              fmt::format("The {} host-to-device copies in the trace are all from pinned memory", htod));
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, c, 0,
+          fmt::format("The {} host-to-device copies in the trace are all from pinned memory", htod));
     }
     if (q.trace.analysis().dataloader.calls == 0) {
       Evidence e;

@@ -63,9 +63,13 @@ struct ZeroGradFinding {
 class ZeroGradSetToNone final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{"TL301", "zero-grad-set-to-none", "memory",
-                               "`zero_grad()` fills gradients with zeros instead of freeing them", kDocs,
-                               FixAvailability::kSometimes, Severity::kWarning};
+    static const RuleMeta meta{"TL301",
+                               "zero-grad-set-to-none",
+                               "memory",
+                               "`zero_grad()` fills gradients with zeros instead of freeing them",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning};
     return meta;
   }
 
@@ -78,8 +82,8 @@ class ZeroGradSetToNone final : public Rule {
       if (auto arg = model.FindArgument(call, "set_to_none", 0)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic =
-            MakeDiagnostic(call.node.Range(), "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step");
+        Diagnostic diagnostic = MakeDiagnostic(
+            call.node.Range(), "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step");
         diagnostic.payload = ZeroGradFinding{true};
         if (model.Text(arg->value) == "False") {
           diagnostic.fix = Fix{"Set `set_to_none=True`", Applicability::kUnsafe, {Edit{arg->value.Range(), "True"}}};
@@ -89,18 +93,19 @@ class ZeroGradSetToNone final : public Rule {
       }
       if (!old_torch || model.HasStarArgs(call)) continue;
       if (model.KwargsLookupIn(call, "set_to_none").presence != semantic::KeyPresence::kAbsent) continue;
-      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), fmt::format("`zero_grad()` fills every gradient with zeros before "
-                                                     "PyTorch 2.0 (target is {})",
-                                                     context.options.target_torch.ToString()));
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(),
+                                             fmt::format("`zero_grad()` fills every gradient with zeros before "
+                                                         "PyTorch 2.0 (target is {})",
+                                                         context.options.target_torch.ToString()));
       diagnostic.payload = ZeroGradFinding{false};
       if (auto insertion = model.AppendKeyword(call, "set_to_none", "True")) {
-        diagnostic.fix = Fix{"Pass `set_to_none=True`", Applicability::kUnsafe,
+        diagnostic.fix = Fix{"Pass `set_to_none=True`",
+                             Applicability::kUnsafe,
                              {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
       }
       out.push_back(std::move(diagnostic));
     }
   }
-
 };
 
 TL_REGISTER_RULE(ZeroGradSetToNone);
@@ -118,7 +123,8 @@ class ZeroGradSetToNoneEvidence final : public RuleEvidence {
     if (diagnostic.Payload<ZeroGradFinding>() == nullptr) {
       return Unverifiable("The finding carries no zero_grad call, so no trace event can be tied to it");
     }
-    if (q.at.level == AttributionLevel::kLine && q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+    if (q.at.level == AttributionLevel::kLine && q.at.not_observed)
+      return NotObserved(q, fmt::format("Line {}", q.line));
     const auto& z = q.trace.analysis().optimizer.zero_grad;
     if (z.calls == 0) {
       Evidence e;
@@ -139,7 +145,8 @@ class ZeroGradSetToNoneEvidence final : public RuleEvidence {
       return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
                               fmt::format("`Optimizer.zero_grad`{} runs {:.0f} fill_/zero_ ops per step ({} kernels in "
                                           "all), {:.2f} ms/step ({})",
-                                          where, c.count_per_step, z.kernels, c.ms_per_step, FormatShare(c.share_of_step)));
+                                          where, c.count_per_step, z.kernels, c.ms_per_step,
+                                          FormatShare(c.share_of_step)));
     }
     return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
                             fmt::format("`Optimizer.zero_grad` ran {} time{} with no fill_/zero_ work under it: the "

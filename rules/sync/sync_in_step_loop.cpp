@@ -95,9 +95,9 @@ and `unverifiable` without CUDA activity in the trace (`ProfilerActivity.CUDA`).
 class SyncInStepLoop final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{"TL101", "sync-in-step-loop", "host-device-sync",
-                               "Host-device synchronization on every training step", kDocs,
-                               FixAvailability::kNone, Severity::kWarning};
+    static const RuleMeta meta{
+        "TL101", "sync-in-step-loop",    "host-device-sync", "Host-device synchronization on every training step",
+        kDocs,   FixAvailability::kNone, Severity::kWarning};
     return meta;
   }
 
@@ -107,13 +107,12 @@ class SyncInStepLoop final : public Rule {
     for (const semantic::Site& site : model.Sites()) {
       if (!site.per_step()) continue;
       switch (site.kind) {
-        case semantic::SiteKind::kCall:
-          CheckCall(model, site, out);
-          break;
+        case semantic::SiteKind::kCall: CheckCall(model, site, out); break;
         case semantic::SiteKind::kInterpolation: {
           ts::Node expr = site.node.Field("expression");
           if (!expr.IsNull() && model.TensorKindOf(expr, site.scope) == semantic::TensorKind::kTensor) {
-            Report(site.node, "Formatting a tensor in an f-string synchronizes with the GPU on every step", SyncKind::kScalar, out);
+            Report(site.node, "Formatting a tensor in an f-string synchronizes with the GPU on every step",
+                   SyncKind::kScalar, out);
           }
           break;
         }
@@ -200,8 +199,8 @@ class SyncInStepLoop final : public Rule {
     if (name == "float" || name == "int" || name == "bool") {
       if (call.Arguments().NamedChildCount() == 0) return;
       if (model.TensorKindOf(call.Arguments().NamedChild(0), call.scope) == semantic::TensorKind::kTensor) {
-        Report(call.node, fmt::format("`{}()` of a tensor synchronizes with the GPU on every step", name), SyncKind::kScalar,
-               out);
+        Report(call.node, fmt::format("`{}()` of a tensor synchronizes with the GPU on every step", name),
+               SyncKind::kScalar, out);
       }
       return;
     }
@@ -216,7 +215,6 @@ class SyncInStepLoop final : public Rule {
       }
     }
   }
-
 };
 
 TL_REGISTER_RULE(SyncInStepLoop);
@@ -229,7 +227,8 @@ class SyncInStepLoopEvidence final : public RuleEvidence {
 
   Evidence Confirm(const Diagnostic& d, const EvidenceQuery& q) const override {
     const SyncFinding* finding = d.Payload<SyncFinding>();
-    if (finding == nullptr) return Unverifiable("The finding carries no sync kind, so no trace event can be tied to it");
+    if (finding == nullptr)
+      return Unverifiable("The finding carries no sync kind, so no trace event can be tied to it");
     const auto& caps = q.trace.capabilities();
     if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
     if (!caps.cuda) {
@@ -245,34 +244,38 @@ class SyncInStepLoopEvidence final : public RuleEvidence {
           trace::Cost c = q.at.level == AttributionLevel::kStep ? s.cost : q.trace.CostOf(q.at.where);
           c.count = s.item_calls;
           c.count_per_step = static_cast<double>(s.item_calls) / static_cast<double>(std::max<size_t>(1, q.steps));
-          return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
-                                  fmt::format("The profiled run had no device: its memory events show host allocations "
-                                              "only, so the code {} ({} .item() call{}) read CPU values and waited for "
-                                              "nothing; profile the GPU run with ProfilerActivity.CUDA to measure its syncs",
-                                              q.at.level == AttributionLevel::kStep ? "in the steps" : "that ran " + WhereText(q),
-                                              s.item_calls, s.item_calls == 1 ? "" : "s"));
+          return EvidenceFromCost(
+              q, Verdict::kRefuted, c, 0,
+              fmt::format("The profiled run had no device: its memory events show host allocations "
+                          "only, so the code {} ({} .item() call{}) read CPU values and waited for "
+                          "nothing; profile the GPU run with ProfilerActivity.CUDA to measure its syncs",
+                          q.at.level == AttributionLevel::kStep ? "in the steps" : "that ran " + WhereText(q),
+                          s.item_calls, s.item_calls == 1 ? "" : "s"));
         }
       }
-      return Unverifiable(caps.memory ? std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
-                                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
-                                      : std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
-                                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (profile_memory=True "
-                                                    "would at least show whether the run used a device)"));
+      return Unverifiable(
+          caps.memory ? std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
+                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
+                      : std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
+                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (profile_memory=True "
+                                    "would at least show whether the run used a device)"));
     }
     const trace::SyncEvidence s = q.trace.DeviceSyncs(q.at.scope());
     const SyncKind kind = finding->kind;
     if (q.at.level != AttributionLevel::kStep) {
       if (s.cost.count > 0) {
-        return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
-                                fmt::format("{:.1f} device syncs per step {} block the CPU {:.2f} ms/step ({}); {} of {} "
-                                            ".item() calls synchronised",
-                                            s.cost.count_per_step, WhereText(q), s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
-                                            s.syncing_item_calls, s.item_calls));
+        return EvidenceFromCost(
+            q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
+            fmt::format("{:.1f} device syncs per step {} block the CPU {:.2f} ms/step ({}); {} of {} "
+                        ".item() calls synchronised",
+                        s.cost.count_per_step, WhereText(q), s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
+                        s.syncing_item_calls, s.item_calls));
       }
-      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                              fmt::format("The code ran {} and no device sync or blocking copy ran under it ({} .item() "
-                                          "call{}, none synchronised): a CPU value",
-                                          WhereText(q), s.item_calls, s.item_calls == 1 ? "" : "s"));
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, s.cost, 0,
+          fmt::format("The code ran {} and no device sync or blocking copy ran under it ({} .item() "
+                      "call{}, none synchronised): a CPU value",
+                      WhereText(q), s.item_calls, s.item_calls == 1 ? "" : "s"));
     }
     // No stacks: the op names of the whole step decide.
     const auto& a = q.trace.analysis();
@@ -283,9 +286,10 @@ class SyncInStepLoopEvidence final : public RuleEvidence {
       if (a.syncs.items_in_steps == 0) {
         Evidence e;
         e.verdict = Verdict::kNotObserved;
-        e.summary = fmt::format("No .item() call ran in the {} profiled {}, so this scalar read did not run there "
-                                "(attributed by op name, since {})",
-                                q.steps, q.steps == 1 ? "step" : "steps", q.at.how);
+        e.summary = fmt::format(
+            "No .item() call ran in the {} profiled {}, so this scalar read did not run there "
+            "(attributed by {})",
+            q.steps, q.steps == 1 ? "step" : "steps", q.at.how);
         return e;
       }
       int64_t blocked = 0;
@@ -318,27 +322,27 @@ class SyncInStepLoopEvidence final : public RuleEvidence {
         return EvidenceFromCost(
             q, Verdict::kConfirmed, c, c.ms_per_step,
             fmt::format("{:.1f} of {:.1f} .item() calls per step synchronise with the device, blocking the CPU {:.2f} "
-                        "ms/step ({}); attributed by op name, since {}",
+                        "ms/step ({}); attributed by {}",
                         c.count_per_step, static_cast<double>(a.syncs.items_in_steps) / steps, c.ms_per_step,
                         FormatShare(c.share_of_step), q.at.how));
       }
       return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
                               fmt::format("None of the {:.1f} .item() calls per step synchronised with the device "
-                                          "(CPU scalars); attributed by op name, since {}",
+                                          "(CPU scalars); attributed by {}",
                                           static_cast<double>(a.syncs.items_in_steps) / steps, q.at.how));
     }
     if (s.cost.count > 0) {
       return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
                               fmt::format("{:.1f} device syncs per step block the CPU {:.2f} ms/step ({}); attributed "
-                                          "by op name, since {}",
-                                          s.cost.count_per_step, s.cost.ms_per_step, FormatShare(s.cost.share_of_step), q.at.how));
+                                          "by {}",
+                                          s.cost.count_per_step, s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
+                                          q.at.how));
     }
     return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
                             fmt::format("The trace shows CUDA activity and no device sync at all in the {} profiled "
                                         "step{}",
                                         q.steps, q.steps == 1 ? "" : "s"));
   }
-
 };
 
 TL_REGISTER_EVIDENCE(SyncInStepLoopEvidence);

@@ -89,8 +89,9 @@ TEST_CASE("non-UTF-8 bytes: analysed, with a one-line warning") {
   auto result = RunTorchlint({"check", "--output-format", "json", "."}, dir.path());
   CHECK(result.exit_code == 1);
   CheckGoodFileAnalysed(result.out);
-  CHECK(result.err == "warning: latin1.py: not valid UTF-8; analysed anyway, with columns counted in bytes where "
-                      "the text is invalid (save the file as UTF-8)\n");
+  CHECK(result.err ==
+        "warning: latin1.py: not valid UTF-8; analysed anyway, with columns counted in bytes where "
+        "the text is invalid (save the file as UTF-8)\n");
   size_t latin1 = 0;
   for (const auto& f : Findings(result.out)) latin1 += f.starts_with("latin1.py TL");
   CHECK(latin1 >= 3);
@@ -120,12 +121,13 @@ TEST_CASE("an empty file is clean; a binary file is skipped with one line") {
   TempFolder dir;
   dir.Write("good.py", TrainScript());
   dir.Write("empty.py", "");
-  dir.Write("binary.py", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0", 20));
+  dir.Write("binary.py", std::string("\x7f"
+                                     "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0",
+                                     20));
   auto result = RunTorchlint({"check", "--output-format", "json", "."}, dir.path());
   CHECK(result.exit_code == 1);
   CheckGoodFileAnalysed(result.out);
-  CHECK(result.err ==
-        "error: binary.py: not Python source (it contains NUL bytes, so it looks binary); skipped\n");
+  CHECK(result.err == "error: binary.py: not Python source (it contains NUL bytes, so it looks binary); skipped\n");
   auto empty = RunTorchlint({"check", "empty.py"}, dir.path());
   CHECK(empty.exit_code == 0);
   auto only_binary = RunTorchlint({"check", "binary.py"}, dir.path());
@@ -152,8 +154,8 @@ TEST_CASE("a 50 MB file is skipped with one line, over the size limit") {
 TEST_CASE("100,000 nested brackets do not overflow the stack") {
   TempFolder dir;
   dir.Write("good.py", TrainScript());
-  dir.Write("nested.py", "x = " + std::string(100000, '[') + std::string(100000, ']') + "\n" + "y = " +
-                             std::string(100000, '(') + std::string(60000, ')') + "\n");
+  dir.Write("nested.py", "x = " + std::string(100000, '[') + std::string(100000, ']') + "\n" +
+                             "y = " + std::string(100000, '(') + std::string(60000, ')') + "\n");
   auto result = RunTorchlint({"check", "--output-format", "json", "."}, dir.path());
   CHECK(result.exit_code == 1);
   CheckGoodFileAnalysed(result.out);

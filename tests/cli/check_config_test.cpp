@@ -85,8 +85,8 @@ TEST_CASE("the closest config wins; torchlint.toml beats pyproject.toml in one f
 
   // --config applies one file to everything.
   project.Write("ci.toml", "select = [\"TL202\"]\n");
-  const auto forced =
-      Codes(RunTorchlint({"check", "--output-format", "json", "--config", "ci.toml", "."}, project.path()).out);
+  const auto forced = Codes(
+      RunTorchlint({"check", "--output-format", "json", "--config", "ci.toml", "."}, project.path()).out);
   CHECK(forced == std::vector<std::string>{"sub/train.py TL202", "train.py TL202"});
 }
 
@@ -125,8 +125,8 @@ TEST_CASE("target PyTorch: --target-torch, the config key, a pin, or the 2.x def
   CHECK_FALSE(Has(Codes(overridden.out), "legacy/train.py TL301"));
   CHECK(overridden.err.empty());
 
-  auto old_everywhere =
-      RunTorchlint({"check", "--output-format", "json", "--target-torch", "1.12", "."}, project.path());
+  auto old_everywhere = RunTorchlint({"check", "--output-format", "json", "--target-torch", "1.12", "."},
+                                     project.path());
   CHECK(Has(Codes(old_everywhere.out), "modern/train.py TL301"));
 
   project.Write("modern/torchlint.toml", "target-torch = \"1.10\"\n");

@@ -28,8 +28,8 @@ TEST_CASE("json format") {
   REQUIRE(json.is_array());
   REQUIRE_FALSE(json.empty());
   for (const auto& item : json) {
-    for (const char* key : {"code", "name", "message", "severity", "file", "line", "column", "end_line",
-                            "end_column", "fix"}) {
+    for (const char* key :
+         {"code", "name", "message", "severity", "file", "line", "column", "end_line", "end_column", "fix"}) {
       CHECK(item.contains(key));
     }
     if (!item["fix"].is_null()) {

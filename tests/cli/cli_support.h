@@ -3,7 +3,7 @@
 // TORCHLINT_UPDATE_GOLDENS=1 rewrites after an intended change. Also makes temporary project folders.
 #pragma once
 
-#include <stdlib.h>
+#include <stdlib.h>  // NOLINT(modernize-deprecated-headers): POSIX mkdtemp
 #include <sys/wait.h>
 
 #include <doctest/doctest.h>

@@ -26,7 +26,8 @@ namespace {
 constexpr const char* kWorkersTrace = "tests/e2e/traces/workers0.pt.trace.json.gz";
 constexpr const char* kWorkersScript = "tests/e2e/scripts/workers0.py";
 // H100 bert-small: launch-bound and low GPU busy, which no line of code is blamed for.
-constexpr const char* kLaunchBoundTrace = "real/TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+constexpr const char* kLaunchBoundTrace =
+    "real/TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz";
 
 std::string Python() {
   const char* env = std::getenv("TORCHLINT_PYTHON");
@@ -38,9 +39,10 @@ RunResult Validate(std::string_view sarif) {
   TempFolder io;
   const auto file = io.Write("log.sarif", sarif);
   const auto out = io.path() / "out";
-  const std::string command = fmt::format("{} {} {} >{} 2>&1", ShellQuote(Python()),
-                                          ShellQuote((SourceDir() / "tests" / "support" / "validate_sarif.py").string()),
-                                          ShellQuote(file.string()), ShellQuote(out.string()));
+  const std::string command = fmt::format(
+      "{} {} {} >{} 2>&1", ShellQuote(Python()),
+      ShellQuote((SourceDir() / "tests" / "support" / "validate_sarif.py").string()), ShellQuote(file.string()),
+      ShellQuote(out.string()));
   const int status = std::system(command.c_str());
   RunResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -89,8 +91,8 @@ struct Tl201Figures {
 };
 
 Tl201Figures Tl201FromJson() {
-  const RunResult r =
-      RunTorchlint({"check", "--output-format", "json", "--trace", kWorkersTrace, kWorkersScript}, SourceDir());
+  const RunResult r = RunTorchlint({"check", "--output-format", "json", "--trace", kWorkersTrace, kWorkersScript},
+                                   SourceDir());
   Tl201Figures f;
   const auto findings = nlohmann::json::parse(r.out);
   for (const auto& finding : findings) {
@@ -124,8 +126,8 @@ TEST_CASE("sarif with a parse-error notice is valid: the notice has a rule descr
 }
 
 TEST_CASE("sarif with a trace that confirms TL201 is valid, and carries the saving") {
-  const RunResult r =
-      RunTorchlint({"check", "--output-format", "sarif", "--trace", kWorkersTrace, kWorkersScript}, SourceDir());
+  const RunResult r = RunTorchlint({"check", "--output-format", "sarif", "--trace", kWorkersTrace, kWorkersScript},
+                                   SourceDir());
   CHECK(r.exit_code == 1);
   CheckValid(r);
   const auto log = nlohmann::json::parse(r.out);
@@ -230,8 +232,8 @@ TEST_CASE("the expected saving of a confirmed finding shows in text, github, jso
   // Workflow commands escape `%` in messages as %25.
   std::string escaped;
   for (char c : headline) escaped += c == '%' ? std::string("%25") : std::string(1, c);
-  const RunResult github =
-      RunTorchlint({"check", "--output-format", "github", "--trace", kWorkersTrace, kWorkersScript}, SourceDir());
+  const RunResult github = RunTorchlint(
+      {"check", "--output-format", "github", "--trace", kWorkersTrace, kWorkersScript}, SourceDir());
   bool annotated = false;
   for (size_t at = 0, end = 0; at < github.out.size(); at = end + 1) {
     end = github.out.find('\n', at);
@@ -241,8 +243,8 @@ TEST_CASE("the expected saving of a confirmed finding shows in text, github, jso
   }
   CHECK(annotated);
 
-  const RunResult sarif =
-      RunTorchlint({"check", "--output-format", "sarif", "--trace", kWorkersTrace, kWorkersScript}, SourceDir());
+  const RunResult sarif = RunTorchlint({"check", "--output-format", "sarif", "--trace", kWorkersTrace, kWorkersScript},
+                                       SourceDir());
   const auto log = nlohmann::json::parse(sarif.out);
   const nlohmann::json* tl201 = FindResult(log, "TL201");
   REQUIRE(tl201 != nullptr);

@@ -13,22 +13,25 @@ using tl::test::TempFolder;
 
 namespace {
 
-std::string Event(std::string_view cat, std::string_view name, int64_t ts, int64_t dur, int tid, std::string_view args = "{}") {
-  return fmt::format(R"({{"ph": "X", "cat": "{}", "name": "{}", "pid": 1, "tid": {}, "ts": {}, "dur": {}, "args": {}}})", cat,
-                     name, tid, ts, dur, args);
+std::string Event(std::string_view cat, std::string_view name, int64_t ts, int64_t dur, int tid,
+                  std::string_view args = "{}") {
+  return fmt::format(
+      R"({{"ph": "X", "cat": "{}", "name": "{}", "pid": 1, "tid": {}, "ts": {}, "dur": {}, "args": {}}})", cat, name,
+      tid, ts, dur, args);
 }
 
 std::string Memory(int64_t ts, int64_t bytes, int64_t allocated, int64_t reserved) {
-  return fmt::format(R"({{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": {}, )"
-                     R"("args": {{"Total Reserved": {}, "Total Allocated": {}, "Bytes": {}, "Device Id": 0, "Device Type": 1}}}})",
-                     ts, reserved, allocated, bytes);
+  return fmt::format(
+      R"({{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": {}, )"
+      R"("args": {{"Total Reserved": {}, "Total Allocated": {}, "Bytes": {}, "Device Id": 0, "Device Type": 1}}}})",
+      ts, reserved, allocated, bytes);
 }
 
 struct TraceSpec {
   int rank = 0;
-  int64_t comm_us = 0;         // an all-reduce kernel per step, when > 0
+  int64_t comm_us = 0;           // an all-reduce kernel per step, when > 0
   int64_t first_step_us = 1000;  // the first step's length; the others are 1000 µs
-  std::string extra_metadata;  // raw JSON members, each followed by ", "
+  std::string extra_metadata;    // raw JSON members, each followed by ", "
 };
 
 TraceSpec Rank(int rank, int64_t comm_us = 0) {
@@ -47,16 +50,20 @@ std::string MakeTrace(const TraceSpec& spec) {
   for (int s = 0; s < 5; ++s) {
     const int64_t len = s == 0 ? spec.first_step_us : 1000;
     ev.push_back(Event("user_annotation", fmt::format("ProfilerStep#{}", s), base, len, 1));
-    ev.push_back(Event("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", base + 1, 5, 1));
+    ev.push_back(
+        Event("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", base + 1, 5, 1));
     ev.push_back(Event("cpu_op", "aten::mm", base + 10, 100, 1));
-    ev.push_back(Event("cuda_runtime", "cudaLaunchKernel", base + 20, 5, 1, fmt::format(R"({{"correlation": {}}})", correlation)));
+    ev.push_back(Event("cuda_runtime", "cudaLaunchKernel", base + 20, 5, 1,
+                       fmt::format(R"({{"correlation": {}}})", correlation)));
     ev.push_back(Event("kernel", "sm80_xmma_gemm_f16f16_f16f32", base + 30, 500, 7,
                        fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}}})", correlation)));
     ++correlation;
     ev.push_back(Event("cpu_op", "aten::copy_", base + 150, 80, 1));
-    ev.push_back(Event("cuda_runtime", "cudaMemcpyAsync", base + 160, 60, 1, fmt::format(R"({{"correlation": {}}})", correlation)));
-    ev.push_back(Event("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", base + 600, 50, 7,
-                       fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}, "bytes": 4000000}})", correlation)));
+    ev.push_back(Event("cuda_runtime", "cudaMemcpyAsync", base + 160, 60, 1,
+                       fmt::format(R"({{"correlation": {}}})", correlation)));
+    ev.push_back(
+        Event("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", base + 600, 50, 7,
+              fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}, "bytes": 4000000}})", correlation)));
     ++correlation;
     if (spec.comm_us > 0) {
       ev.push_back(Event("kernel", "ncclKernel_AllReduce_RING_LL_Sum_float", base + 660, spec.comm_us, 20,
@@ -120,8 +127,8 @@ TEST_CASE("trace: markdown report in Chinese") {
   dir.Write("trace.json", MakeTrace({}));
   const auto result = RunTorchlint({"trace", "trace.json", "--format", "markdown", "--lang", "zh"}, dir.path());
   CHECK(result.exit_code == 0);
-  for (const char* title : {"# PyTorch 性能分析报告", "## 环境信息", "## Top 10 耗时算子", "## GPU 利用率概览", "## 显存分析",
-                            "## 瓶颈诊断", "## 优化建议（按优先级）", "| 排名 | 算子 |"}) {
+  for (const char* title : {"# PyTorch 性能分析报告", "## 环境信息", "## Top 10 耗时算子", "## GPU 利用率概览",
+                            "## 显存分析", "## 瓶颈诊断", "## 优化建议（按优先级）", "| 排名 | 算子 |"}) {
     CAPTURE(title);
     CHECK(result.out.find(title) != std::string::npos);
   }
@@ -140,8 +147,8 @@ TEST_CASE("trace: JSON keys and figures") {
   CHECK(result.exit_code == 0);
   CHECK(result.err.empty());
   const auto j = ParseJson(result.out);
-  for (const char* key : {"file", "format", "environment", "steps", "gpu", "communication", "dataloader", "syncs", "memcpy",
-                          "memory", "breakdown", "top_ops", "bottlenecks"}) {
+  for (const char* key : {"file", "format", "environment", "steps", "gpu", "communication", "dataloader", "syncs",
+                          "memcpy", "memory", "breakdown", "top_ops", "bottlenecks"}) {
     CAPTURE(key);
     CHECK(j.contains(key));
   }
@@ -167,7 +174,7 @@ TEST_CASE("trace: JSON keys and figures") {
   const auto& copies = j["memcpy"]["kinds"][0];
   CHECK(copies["direction"] == "HtoD");
   CHECK(copies["src"] == "pageable");
-  CHECK(copies["count"] == 4);                 // over the 4 analysed steps
+  CHECK(copies["count"] == 4);  // over the 4 analysed steps
   CHECK(copies["count_per_step"].get<double>() == doctest::Approx(1.0));
   CHECK(copies["bytes"] == 16000000);
   CHECK(copies["bytes_per_step"].get<double>() == doctest::Approx(4e6));
@@ -237,7 +244,8 @@ TEST_CASE("trace: a CPU-only rank shows dashes, not 0% GPU busy") {
   dir.Write("ranks/rank0.json", MakeTrace({}));
   std::string cpu = R"({"schemaVersion": 1, "traceEvents": [)";
   for (int s = 0; s < 3; ++s) {
-    cpu += fmt::format("{}{},\n{}", s ? ",\n" : "", Event("user_annotation", fmt::format("ProfilerStep#{}", s), s * 1000, 1000, 1),
+    cpu += fmt::format("{}{},\n{}", s ? ",\n" : "",
+                       Event("user_annotation", fmt::format("ProfilerStep#{}", s), s * 1000, 1000, 1),
                        Event("cpu_op", "aten::add", s * 1000 + 5, 100, 1));
   }
   dir.Write("ranks/rank1.json", cpu + "]}");
@@ -255,8 +263,8 @@ TEST_CASE("trace: a CPU-only rank shows dashes, not 0% GPU busy") {
   INFO(result.out);
   REQUIRE(row.size() == 9);
   CHECK(row[0] == "1");
-  CHECK(row[3] == "-");  // GPU busy
-  CHECK(row[5] == "-");  // comm
+  CHECK(row[3] == "-");     // GPU busy
+  CHECK(row[5] == "-");     // comm
   CHECK(row[4] == "0.0%");  // DataLoader is a CPU figure: still shown
 }
 
@@ -290,7 +298,9 @@ TEST_CASE("trace: a rank number too large for an int in a file name") {
   TempFolder dir;
   dir.Write("ranks/rank0.json", MakeTrace(Rank(0)));
   std::string nameless = MakeTrace(Rank(0));
-  nameless.replace(nameless.find(R"("distributedInfo")"), std::string_view(R"("distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2}, )").size(), "");
+  nameless.replace(nameless.find(R"("distributedInfo")"),
+                   std::string_view(R"("distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2}, )").size(),
+                   "");
   dir.Write("ranks/rank99999999999999.json", nameless);
   const auto result = RunTorchlint({"trace", "ranks", "--format", "json"}, dir.path());
   CHECK(result.exit_code == 0);
@@ -388,7 +398,8 @@ TEST_CASE("trace: consistent text on real traces (one figure per fact, 1 step, p
   CHECK(text.out.find("- Scope: 1 step (ProfilerStep), mean 607.31 ms") != std::string::npos);
   CHECK(text.out.find("1 steps") == std::string::npos);
   // 64.8% is of kernel time, 28.4% of the step: each named for what it measures.
-  CHECK(text.out.find("- Collective kernels: 64.8% of GPU kernel time, 11.8% of it overlapped with compute") != std::string::npos);
+  CHECK(text.out.find("- Collective kernels: 64.8% of GPU kernel time, 11.8% of it overlapped with compute") !=
+        std::string::npos);
   CHECK(text.out.find("communication 28.4%") != std::string::npos);
   // Busy 45.9%: no compute-bound verdict. 0.1 ms of pageable copies in a 607 ms step: low, and last.
   CHECK(text.out.find("Compute-bound") == std::string::npos);

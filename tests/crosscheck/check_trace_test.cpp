@@ -20,8 +20,8 @@ TEST_CASE("check --select TL1 --fail-on confirmed: exit 1 on the A100 trace whos
   if (!trace) return;
   TempFolder dir;
   dir.Write("train.py", kItemScript);
-  RunResult r = RunTorchlint({"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--fail-on", "confirmed"},
-                             dir.path());
+  RunResult r = RunTorchlint(
+      {"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--fail-on", "confirmed"}, dir.path());
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("train.py:13:") != std::string::npos);
   CHECK(r.out.find("= trace: confirmed: ") != std::string::npos);
@@ -37,8 +37,8 @@ TEST_CASE("check --select TL1 --fail-on confirmed: exit 0 on the T4 trace whose 
   if (!trace) return;
   TempFolder dir;
   dir.Write("train.py", kItemScript);
-  RunResult r = RunTorchlint({"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--fail-on", "confirmed"},
-                             dir.path());
+  RunResult r = RunTorchlint(
+      {"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--fail-on", "confirmed"}, dir.path());
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("= trace: refuted") != std::string::npos);
   // Without --fail-on the finding still fails the run, as a plain check does.
@@ -86,8 +86,8 @@ TEST_CASE("check --trace: sarif carries the evidence in result properties, githu
   if (!trace) return;
   TempFolder dir;
   dir.Write("train.py", kItemScript);
-  RunResult sarif = RunTorchlint({"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--output-format", "sarif"},
-                                 dir.path());
+  RunResult sarif = RunTorchlint(
+      {"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--output-format", "sarif"}, dir.path());
   const auto j = nlohmann::json::parse(sarif.out);
   const auto& results = j["runs"][0]["results"];
   REQUIRE(results.size() >= 1);
@@ -96,8 +96,8 @@ TEST_CASE("check --trace: sarif carries the evidence in result properties, githu
   bool communication = false;
   for (const auto& result : results) communication = communication || result["ruleId"] == "trace-communication-bound";
   CHECK(communication);
-  RunResult github = RunTorchlint({"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--output-format", "github"},
-                                  dir.path());
+  RunResult github = RunTorchlint(
+      {"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--output-format", "github"}, dir.path());
   CHECK(github.out.find("::warning file=train.py,line=13") != std::string::npos);
   CHECK(github.out.find("confirmed: ") != std::string::npos);
   // The trace-only finding is annotated on a file too: the script's step loop, else the trace.
@@ -106,7 +106,8 @@ TEST_CASE("check --trace: sarif carries the evidence in result properties, githu
 }
 
 TEST_CASE("check --trace on a PyTorch 1.9 trace: the bare zero_grad() is reported unless --target-torch says 2.x") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   TempFolder dir;
   dir.Write("resnet50_profiler_api.py", R"py(import torch
@@ -122,7 +123,8 @@ def main(model, trainset, optimizer, criterion):
         loss.backward()
         optimizer.step()
 )py");
-  RunResult r = RunTorchlint({"check", "resnet50_profiler_api.py", "--trace", trace->string(), "--output-format", "json"}, dir.path());
+  RunResult r = RunTorchlint(
+      {"check", "resnet50_profiler_api.py", "--trace", trace->string(), "--output-format", "json"}, dir.path());
   CHECK(r.err.find("target PyTorch 1.9") != std::string::npos);
   const auto j = nlohmann::json::parse(r.out);
   bool zero_grad = false;
@@ -135,8 +137,9 @@ def main(model, trainset, optimizer, criterion):
     }
   }
   CHECK(zero_grad);
-  RunResult pinned = RunTorchlint({"check", "resnet50_profiler_api.py", "--trace", trace->string(), "--target-torch", "2.1", "--select", "TL301"},
-                                  dir.path());
+  RunResult pinned = RunTorchlint(
+      {"check", "resnet50_profiler_api.py", "--trace", trace->string(), "--target-torch", "2.1", "--select", "TL301"},
+      dir.path());
   CHECK(pinned.exit_code == 0);
 }
 
@@ -160,15 +163,17 @@ namespace {
 // Each rule's docs say, first, exactly what the issue's "Evidence per rule" list says.
 TEST_CASE("each rule's Trace evidence section opens with the issue's wording") {
   const std::vector<std::pair<std::string_view, std::string_view>> expected = {
-      {"TL101", "## Trace evidence\nThe device syncs under the line, and the CPU time blocked. That means a DtoH copy plus\n"
-                "`cudaStreamSynchronize` inside `aten::item`/`_local_scalar_dense`, or sync calls.\n"},
+      {"TL101",
+       "## Trace evidence\nThe device syncs under the line, and the CPU time blocked. That means a DtoH copy plus\n"
+       "`cudaStreamSynchronize` inside `aten::item`/`_local_scalar_dense`, or sync calls.\n"},
       {"TL201", "## Trace evidence\nThe share of the step spent in `_SingleProcessDataLoaderIter.__next__`.\n"},
       {"TL202", "## Trace evidence\nPageable HtoD copies and their time.\n"},
       {"TL301", "## Trace evidence\nThe `fill_`/`zero_` work under `zero_grad`.\n"},
       {"TL401", "## Trace evidence\nGEMMs with unaligned K or N, their time, and whether tensor-core kernels ran.\n"},
   };
   for (const auto& [code, text] : expected) {
-    CAPTURE(code);
+    const std::string_view rule_code = code;  // clang < 16 cannot capture a structured binding in a lambda
+    CAPTURE(rule_code);
     const Rule* rule = FindRule(code);
     REQUIRE(rule != nullptr);
     CHECK(rule->Meta().docs.find(text) != std::string_view::npos);

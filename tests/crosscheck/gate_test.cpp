@@ -29,7 +29,8 @@ TEST_CASE("another script's trace with Python frames: nothing is confirmed, the 
   for (const auto& d : c.diagnostics) {
     REQUIRE(d.evidence);
     CHECK(d.evidence->verdict == Verdict::kUnverifiable);
-    CHECK(d.evidence->summary.find("this trace was not recorded from tests/e2e/scripts/workers0.py") != std::string::npos);
+    CHECK(d.evidence->summary.find("this trace was not recorded from tests/e2e/scripts/workers0.py") !=
+          std::string::npos);
     CHECK(d.evidence->summary.find("pin_memory.py") != std::string::npos);  // what the frames do name
     CHECK(d.evidence->saved_ms_per_step == 0.0);
   }
@@ -44,14 +45,14 @@ TEST_CASE("another script's trace with Python frames: nothing is confirmed, the 
   // As CI runs it: exit 0 against the other script's trace, 1 against its own.
   TempFolder dir;
   dir.Write("workers0.py", E2eScript("workers0.py"));
-  RunResult other = RunTorchlint({"check", "workers0.py", "--trace", E2eTrace("pin_memory.pt.trace.json.gz").string(),
-                                  "--fail-on", "confirmed"},
-                                 dir.path());
+  RunResult other = RunTorchlint(
+      {"check", "workers0.py", "--trace", E2eTrace("pin_memory.pt.trace.json.gz").string(), "--fail-on", "confirmed"},
+      dir.path());
   CHECK(other.exit_code == 0);
   CHECK(other.out.find("= trace: unverifiable") != std::string::npos);
-  RunResult self = RunTorchlint({"check", "workers0.py", "--trace", E2eTrace("workers0.pt.trace.json.gz").string(),
-                                 "--fail-on", "confirmed"},
-                                dir.path());
+  RunResult self = RunTorchlint(
+      {"check", "workers0.py", "--trace", E2eTrace("workers0.pt.trace.json.gz").string(), "--fail-on", "confirmed"},
+      dir.path());
   CHECK(self.exit_code == 1);
 }
 
@@ -69,8 +70,8 @@ TEST_CASE("a GPU trace of another program (H100 OWLv2 inference, with_stack): TL
   CHECK(d->evidence->summary.find("this trace was not recorded from train.py") != std::string::npos);
   TempFolder dir;
   dir.Write("train.py", kItemScript);
-  RunResult r = RunTorchlint({"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--fail-on", "confirmed"},
-                             dir.path());
+  RunResult r = RunTorchlint(
+      {"check", "train.py", "--trace", trace->string(), "--select", "TL1", "--fail-on", "confirmed"}, dir.path());
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("confirmed:") == std::string::npos);
 }
@@ -118,8 +119,9 @@ TEST_CASE("a script whose step loop shows nothing by op name is not tied to a fr
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
   // No loop at all: a module-level .cuda() model and a DataLoader that is never iterated here.
-  Checked c = CheckAgainst("build.py", "import torch\nfrom torch.utils.data import DataLoader\n"
-                                       "model = torch.nn.Linear(4, 4).cuda()\nloader = DataLoader(range(8))\n",
+  Checked c = CheckAgainst("build.py",
+                           "import torch\nfrom torch.utils.data import DataLoader\n"
+                           "model = torch.nn.Linear(4, 4).cuda()\nloader = DataLoader(range(8))\n",
                            *cc);
   REQUIRE(c.Count("TL201") == 1);
   for (const auto& d : c.diagnostics) {
@@ -166,7 +168,8 @@ TEST_CASE("two scripts, one trace: the DataLoader's time is shared, and the savi
   dir.Write("b/workers0.py", E2eScript("workers0.py"));
   const std::string trace = E2eTrace("workers0.pt.trace.json.gz").string();
   RunResult one = RunTorchlint({"report", "a/workers0.py", "--trace", trace, "--format", "json"}, dir.path());
-  RunResult two = RunTorchlint({"report", "a/workers0.py", "b/workers0.py", "--trace", trace, "--format", "json"}, dir.path());
+  RunResult two = RunTorchlint({"report", "a/workers0.py", "b/workers0.py", "--trace", trace, "--format", "json"},
+                               dir.path());
   REQUIRE(one.exit_code == 0);
   REQUIRE(two.exit_code == 0);
   const auto j1 = nlohmann::json::parse(one.out);
@@ -270,8 +273,8 @@ TEST_CASE("savings that would exceed the step are scaled to fit it") {
   trace_findings[0].saved_ms_per_step = 30.0;
   trace_findings[0].step_ms = 100.0;
   SettleCosts(findings, trace_findings);
-  const double total = findings[0].diagnostic.evidence->saved_ms_per_step + findings[1].diagnostic.evidence->saved_ms_per_step +
-                       trace_findings[0].saved_ms_per_step;
+  const double total = findings[0].diagnostic.evidence->saved_ms_per_step +
+                       findings[1].diagnostic.evidence->saved_ms_per_step + trace_findings[0].saved_ms_per_step;
   CHECK(total == doctest::Approx(100.0));
   CHECK(findings[0].diagnostic.evidence->saved_ms_per_step == doctest::Approx(70.0 / 1.5));
 }

@@ -12,9 +12,9 @@ namespace {
 // `scripts/torch-env.sh status`: 0 usable, 77 unavailable.
 int TorchEnvStatus(std::string& line) {
   TempFolder io;
-  const std::string command =
-      fmt::format("{} status >{} 2>&1", ShellQuote((SourceDir() / "scripts/torch-env.sh").string()),
-                  ShellQuote((io.path() / "out").string()));
+  const std::string command = fmt::format("{} status >{} 2>&1",
+                                          ShellQuote((SourceDir() / "scripts/torch-env.sh").string()),
+                                          ShellQuote((io.path() / "out").string()));
   const int status = std::system(command.c_str());
   line = ReadText(io.path() / "out");
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -37,7 +37,8 @@ TEST_CASE("live: a real PyTorch profiles our scripts, and check --trace confirms
   const int status = TorchEnvStatus(status_line);
   if (status == 77) {
     MESSAGE("skipped: no PyTorch for the end-to-end test (scripts/torch-env.sh status: " << status_line << ")");
-    std::cout << "skipped: live cross-check (scripts/torch-env.sh status says unavailable; run scripts/torch-env.sh install)\n";
+    std::cout << "skipped: live cross-check (scripts/torch-env.sh status says unavailable; run scripts/torch-env.sh "
+                 "install)\n";
     return;
   }
   REQUIRE_MESSAGE(status == 0, "scripts/torch-env.sh status failed: " << status_line);
@@ -81,8 +82,8 @@ TEST_CASE("live: a real PyTorch profiles our scripts, and check --trace confirms
     const bool material = d->evidence->share_of_step >= kMaterialShare;
     CHECK(d->evidence->verdict == (material ? Verdict::kConfirmed : Verdict::kNegligible));
 
-    RunResult r = RunTorchlint({"check", E2eScriptPath("zero_grad_false.py"), "--trace", trace.string(), "--output-format",
-                                "json", "--fail-on", "confirmed"},
+    RunResult r = RunTorchlint({"check", E2eScriptPath("zero_grad_false.py"), "--trace", trace.string(),
+                                "--output-format", "json", "--fail-on", "confirmed"},
                                SourceDir());
     CHECK(r.exit_code == (material ? 1 : 0));
   }

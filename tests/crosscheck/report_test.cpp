@@ -32,7 +32,7 @@ TEST_CASE("H100 bert-small: launch-bound and low GPU busy, with their figures") 
   const TraceFinding* launch = FindTraceOnly(found, "trace-launch-bound");
   REQUIRE(launch != nullptr);
   CHECK(Figure(*launch, "gpu.short_kernel_share") == doctest::Approx(0.967).epsilon(0.03));  // 97% under 10 µs
-  CHECK(Figure(*launch, "gpu.busy_share") == doctest::Approx(0.07).epsilon(0.15));          // busy 7%
+  CHECK(Figure(*launch, "gpu.busy_share") == doctest::Approx(0.07).epsilon(0.15));           // busy 7%
   CHECK(launch->level == Priority::kHigh);
   CHECK(launch->recommendation.find("CUDA Graph") != std::string::npos);
   CHECK(launch->saved_ms_per_step > 0.0);
@@ -103,11 +103,13 @@ def main(trainset):
 )py";
 
 TEST_CASE("torchlint report --lang zh: the PyTorch profiler guide's sections, findings ranked by the time saved") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   TempFolder dir;
   dir.Write("resnet50_profiler_api.py", kResnetScript);
-  RunResult r = RunTorchlint({"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--lang", "zh"}, dir.path());
+  RunResult r = RunTorchlint({"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--lang", "zh"},
+                             dir.path());
   CHECK(r.exit_code == 0);
   for (std::string_view title : {"# PyTorch 性能分析报告", "## 环境信息", "## Top 10 耗时算子", "## GPU 利用率概览",
                                  "## 显存分析", "## 瓶颈诊断", "## 优化建议（按优先级）"}) {
@@ -132,11 +134,13 @@ TEST_CASE("torchlint report --lang zh: the PyTorch profiler guide's sections, fi
 }
 
 TEST_CASE("torchlint report --format json: ranked findings with evidence, and the trace's own object") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   TempFolder dir;
   dir.Write("resnet50_profiler_api.py", kResnetScript);
-  RunResult r = RunTorchlint({"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--format", "json"}, dir.path());
+  RunResult r = RunTorchlint({"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--format", "json"},
+                             dir.path());
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["findings"].size() == 3);
@@ -155,7 +159,8 @@ TEST_CASE("torchlint report --format json: ranked findings with evidence, and th
 }
 
 TEST_CASE("torchlint report --select TL2 train.py: the script after a selector stays a script") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   TempFolder dir;
   dir.Write("train.py", kResnetScript);

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "linter/core/source_file.h"
-#include "linter/engine/check.h"
 #include "crosscheck/crosscheck.h"
 #include "crosscheck/ranking.h"
+#include "linter/core/source_file.h"
+#include "linter/engine/check.h"
 #include "tests/cli/cli_support.h"
 #include "tests/support/paths.h"
 

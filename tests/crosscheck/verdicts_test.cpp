@@ -37,8 +37,8 @@ TEST_CASE("e2e sync_item: the two per-step .item() lines ran on the CPU and sync
 TEST_CASE("e2e sync_item: the trace's bare file name matches an absolute path, and a copy elsewhere") {
   auto cc = LoadTrace(E2eTrace("sync_item.pt.trace.json.gz"));
   REQUIRE(cc);
-  for (const std::string& path : {(SourceDir() / E2eScriptPath("sync_item.py")).string(), std::string("/srv/copy/of/sync_item.py"),
-                                 std::string("sync_item.py")}) {
+  for (const std::string& path : {(SourceDir() / E2eScriptPath("sync_item.py")).string(),
+                                  std::string("/srv/copy/of/sync_item.py"), std::string("sync_item.py")}) {
     CAPTURE(path);
     Checked c = CheckAgainst(path, E2eScript("sync_item.py"), *cc);
     const Diagnostic* d = c.Find("TL101", 61);
@@ -214,7 +214,8 @@ TEST_CASE("shared b_sync_item made CUDA-aware: its .item() line ran on the CPU: 
   std::string text = Slurp(*dir / "cpu/scripts/b_sync_item.py");
   const std::string from = "    model = TinyCNN()\n";
   REQUIRE(text.find(from) != std::string::npos);
-  text.replace(text.find(from), from.size(), "    model = TinyCNN().to(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n");
+  text.replace(text.find(from), from.size(),
+               "    model = TinyCNN().to(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n");
   Checked c = CheckAgainst("b_sync_item.py", text, *cc);
   const Diagnostic* d = c.Find("TL101", 49);
   REQUIRE(d != nullptr);
@@ -301,7 +302,8 @@ def main(trainset):
 )py";
 
 TEST_CASE("ResNet50 num_workers=0 (V100, PyTorch 1.9): TL201, TL202 and TL301 confirmed by op names") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
@@ -329,7 +331,7 @@ TEST_CASE("ResNet50 num_workers=0 (V100, PyTorch 1.9): TL201, TL202 and TL301 co
   REQUIRE(zero != nullptr);
   REQUIRE(zero->evidence);
   CHECK(zero->evidence->verdict == Verdict::kConfirmed);
-  CHECK(zero->evidence->per_step_count == doctest::Approx(161.0));  // 161 fills per zero_grad
+  CHECK(zero->evidence->per_step_count == doctest::Approx(161.0));                // 161 fills per zero_grad
   CHECK(zero->evidence->cost_ms_per_step == doctest::Approx(6.0).epsilon(0.15));  // ~5.9 ms per zero_grad
 
   // Ranked by the time saved: the DataLoader first, then zero_grad, then pinning.
@@ -353,7 +355,9 @@ std::string ResnetProfilerApiScript() {
       {17, "model = torchvision.models.resnet50(pretrained=True).cuda(device)"},
       {18, "criterion = torch.nn.CrossEntropyLoss().cuda(device)"},
       {19, "optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)"},
-      {34, "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=2, warmup=2, active=6), with_stack=True) as p:"},
+      {34,
+       "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=2, warmup=2, active=6), with_stack=True) as "
+       "p:"},
       {42, "    for step, data in enumerate(train_loader, 0):"},
       {44, "        inputs, labels = data[0].to(device=device), data[1].to(device=device)"},
       {46, "        outputs = model(inputs)"},
@@ -370,7 +374,8 @@ std::string ResnetProfilerApiScript() {
 }
 
 TEST_CASE("ResNet50 num_workers=0, PyTorch 1.9 Call stack: zero_grad() found at its line, confirmed") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
@@ -390,7 +395,8 @@ TEST_CASE("ResNet50 num_workers=0, PyTorch 1.9 Call stack: zero_grad() found at 
 }
 
 TEST_CASE("ResNet50 num_workers=0 with --target-torch 2.1: the bare zero_grad() is not reported") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
@@ -399,7 +405,8 @@ TEST_CASE("ResNet50 num_workers=0 with --target-torch 2.1: the bare zero_grad() 
 }
 
 TEST_CASE("ResNet50 num_workers=4 twin: the loader already has workers: TL201 refuted at ~1%") {
-  auto trace = SharedTrace("real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz");
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz");
   if (!trace) return;
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);

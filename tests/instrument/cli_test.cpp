@@ -67,20 +67,20 @@ TEST_CASE("stdout, --diff, -o, --in-place with and without a backup, and --remov
 
 TEST_CASE("usage and input errors exit 2 with one line") {
   tl::test::ScratchDir dir("instrument-cli-errors");
-  auto no_loop =
-      RunShell(Exe() + " instrument " + ShellQuote((tl::test::CorpusDir() / "no_loop.py").string()), dir.path());
+  auto no_loop = RunShell(Exe() + " instrument " + ShellQuote((tl::test::CorpusDir() / "no_loop.py").string()),
+                          dir.path());
   CHECK(no_loop.rc == 2);
   CHECK(no_loop.out.empty());
   CHECK(no_loop.err.find("no training step loop found") != std::string::npos);
   CHECK(std::count(no_loop.err.begin(), no_loop.err.end(), '\n') == 1);
 
-  auto two =
-      RunShell(Exe() + " instrument " + ShellQuote((tl::test::CorpusDir() / "two_loops.py").string()), dir.path());
+  auto two = RunShell(Exe() + " instrument " + ShellQuote((tl::test::CorpusDir() / "two_loops.py").string()),
+                      dir.path());
   CHECK(two.rc == 2);
   CHECK(two.err.find("--loop-line") != std::string::npos);
-  auto picked =
-      RunShell(Exe() + " instrument --loop-line 18 " + ShellQuote((tl::test::CorpusDir() / "two_loops.py").string()),
-               dir.path());
+  auto picked = RunShell(
+      Exe() + " instrument --loop-line 18 " + ShellQuote((tl::test::CorpusDir() / "two_loops.py").string()),
+      dir.path());
   CHECK(picked.rc == 0);
 
   auto bad_template = RunShell(

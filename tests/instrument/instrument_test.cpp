@@ -129,8 +129,8 @@ TEST_CASE("removal refuses instrumented code that was edited out of shape") {
   REQUIRE_FALSE(removed.ok());
   CHECK(removed.error().message.find("line 2") != std::string::npos);
 
-  auto unclosed =
-      tl::instrument::Remove(tl::SourceFile("x.py", "with p():  # torchlint: instrument indent=4\n    f()\n"));
+  auto unclosed = tl::instrument::Remove(
+      tl::SourceFile("x.py", "with p():  # torchlint: instrument indent=4\n    f()\n"));
   CHECK_FALSE(unclosed.ok());
 }
 

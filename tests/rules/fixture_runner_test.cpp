@@ -86,7 +86,8 @@ Fixture ParseFixture(const SourceFile& file) {
           // Any option a rule declares in its metadata, checked against the declared range.
           int64_t number = 0;
           const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-          if (ec != std::errc() || end != value.data() + value.size() || !CheckRuleOption(*declared.spec, number).empty()) {
+          if (ec != std::errc() || end != value.data() + value.size() ||
+              !CheckRuleOption(*declared.spec, number).empty()) {
             fixture.errors.push_back("bad " + key + " " + value);
           } else {
             fixture.options.rule_options.values[key] = number;
@@ -148,8 +149,8 @@ std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, 
       ++counts[diagnostic.code];
       continue;
     }
-    failures.push_back(fmt::format("{}:{}:{}: unexpected {} {}", display, at.line, at.column, diagnostic.code,
-                                   diagnostic.message));
+    failures.push_back(
+        fmt::format("{}:{}:{}: unexpected {} {}", display, at.line, at.column, diagnostic.code, diagnostic.message));
   }
   for (const auto& [line, code] : unmatched) {
     failures.push_back(fmt::format("{}:{}: expected {} did not fire", display, line, code));
@@ -223,9 +224,10 @@ TEST_CASE("TL401 suggests the next aligned size") {
 }
 
 TEST_CASE("fixture expectations parse") {
-  SourceFile file("x.py", "# torchlint-test: target-torch=1.13 min-dim=32 select=TL3 unsafe-fixes\n"
-                          "x = 1  # error: [TL101, TL202]\n"
-                          "y = 2  # error: [TL101] # error: [TL101]\n");
+  SourceFile file("x.py",
+                  "# torchlint-test: target-torch=1.13 min-dim=32 select=TL3 unsafe-fixes\n"
+                  "x = 1  # error: [TL101, TL202]\n"
+                  "y = 2  # error: [TL101] # error: [TL101]\n");
   const Fixture fixture = ParseFixture(file);
   CHECK(fixture.errors.empty());
   CHECK(fixture.options.rule_options.target_torch == TorchVersion{1, 13});

@@ -58,9 +58,9 @@ TEST_CASE("registry: codes and names are unique and well formed, each in its fam
 }
 
 TEST_CASE("registry: every rule's docs have all of Ruff's sections, in order") {
-  const std::vector<std::string_view> sections = {"## What it does",   "## Why is this bad?", "## Example",
-                                                  "## Use instead",    "## Fix safety",       "## Trace evidence",
-                                                  "## Options",        "## References"};
+  const std::vector<std::string_view> sections = {"## What it does", "## Why is this bad?", "## Example",
+                                                  "## Use instead",  "## Fix safety",       "## Trace evidence",
+                                                  "## Options",      "## References"};
   for (const Rule* rule : AllRules()) {
     INFO(rule->Meta().code);
     size_t previous = 0;

@@ -24,8 +24,7 @@ inline std::optional<std::filesystem::path> SharedTraces(const std::string& what
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    std::cout << "skipped: " << what << " (no shared traces at " << dir.string()
-              << "; set TORCHLINT_SHARED_TRACES)\n";
+    std::cout << "skipped: " << what << " (no shared traces at " << dir.string() << "; set TORCHLINT_SHARED_TRACES)\n";
     return std::nullopt;
   }
   return std::filesystem::weakly_canonical(dir, ec);

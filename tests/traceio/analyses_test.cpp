@@ -35,7 +35,9 @@ std::string TwoStepTrace(bool single_process = true) {
                    fmt::format(R"({{"correlation": {}}})", 100 + s)));
     ev.push_back(X("kernel", "volta_sgemm_128x64_nn", std::to_string(base + 600), "300", "0", "7", Corr(100 + s)));
   }
-  return TraceJson(ev, R"("deviceProperties": [{"id": 0, "name": "Tesla V100", "totalGlobalMem": 1000, "computeMajor": 7, "computeMinor": 0}], )");
+  return TraceJson(
+      ev,
+      R"("deviceProperties": [{"id": 0, "name": "Tesla V100", "totalGlobalMem": 1000, "computeMajor": 7, "computeMinor": 0}], )");
 }
 
 }  // namespace
@@ -56,8 +58,9 @@ TEST_CASE("steps: ProfilerStep windows with the last partial step left out") {
 }
 
 TEST_CASE("steps: Optimizer.step fallback and the whole trace") {
-  auto r = ReadString(TraceJson({X("cpu_op", "aten::add", "0", "10"), X("user_annotation", "Optimizer.step#SGD.step", "50", "50"),
-                             X("cpu_op", "aten::add", "120", "10"), X("user_annotation", "Optimizer.step#SGD.step", "150", "50")}));
+  auto r = ReadString(
+      TraceJson({X("cpu_op", "aten::add", "0", "10"), X("user_annotation", "Optimizer.step#SGD.step", "50", "50"),
+                 X("cpu_op", "aten::add", "120", "10"), X("user_annotation", "Optimizer.step#SGD.step", "150", "50")}));
   REQUIRE(r.ok());
   auto a = Analyze(*r.trace);
   CHECK(a.steps.source == StepSource::kOptimizerStep);
@@ -134,7 +137,8 @@ TEST_CASE("bottlenecks: compute-bound only on a GPU busy at least 80% of the ste
       {"real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz", 0.710, false},
       {"real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json", 0.237, false},
       {"real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz", 0.837, true},
-      {"real/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 0.974, true},
+      {"real/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 0.974,
+       true},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
@@ -171,9 +175,11 @@ TEST_CASE(".item(): a CPU scalar is not a sync; a DtoH copy plus a stream sync i
   std::string json = TraceJson({
       X("user_annotation", "ProfilerStep#1", "0", "1000"),
       // CPU scalar: nothing beneath.
-      X("cpu_op", "aten::item", "10", "5"), X("cpu_op", "aten::_local_scalar_dense", "11", "3"),
+      X("cpu_op", "aten::item", "10", "5"),
+      X("cpu_op", "aten::_local_scalar_dense", "11", "3"),
       // Device scalar: memcpy DtoH + stream sync beneath.
-      X("cpu_op", "aten::item", "100", "300"), X("cpu_op", "aten::_local_scalar_dense", "101", "298"),
+      X("cpu_op", "aten::item", "100", "300"),
+      X("cpu_op", "aten::_local_scalar_dense", "101", "298"),
       X("cuda_runtime", "cudaMemcpyAsync", "110", "200", "1", "1", R"({"correlation": 5})"),
       X("cuda_runtime", "cudaStreamSynchronize", "320", "50", "1", "1", R"({"correlation": 6})"),
       X("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", "300", "2", "0", "7", Corr(5)),
@@ -197,14 +203,18 @@ TEST_CASE("copies: pageable versus pinned, and zero_grad fill work") {
   std::string json = TraceJson({
       X("user_annotation", "ProfilerStep#1", "0", "1000"),
       X("cuda_runtime", "cudaMemcpyAsync", "10", "40", "1", "1", R"({"correlation": 1})"),
-      X("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", "20", "30", "0", "7", R"({"device": 0, "stream": 7, "correlation": 1, "bytes": 4096})"),
+      X("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", "20", "30", "0", "7",
+        R"({"device": 0, "stream": 7, "correlation": 1, "bytes": 4096})"),
       X("cuda_runtime", "cudaMemcpyAsync", "60", "5", "1", "1", R"({"correlation": 2})"),
-      X("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", "70", "10", "0", "7", R"({"device": 0, "stream": 7, "correlation": 2, "bytes": 4096})"),
+      X("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", "70", "10", "0", "7",
+        R"({"device": 0, "stream": 7, "correlation": 2, "bytes": 4096})"),
       X("user_annotation", "Optimizer.zero_grad#SGD.zero_grad", "100", "100"),
-      X("cpu_op", "aten::zero_", "110", "20"), X("cpu_op", "aten::fill_", "111", "18"),
+      X("cpu_op", "aten::zero_", "110", "20"),
+      X("cpu_op", "aten::fill_", "111", "18"),
       X("cuda_runtime", "cudaLaunchKernel", "112", "5", "1", "1", R"({"correlation": 3})"),
       X("kernel", "void at::native::vectorized_elementwise_kernel<FillFunctor>", "130", "4", "0", "7", Corr(3)),
-      X("cpu_op", "aten::zero_", "140", "20"), X("cpu_op", "aten::fill_", "141", "18"),
+      X("cpu_op", "aten::zero_", "140", "20"),
+      X("cpu_op", "aten::fill_", "141", "18"),
       X("user_annotation", "ProfilerStep#2", "1000", "10"),
   });
   auto a = Analyze(*ReadString(json).trace);
@@ -223,8 +233,10 @@ TEST_CASE("launch-bound: tiny kernels and an idle GPU waiting on the host") {
   std::vector<std::string> ev{X("user_annotation", "ProfilerStep#1", "0", "2000")};
   for (int i = 0; i < 50; ++i) {
     int t = 10 + i * 30;
-    ev.push_back(X("cuda_runtime", "cudaLaunchKernel", std::to_string(t), "20", "1", "1", fmt::format(R"({{"correlation": {}}})", i + 1)));
-    ev.push_back(X("kernel", "void at::native::vectorized_elementwise_kernel<add>", std::to_string(t + 22), "3", "0", "7", Corr(i + 1)));
+    ev.push_back(X("cuda_runtime", "cudaLaunchKernel", std::to_string(t), "20", "1", "1",
+                   fmt::format(R"({{"correlation": {}}})", i + 1)));
+    ev.push_back(X("kernel", "void at::native::vectorized_elementwise_kernel<add>", std::to_string(t + 22), "3", "0",
+                   "7", Corr(i + 1)));
   }
   ev.push_back(X("user_annotation", "ProfilerStep#2", "2000", "10"));
   auto a = Analyze(*ReadString(TraceJson(ev)).trace);
@@ -256,7 +268,8 @@ TEST_CASE("communication share and overlap") {
   CHECK(a.comm.overlap() == doctest::Approx(0.5));
   CHECK(a.kernels.tensor_core_share() == doctest::Approx(0.25));
   bool comm = false;
-  for (const auto& b : a.bottlenecks) comm = comm || (b.kind == BottleneckKind::kCommunication && b.severity == Severity::kHigh);
+  for (const auto& b : a.bottlenecks)
+    comm = comm || (b.kind == BottleneckKind::kCommunication && b.severity == Severity::kHigh);
   CHECK(comm);
 }
 
@@ -287,49 +300,60 @@ TEST_CASE("tensor-core kernel names: Volta 884 forms, wgmma, TF32 xmma, AMD xdl 
       CHECK(IsFp32GemmKernel(name) == fp32_gemm);
     }
   };
-  expect({
-           // Volta mma.sync 8x8x4: cuBLAS, cuDNN and CUTLASS spellings.
-           "volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn", "volta_h884gemm_256x128_ldg8_nn",
-           "volta_fp16_s884cudnn_fp16_256x128_ldg8_relu_f2f_exp_small_nhwc2nchw_tn_v1",
-           "cutlass_tensorop_f16_s884gemm_f16_256x128_32x2_nn_align8",
-           // A CUTLASS Volta kernel whose name carries the mma shape as a bare 884.
-           "void cutlass::Kernel<cutlass_70_tensorop_884gemm_f16_128x128_32x2_tn_align8>(...)",
-           // Hopper warpgroup MMA in a hand-written kernel's name, and CUTLASS 3's tensor-op naming.
-           "void gemm_bf16_wgmma_ws_kernel<128, 256>(bf16 const*, bf16 const*, bf16*)",
-           "cutlass3x_sm90_tensorop_s64x128x16gemm_bf16_bf16_f32_bf16_bf16_128x128x64_1x2x1_0_tnn_align8",
-           // TF32 math: the second type pair says tf32, and the tile says tensor16x8x8.
-           "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel",
-           // AMD composable_kernel XDL ops (from the MI300 ResNet18 trace, and the classic xdlops form).
-           "_ZN2ck16tensor_operation6device12_GLOBAL__N_139kernel_grouped_conv_fwd_xdl_cshuffle_v3INS_34GridwiseGemmMultiD_xdl_cshuffle_v3I",
-           "void ck::kernel_gemm_xdlops_v2r3<ck::GridwiseGemm_k0mk1_k0nk1_mn_xdlops_v2r3<256, ck::half_t>>(...)",
-           "void ck::tensor_operation::device::DeviceGemmXdl<ck::half_t>::kernel(...)",
-           // MIOpen's xdlops implicit-GEMM assembly kernels (MI300 ResNet18 trace; the gfx908 spelling).
-           "igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x64x32_wt32x32x8_ws1x1_wr1x2_ta1x16x1x1_1x2x4x32_tb1x8x1x1_1x4x1x64_pta",
-           "igemm_wrw_gtcx_nchw_fp16_bx0_ex1_bt128x128x16_wt32x32x8_ws1x1_wr2x2_ta1x4x1x2_1x4x1x64_gkgs",
-         },
-         true, false);
-  expect({
-           // FP32 on the CUDA cores.
-           "volta_sgemm_128x64_nn", "void implicit_convolve_sgemm<float, float, 128, 6, 7, 3, 3, 5, 1, false, true, true>(...)",
-           // xmma is cuBLAS's family name, not a promise of tensor cores: with the math pair f32f32 and the
-           // ffma tag this kernel runs FP32 fused multiply-adds on the CUDA cores.
-           "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
-           // The same type pairs without the ffma tag are still f32 math, not TF32.
-           "sm86_xmma_fprop_implicit_gemm_indexed_wo_smem_f32f32_f32f32_f32_nhwckrsc_nhwc_tilesize32x32x8_stage1",
-         },
-         false, true);
-  expect({
-           // MIOpen pointwise kernels whose names contain "TensorOp" (1.9% of the MI300 trace's kernel time
-           // was counted as tensor-core time through them).
-           "SubTensorOpWithScalar1d", "SubTensorOpWithCastTensor1d",
-           // MIOpen's non-xdlops implicit GEMM and CK's dot-product (DL) kernels use the vector ALUs.
-           "igemm_fwd_gtc_nhwc_fp16_bx0_ex0_bt128x128x16_tb1x1x8x1_1x16x1x16",
-           "void ck::kernel_gemm_dl_v1r3<ck::GridwiseGemmDl_km_kn_mn_v1r3<256, ck::half_t>>(...)",
-           // Tensile without a matrix-instruction tile.
-           "Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_AF0EM1_AF1EM1_AMAS3_ASE_ASGT_ASLT_ASAE01_ASCE01_ASEM1",
-           "batched_transpose_32x32_half",
-         },
-         false, false);
+  expect(
+      {
+          // Volta mma.sync 8x8x4: cuBLAS, cuDNN and CUTLASS spellings.
+          "volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn",
+          "volta_h884gemm_256x128_ldg8_nn",
+          "volta_fp16_s884cudnn_fp16_256x128_ldg8_relu_f2f_exp_small_nhwc2nchw_tn_v1",
+          "cutlass_tensorop_f16_s884gemm_f16_256x128_32x2_nn_align8",
+          // A CUTLASS Volta kernel whose name carries the mma shape as a bare 884.
+          "void cutlass::Kernel<cutlass_70_tensorop_884gemm_f16_128x128_32x2_tn_align8>(...)",
+          // Hopper warpgroup MMA in a hand-written kernel's name, and CUTLASS 3's tensor-op naming.
+          "void gemm_bf16_wgmma_ws_kernel<128, 256>(bf16 const*, bf16 const*, bf16*)",
+          "cutlass3x_sm90_tensorop_s64x128x16gemm_bf16_bf16_f32_bf16_bf16_128x128x64_1x2x1_0_tnn_align8",
+          // TF32 math: the second type pair says tf32, and the tile says tensor16x8x8.
+          "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel",
+          // AMD composable_kernel XDL ops (from the MI300 ResNet18 trace, and the classic xdlops form).
+          // One kernel name split in two for the line limit, not two names with a comma missing.
+          // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+          "_ZN2ck16tensor_operation6device12_GLOBAL__N_139kernel_grouped_conv_fwd_xdl_cshuffle_v3INS_"
+          "34GridwiseGemmMultiD_xdl_cshuffle_v3I",
+          "void ck::kernel_gemm_xdlops_v2r3<ck::GridwiseGemm_k0mk1_k0nk1_mn_xdlops_v2r3<256, ck::half_t>>(...)",
+          "void ck::tensor_operation::device::DeviceGemmXdl<ck::half_t>::kernel(...)",
+          // MIOpen's xdlops implicit-GEMM assembly kernels (MI300 ResNet18 trace; the gfx908 spelling).
+          "igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x64x32_wt32x32x8_ws1x1_wr1x2_ta1x16x1x1_1x2x4x32_tb1x8x1x1_1x4x1x64_"
+          "pta",
+          "igemm_wrw_gtcx_nchw_fp16_bx0_ex1_bt128x128x16_wt32x32x8_ws1x1_wr2x2_ta1x4x1x2_1x4x1x64_gkgs",
+      },
+      true, false);
+  expect(
+      {
+          // FP32 on the CUDA cores.
+          "volta_sgemm_128x64_nn",
+          "void implicit_convolve_sgemm<float, float, 128, 6, 7, 3, 3, 5, 1, false, true, true>(...)",
+          // xmma is cuBLAS's family name, not a promise of tensor cores: with the math pair f32f32 and the
+          // ffma tag this kernel runs FP32 fused multiply-adds on the CUDA cores.
+          "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_"
+          "kernel__5x_cublas",
+          // The same type pairs without the ffma tag are still f32 math, not TF32.
+          "sm86_xmma_fprop_implicit_gemm_indexed_wo_smem_f32f32_f32f32_f32_nhwckrsc_nhwc_tilesize32x32x8_stage1",
+      },
+      false, true);
+  expect(
+      {
+          // MIOpen pointwise kernels whose names contain "TensorOp" (1.9% of the MI300 trace's kernel time
+          // was counted as tensor-core time through them).
+          "SubTensorOpWithScalar1d",
+          "SubTensorOpWithCastTensor1d",
+          // MIOpen's non-xdlops implicit GEMM and CK's dot-product (DL) kernels use the vector ALUs.
+          "igemm_fwd_gtc_nhwc_fp16_bx0_ex0_bt128x128x16_tb1x1x8x1_1x16x1x16",
+          "void ck::kernel_gemm_dl_v1r3<ck::GridwiseGemmDl_km_kn_mn_v1r3<256, ck::half_t>>(...)",
+          // Tensile without a matrix-instruction tile.
+          "Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_AF0EM1_AF1EM1_AMAS3_ASE_ASGT_ASLT_ASAE01_ASCE01_ASEM1",
+          "batched_transpose_32x32_half",
+      },
+      false, false);
 }
 
 TEST_CASE("memory peaks from totals, and from a running sum on 1.8-1.9") {
@@ -386,7 +410,8 @@ TEST_CASE("source index: CallFrom call sites, 1.8-1.9 Call stack, and path match
 
   std::string old = TraceJson({
       X("Operator", "ProfilerStep#1", "0", "1000"),
-      X("Operator", "aten::to", "10", "100", "1", "1", R"({"Call stack": "/site/torch/tensor.py(10): to;/home/me/resnet.py(42): <module>"})"),
+      X("Operator", "aten::to", "10", "100", "1", "1",
+        R"({"Call stack": "/site/torch/tensor.py(10): to;/home/me/resnet.py(42): <module>"})"),
       X("Operator", "aten::copy_", "11", "90", "1", "1", R"({"Call stack": "/home/me/resnet.py(42): <module>"})"),
       X("Operator", "ProfilerStep#2", "1000", "10"),
   });
@@ -407,7 +432,7 @@ TEST_CASE("top ops: self CPU time is the op's time less its direct op children, 
       X("cpu_op", "aten::linear", "10", "100"),
       X("cpu_op", "aten::t", "12", "8"),
       X("cpu_op", "aten::addmm", "30", "60"),
-      X("cpu_op", "aten::copy_", "40", "10"),  // grandchild: counts against addmm, not linear
+      X("cpu_op", "aten::copy_", "40", "10"),            // grandchild: counts against addmm, not linear
       X("cuda_runtime", "cudaLaunchKernel", "60", "5"),  // not an op: part of addmm's self time
       X("user_annotation", "ProfilerStep#2", "1000", "1000"),
   });
@@ -460,20 +485,26 @@ TEST_CASE(".item() on integer-µs traces: a zero-length item and its _local_scal
   std::string json = TraceJson({
       X("user_annotation", "ProfilerStep#1", "0", "1000"),
       // Both zero-length, at the same µs.
-      X("cpu_op", "aten::item", "10", "0"), X("cpu_op", "aten::_local_scalar_dense", "10", "0"),
+      X("cpu_op", "aten::item", "10", "0"),
+      X("cpu_op", "aten::_local_scalar_dense", "10", "0"),
       // The scalar read starts at the item's end.
-      X("cpu_op", "aten::item", "20", "1"), X("cpu_op", "aten::_local_scalar_dense", "21", "0"),
+      X("cpu_op", "aten::item", "20", "1"),
+      X("cpu_op", "aten::_local_scalar_dense", "21", "0"),
       // A select rounded in between the item and its scalar read.
-      X("cpu_op", "aten::item", "30", "2"), X("cpu_op", "aten::select", "31", "1"),
+      X("cpu_op", "aten::item", "30", "2"),
+      X("cpu_op", "aten::select", "31", "1"),
       X("cpu_op", "aten::_local_scalar_dense", "32", "0"),
       // Written scalar read first: the same interval, so it sorts before its item.
-      X("cpu_op", "aten::_local_scalar_dense", "40", "0"), X("cpu_op", "aten::item", "40", "0"),
+      X("cpu_op", "aten::_local_scalar_dense", "40", "0"),
+      X("cpu_op", "aten::item", "40", "0"),
       // A scalar read that no item contains is a call of its own.
       X("cpu_op", "aten::_local_scalar_dense", "50", "0"),
       // An item with a real child, counted once as before.
-      X("cpu_op", "aten::item", "60", "5"), X("cpu_op", "aten::_local_scalar_dense", "61", "3"),
+      X("cpu_op", "aten::item", "60", "5"),
+      X("cpu_op", "aten::_local_scalar_dense", "61", "3"),
       // The same interval with a length, scalar read written first: it becomes the item's parent.
-      X("cpu_op", "aten::_local_scalar_dense", "70", "4"), X("cpu_op", "aten::item", "70", "4"),
+      X("cpu_op", "aten::_local_scalar_dense", "70", "4"),
+      X("cpu_op", "aten::item", "70", "4"),
       X("user_annotation", "ProfilerStep#2", "1000", "1000"),
   });
   auto r = ReadString(json);
@@ -482,7 +513,12 @@ TEST_CASE(".item() on integer-µs traces: a zero-length item and its _local_scal
   CHECK(a.syncs.items_in_steps == 7);
   REQUIRE(a.syncs.items.size() == 7);
   const int64_t starts[] = {10, 20, 30, 40, 50, 60, 70};
-  const char* names[] = {"aten::item", "aten::item", "aten::item", "aten::item", "aten::_local_scalar_dense", "aten::item",
+  const char* names[] = {"aten::item",
+                         "aten::item",
+                         "aten::item",
+                         "aten::item",
+                         "aten::_local_scalar_dense",
+                         "aten::item",
                          "aten::_local_scalar_dense"};
   for (size_t k = 0; k < 7; ++k) {
     CAPTURE(k);
@@ -496,25 +532,23 @@ TEST_CASE("idle gaps: device-wide idle time over two streams, clipped to the ste
   // Device 0, streams 7 and 20, three steps of which the last is left out. Busy (either stream):
   // [100,500) [510,600) [700,800) [850,900) [1200,1300) in the analysed windows, 740 µs of 2000.
   auto launch = [](int ts, int corr) {
-    return X("cuda_runtime", "cudaLaunchKernel", std::to_string(ts), "5", "1", "1", fmt::format(R"({{"correlation": {}}})", corr));
+    return X("cuda_runtime", "cudaLaunchKernel", std::to_string(ts), "5", "1", "1",
+             fmt::format(R"({{"correlation": {}}})", corr));
   };
   auto kernel = [](int ts, int dur, int stream, int corr) {
-    return X("kernel", "void at::native::vectorized_elementwise_kernel<4, add>", std::to_string(ts), std::to_string(dur), "0",
-             std::to_string(stream), Corr(corr, 0, stream));
+    return X("kernel", "void at::native::vectorized_elementwise_kernel<4, add>", std::to_string(ts),
+             std::to_string(dur), "0", std::to_string(stream), Corr(corr, 0, stream));
   };
   std::string json = TraceJson({
-      X("user_annotation", "ProfilerStep#1", "0", "1000"),
-      launch(50, 1), launch(60, 2), launch(70, 3), launch(90, 5), launch(650, 4),
-      kernel(100, 200, 7, 1),   // stream 7  [100,300)
-      kernel(200, 300, 20, 2),  // stream 20 [200,500): the device stays busy through stream 7's gap
-      kernel(510, 90, 7, 3),    // [510,600): launched long before, 10 µs gap: kernel-wait
+      X("user_annotation", "ProfilerStep#1", "0", "1000"), launch(50, 1), launch(60, 2), launch(70, 3), launch(90, 5),
+      launch(650, 4), kernel(100, 200, 7, 1),  // stream 7  [100,300)
+      kernel(200, 300, 20, 2),                 // stream 20 [200,500): the device stays busy through stream 7's gap
+      kernel(510, 90, 7, 3),                   // [510,600): launched long before, 10 µs gap: kernel-wait
       kernel(700, 100, 20, 4),  // [700,800): launched at 650, after the device went idle at 600: host-wait
       kernel(850, 50, 7, 5),    // [850,900): launched at 90, a 50 µs gap: other
-      X("user_annotation", "ProfilerStep#2", "1000", "1000"),
-      launch(1100, 6),
+      X("user_annotation", "ProfilerStep#2", "1000", "1000"), launch(1100, 6),
       kernel(1200, 100, 7, 6),  // [1200,1300): the gap [900,1200) crosses into step 2, all host-wait
-      X("user_annotation", "ProfilerStep#3", "2000", "10"),
-      launch(2005, 7),
+      X("user_annotation", "ProfilerStep#3", "2000", "10"), launch(2005, 7),
       kernel(2500, 100, 20, 7),  // in the dropped step: the gap [1300,2500) counts only up to 2000
   });
   auto r = ReadString(json);
@@ -542,7 +576,8 @@ TEST_CASE("sums of hostile durations and byte counts saturate instead of overflo
   std::vector<std::string> ev;
   ev.reserve(64 * 520 + 2 * 9000);
   for (int stream = 0; stream < 64; ++stream) {
-    const char* name = stream < 32 ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn";
+    const char* name = stream < 32 ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+                                   : "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn";
     for (int k = 0; k < 520; ++k) {
       ev.push_back(X("kernel", name, us(k * kDur), us(kDur), "0", std::to_string(stream), Corr(0, 0, stream)));
     }
@@ -624,8 +659,8 @@ std::string MemoryVerdictTrace(int elementwise_us, int gemm_us, int64_t peak_all
       X("user_annotation", "ProfilerStep#1", "0", "1000"),
       X("kernel", "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", "100",
         std::to_string(elementwise_us), "0", "7", Corr(0)),
-      X("kernel", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn", std::to_string(100 + elementwise_us), std::to_string(gemm_us),
-        "0", "7", Corr(0)),
+      X("kernel", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn", std::to_string(100 + elementwise_us),
+        std::to_string(gemm_us), "0", "7", Corr(0)),
       X("user_annotation", "ProfilerStep#2", "1000", "10"),
   };
   if (peak_allocated > 0) {
@@ -633,7 +668,9 @@ std::string MemoryVerdictTrace(int elementwise_us, int gemm_us, int64_t peak_all
         R"({{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5, "args": {{"Total Allocated": {}, "Total Reserved": 1000, "Bytes": {}, "Device Id": 0, "Device Type": 1}}}})",
         peak_allocated, peak_allocated));
   }
-  return TraceJson(ev, R"("deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 1000, "computeMajor": 9, "computeMinor": 0}], )");
+  return TraceJson(
+      ev,
+      R"("deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 1000, "computeMajor": 9, "computeMinor": 0}], )");
 }
 
 const Bottleneck* FindVerdict(const TraceAnalysis& a, BottleneckKind kind) {

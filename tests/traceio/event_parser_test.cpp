@@ -44,11 +44,10 @@ std::string Describe(const ParsedEvent& p, const EventBatch& b) {
   return fmt::format(
       "error={} sanitized={} ph={} cat={}:{} name={}:{} ts={} dur={} pid={} tid={} id={} ext={} corr={} "
       "dev={} stream={} bytes={} stack={} type={} from={} py={}/{} dims={}:{} mem={}/{}/{}/{}/{} meta={}",
-      static_cast<int>(p.error), p.sanitized, f.ph == 0 ? '0' : f.ph, f.has_cat, f.cat, f.has_name, f.name,
-      Opt(f.ts), Opt(f.dur), f.pid, f.tid, Opt(f.id), f.external_id, f.correlation, f.gpu.device, f.gpu.stream,
-      f.gpu.bytes, f.call_stack, f.input_type, f.call_from, f.python_id, f.python_parent_id, f.has_dims, dims,
-      f.memory.device_type, f.memory.device_id, f.memory.bytes, Opt(f.memory.total_allocated),
-      Opt(f.memory.total_reserved), f.meta_name);
+      static_cast<int>(p.error), p.sanitized, f.ph == 0 ? '0' : f.ph, f.has_cat, f.cat, f.has_name, f.name, Opt(f.ts),
+      Opt(f.dur), f.pid, f.tid, Opt(f.id), f.external_id, f.correlation, f.gpu.device, f.gpu.stream, f.gpu.bytes,
+      f.call_stack, f.input_type, f.call_from, f.python_id, f.python_parent_id, f.has_dims, dims, f.memory.device_type,
+      f.memory.device_id, f.memory.bytes, Opt(f.memory.total_allocated), Opt(f.memory.total_reserved), f.meta_name);
 }
 
 struct Both {
@@ -73,7 +72,9 @@ Both ParseBoth(const std::vector<std::string>& events) {
 
 }  // namespace
 
-TEST_CASE("event parser: usual events, and odd values it can read, take the fast path and read as the general path reads them") {
+TEST_CASE(
+    "event parser: usual events, and odd values it can read, take the fast path and read as the general path reads "
+    "them") {
   const std::vector<std::string> usual = {
       R"({"ph": "X", "cat": "cpu_op", "name": "aten::select", "pid": 10564, "tid": 10564,
           "ts": 5172394704053.501, "dur": 1.073
@@ -194,15 +195,46 @@ TEST_CASE("event parser: random events and random damage read the same on both p
   auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
   const std::vector<std::string> keys = {"ph", "cat", "name", "ts", "dur", "pid", "tid", "id", "args", "s", "bp"};
   const std::vector<std::string> arg_keys = {
-      "External id", "external id", "correlation", "device", "stream", "bytes", "name", "Input Dims", "Input type",
-      "Call stack", "CallFrom", "Python id", "Python parent id", "Total Allocated", "Total Reserved", "Bytes",
-      "Device Id", "Device Type", "Ev Idx", "Concrete Inputs"};
-  const std::vector<std::string> values = {
-      "\"X\"", "\"i\"", "\"s\"", "\"M\"", "\"\"", "\"cpu_op\"", "\"kernel\"", "\"aten::mm\"", "\"aten::add\"",
-      "\"a\\\"b\"", "\"\\u0041\"", "\"x\\q\"", "\"\\ud800\"", "\"12.5\"", "\"1\\u0032\"", "0", "-0", "7", "-3",
-      "12.345", "5172394704053.501", "1623142623460111", "1e3", "-1.5e-2", "18446744073709551615",
-      "99999999999999999999999", "true", "false", "null", "[]", "[[1, 2], [3]]", "[\"float\", \"int\"]", "{}",
-      "{\"a\": [1, {\"b\": null}]}", "\"N/A\"", "\"train.py:41\""};
+      "External id", "external id", "correlation",      "device",          "stream",
+      "bytes",       "name",        "Input Dims",       "Input type",      "Call stack",
+      "CallFrom",    "Python id",   "Python parent id", "Total Allocated", "Total Reserved",
+      "Bytes",       "Device Id",   "Device Type",      "Ev Idx",          "Concrete Inputs"};
+  const std::vector<std::string> values = {"\"X\"",
+                                           "\"i\"",
+                                           "\"s\"",
+                                           "\"M\"",
+                                           "\"\"",
+                                           "\"cpu_op\"",
+                                           "\"kernel\"",
+                                           "\"aten::mm\"",
+                                           "\"aten::add\"",
+                                           "\"a\\\"b\"",
+                                           "\"\\u0041\"",
+                                           "\"x\\q\"",
+                                           "\"\\ud800\"",
+                                           "\"12.5\"",
+                                           "\"1\\u0032\"",
+                                           "0",
+                                           "-0",
+                                           "7",
+                                           "-3",
+                                           "12.345",
+                                           "5172394704053.501",
+                                           "1623142623460111",
+                                           "1e3",
+                                           "-1.5e-2",
+                                           "18446744073709551615",
+                                           "99999999999999999999999",
+                                           "true",
+                                           "false",
+                                           "null",
+                                           "[]",
+                                           "[[1, 2], [3]]",
+                                           "[\"float\", \"int\"]",
+                                           "{}",
+                                           "{\"a\": [1, {\"b\": null}]}",
+                                           "\"N/A\"",
+                                           "\"train.py:41\""};
   auto value_of = [&](const std::string& key) {
     if (key == "args" && rng() % 4 != 0) {
       std::string args = "{";

@@ -26,8 +26,9 @@ inline ReadResult ReadString(std::string json, ReadOptions options = {}) {
 // An X event; `ts`/`dur` in µs as written in the JSON (numbers or quoted strings), `args` raw JSON.
 inline std::string X(std::string_view cat, std::string_view name, std::string_view ts, std::string_view dur,
                      std::string_view pid = "1", std::string_view tid = "1", std::string_view args = "{}") {
-  return fmt::format(R"({{"ph": "X", "cat": "{}", "name": "{}", "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {}}})",
-                     cat, name, pid, tid, ts, dur, args);
+  return fmt::format(
+      R"({{"ph": "X", "cat": "{}", "name": "{}", "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {}}})", cat, name,
+      pid, tid, ts, dur, args);
 }
 
 inline std::string TraceJson(const std::vector<std::string>& events, std::string_view extra = "") {

@@ -14,9 +14,7 @@ namespace {
 
 class GeneratedSource final : public ByteSource {
  public:
-  explicit GeneratedSource(uint64_t events) : events_(events) {
-    pending_ = R"({"traceEvents": [)";
-  }
+  explicit GeneratedSource(uint64_t events) : events_(events) { pending_ = R"({"traceEvents": [)"; }
   SourceRead Read(char* dst, size_t capacity) override {
     size_t n = 0;
     while (n < capacity) {
@@ -43,8 +41,9 @@ class GeneratedSource final : public ByteSource {
       return true;
     }
     // ~1 KiB per event: a padded args string the reader skips.
-    pending_ = fmt::format(R"({}{{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": {}, "dur": 1, "args": {{"pad": "{}"}}}})",
-                           emitted_ == 0 ? "" : ",", emitted_ * 2, std::string(960, 'p'));
+    pending_ = fmt::format(
+        R"({}{{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": {}, "dur": 1, "args": {{"pad": "{}"}}}})",
+        emitted_ == 0 ? "" : ",", emitted_ * 2, std::string(960, 'p'));
     ++emitted_;
     return true;
   }

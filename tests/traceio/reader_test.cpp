@@ -1,7 +1,7 @@
 // The reader on hand-made traces: every format variant and every kind of bad input the issue lists.
-#include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <doctest/doctest.h>
 
 #include <filesystem>
 #include <string>
@@ -42,10 +42,11 @@ TEST_CASE("timestamps parse exactly to int64 nanoseconds") {
 }
 
 TEST_CASE("Kineto trace: string and number timestamps, baseTimeNanoseconds, string pids") {
-  std::string json = TraceJson({X("cpu_op", "aten::add", "\"100.250\"", "\"2.000\"", "\"1234\"", "\"1234\""),
-                            X("cpu_op", "aten::mul", "200.5", "1", "1234", "1234"),
-                            X("kernel", "k", "300", "4", "0", "\"stream 7\"", R"({"device": 0, "stream": 7, "correlation": 9})")},
-                           R"("baseTimeNanoseconds": 1000000000, )");
+  std::string json = TraceJson(
+      {X("cpu_op", "aten::add", "\"100.250\"", "\"2.000\"", "\"1234\"", "\"1234\""),
+       X("cpu_op", "aten::mul", "200.5", "1", "1234", "1234"),
+       X("kernel", "k", "300", "4", "0", "\"stream 7\"", R"({"device": 0, "stream": 7, "correlation": 9})")},
+      R"("baseTimeNanoseconds": 1000000000, )");
   auto r = ReadString(json);
   REQUIRE(r.ok());
   CHECK(r.warnings.empty());
@@ -65,7 +66,8 @@ TEST_CASE("Kineto trace: string and number timestamps, baseTimeNanoseconds, stri
 }
 
 TEST_CASE("bare-list legacy export without categories") {
-  std::string json = R"([{"name": "ProfilerStep#1", "ph": "X", "ts": 10, "dur": 100, "tid": 1, "pid": "CPU functions", "args": {}},
+  std::string json =
+      R"([{"name": "ProfilerStep#1", "ph": "X", "ts": 10, "dur": 100, "tid": 1, "pid": "CPU functions", "args": {}},
 {"name": "aten::item", "ph": "X", "ts": 20, "dur": 5, "tid": 1, "pid": "CPU functions", "args": {}},
 {"name": "aten::_local_scalar_dense", "ph": "X", "ts": 21, "dur": 3, "tid": 1, "pid": "CPU functions", "args": {}}])";
   auto r = ReadString(json);
@@ -82,7 +84,8 @@ TEST_CASE("bare-list legacy export without categories") {
 
 TEST_CASE("unsorted events are nested by time per thread") {
   std::string json = TraceJson({X("cpu_op", "child", "15", "5"), X("cpu_op", "grandchild", "16", "1"),
-                            X("user_annotation", "ProfilerStep#0", "10", "50"), X("cpu_op", "other_thread", "12", "3", "1", "2")});
+                                X("user_annotation", "ProfilerStep#0", "10", "50"),
+                                X("cpu_op", "other_thread", "12", "3", "1", "2")});
   auto r = ReadString(json);
   REQUIRE(r.ok());
   const auto& t = *r.trace;
@@ -94,7 +97,8 @@ TEST_CASE("unsorted events are nested by time per thread") {
 TEST_CASE("null args, big integers, and unknown keys do not cost the event") {
   std::string json = TraceJson({
       X("python_function", "a.py(3): f", "1", "2", "1", "1", R"({"Python parent id": null, "Python id": 5})"),
-      X("cpu_op", "aten::x", "1", "1", "1", "1", R"({"External id": 18446744073709551615, "Comms Id": 99999999999999999999999})"),
+      X("cpu_op", "aten::x", "1", "1", "1", "1",
+        R"({"External id": 18446744073709551615, "Comms Id": 99999999999999999999999})"),
       X("cpu_op", "aten::y", "3", "1", "1", "1", "null"),
   });
   auto r = ReadString(json);
@@ -120,6 +124,7 @@ TEST_CASE("invalid UTF-8 and raw control characters are replaced, with a warning
 
 TEST_CASE("a truncated file keeps the complete events and says where it was cut") {
   std::vector<std::string> events;
+  events.reserve(50);
   for (int i = 0; i < 50; ++i) events.push_back(X("cpu_op", fmt::format("op{}", i), std::to_string(i * 10), "5"));
   std::string full = TraceJson(events);
   // Cut in the middle of event 40.
@@ -166,15 +171,15 @@ TEST_CASE("invalid JSON is one line with the byte offset and a snippet") {
 
 TEST_CASE("a malformed event is counted with its offset and the rest is kept") {
   std::string json = TraceJson({X("cpu_op", "good1", "1", "1"), R"({"ph": "X", "name": "bad", "ts": , "dur": 1})",
-                            X("cpu_op", "good2", "5", "1"), R"({"ph": "X", "name": "na", "ts": N/A, "dur": 1})"});
+                                X("cpu_op", "good2", "5", "1"), R"({"ph": "X", "name": "na", "ts": N/A, "dur": 1})"});
   auto r = ReadString(json);
   REQUIRE(r.ok());
   CHECK(r.trace->size() == 2);
   CHECK(r.stats.bad_events == 2);
   REQUIRE(r.warnings.size() == 1);
-  CHECK(r.warnings[0].find(fmt::format("byte {}", json.find("{\"ph\": \"X\", \"name\": \"bad\""))) != std::string::npos);
+  CHECK(r.warnings[0].find(fmt::format("byte {}", json.find("{\"ph\": \"X\", \"name\": \"bad\""))) !=
+        std::string::npos);
 }
-
 
 TEST_CASE("an event with an unclosed '[' ends at its own '}' and costs only itself") {
   // Events are cut by their braces alone, so a damaged array inside one does not swallow the rest.
@@ -202,7 +207,10 @@ TEST_CASE("files that are not traces are errors, an empty trace is a warning") {
   CHECK_FALSE(not_trace.ok());
   CHECK(not_trace.error.find("no \"traceEvents\"") != std::string::npos);
   CHECK(not_trace.error.find("name, version") != std::string::npos);
-  auto binary = ReadString(std::string("\x7f" "ELF\x02\x01\x01", 7));
+  auto binary = ReadString(
+      std::string("\x7f"
+                  "ELF\x02\x01\x01",
+                  7));
   CHECK_FALSE(binary.ok());
   CHECK(binary.error.find("not a JSON trace") != std::string::npos);
   auto empty = ReadString(R"({"traceEvents": []})");
@@ -230,7 +238,8 @@ TEST_CASE("gzip input, and a gz bomb stopped by the cap") {
 
 TEST_CASE("PyTorch 1.8-1.9 vocabulary and correlation through flows") {
   std::string json = TraceJson({
-      X("Operator", "aten::conv2d", "100", "50", "1", "\"1\"", R"({"external id": 3, "Call stack": "train.py(42): step;train.py(60): <module>"})"),
+      X("Operator", "aten::conv2d", "100", "50", "1", "\"1\"",
+        R"({"external id": 3, "Call stack": "train.py(42): step;train.py(60): <module>"})"),
       X("Runtime", "cudaLaunchKernel", "110", "5", "1", "\"1\"", R"({"external id": 3})"),
       X("Kernel", "volta_sgemm_128x64", "200", "30", "0", "\"stream 7\"", R"({"device": 0, "stream": 7})"),
       R"({"ph": "s", "id": 77, "pid": 1, "tid": 1, "ts": 110, "cat": "async", "name": "launch"})",
@@ -273,7 +282,8 @@ TEST_CASE("chunk boundaries: tiny chunks give the same store as large ones") {
 }
 
 TEST_CASE("metadata: deviceProperties, distributedInfo and versions around traceEvents") {
-  std::string json = R"({"deviceProperties": [{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85018279936, "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
+  std::string json =
+      R"({"deviceProperties": [{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85018279936, "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
  "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}],
  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8}, "cuda_runtime_version": 12080, "record_shapes": 1})";
   auto r = ReadString(json);
@@ -290,10 +300,9 @@ TEST_CASE("metadata: deviceProperties, distributedInfo and versions around trace
 
 TEST_CASE("times outside any real profile are refused per event, so sums of durations cannot overflow") {
   // 9e15 µs is 9e18 ns: a single such duration, or a few summed, would overflow int64 nanoseconds.
-  auto r = ReadString(TraceJson({X("cpu_op", "aten::huge", "1", "9000000000000000"),
-                                 X("cpu_op", "aten::negative", "2", "-5"),
-                                 X("cpu_op", "aten::far", "9000000000000000", "1"),
-                                 X("cpu_op", "aten::fine", "3", "4")}));
+  auto r = ReadString(
+      TraceJson({X("cpu_op", "aten::huge", "1", "9000000000000000"), X("cpu_op", "aten::negative", "2", "-5"),
+                 X("cpu_op", "aten::far", "9000000000000000", "1"), X("cpu_op", "aten::fine", "3", "4")}));
   REQUIRE(r.ok());
   CHECK(r.trace->size() == 1);
   CHECK(r.stats.bad_events == 3);
@@ -312,7 +321,8 @@ TEST_CASE("commas: a missing or doubled comma is invalid JSON with its offset; a
            {R"({"traceEvents": [)" + a + " 5]}", "expected ',' or ']' after an event, found '5'"},
        }) {
     for (bool runs : {true, false}) {
-      INFO(json);
+      const std::string& json_text = json;  // clang < 16 cannot capture a structured binding in a lambda
+      INFO(json_text);
       ReadOptions o;
       o.split_runs = runs;
       auto r = ReadString(json, o);
@@ -341,7 +351,8 @@ TEST_CASE("data after the trace, a repeated traceEvents, and a byte order mark")
   REQUIRE(garbage.warnings.size() == 1);
   CHECK(garbage.warnings[0].find("«trailing»") != std::string::npos);
 
-  auto dup = ReadString(R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}], "traceEvents": [{"ph": "X", "name": "b", "ts": 1, "dur": 1}]})");
+  auto dup = ReadString(
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}], "traceEvents": [{"ph": "X", "name": "b", "ts": 1, "dur": 1}]})");
   REQUIRE(dup.ok());
   CHECK(dup.trace->size() == 1);
   CHECK(Find(*dup.trace, "a") != kNoIndex);
@@ -376,7 +387,8 @@ TEST_CASE("no readable event is an error; no complete event is a warning") {
   CHECK_FALSE(bad.ok());
   CHECK(bad.error.find("none of the 3 elements of traceEvents could be read; the first at byte 17") !=
         std::string::npos);
-  auto meta = ReadString(R"({"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]})");
+  auto meta = ReadString(
+      R"({"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]})");
   REQUIRE(meta.ok());
   REQUIRE(meta.warnings.size() == 1);
   CHECK(meta.warnings[0].find("no complete (\"ph\": \"X\") events") != std::string::npos);
@@ -391,8 +403,8 @@ TEST_CASE("gz bombs of events and of one endless string are errors, not partial 
 
   ReadOptions small;
   small.max_element_bytes = 1 << 20;
-  auto s = ReadString(R"({"traceEvents": [{"ph": "X", "name": ")" + std::string(3 << 20, 'a') + R"(", "ts": 1, "dur": 1}]})",
-                      small);
+  auto s = ReadString(
+      R"({"traceEvents": [{"ph": "X", "name": ")" + std::string(3 << 20, 'a') + R"(", "ts": 1, "dur": 1}]})", small);
   CHECK_FALSE(s.ok());
   CHECK(s.error.find("the element at byte 17 is larger than 1024 KiB") != std::string::npos);
 }

@@ -33,13 +33,16 @@ bool Has(const TraceAnalysis& a, BottleneckKind kind, Severity at_least = Severi
   return false;
 }
 
-constexpr const char* kResNet0 = "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
-constexpr const char* kResNet4 = "real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
+constexpr const char* kResNet0 =
+    "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+constexpr const char* kResNet4 =
+    "real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
 constexpr const char* kBert = "real/TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz";
 constexpr const char* kT4Fp32 = "real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json";
 constexpr const char* kT4Amp = "real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/amp.pt.trace.json";
 constexpr const char* kControl = "real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz";
-constexpr const char* kA100Cpu = "real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz";
+constexpr const char* kA100Cpu =
+    "real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz";
 
 }  // namespace
 
@@ -92,7 +95,7 @@ TEST_CASE("H100 bert-small: launch-bound, most kernels under 10 us, GPU busy abo
   const auto& a = l->analysis;
   CHECK(a.kernels.count == 60);
   CHECK(a.kernels.short_count == 58);  // 96.7%
-  CHECK(a.busy.share > 0.065);  // measured 0.0699
+  CHECK(a.busy.share > 0.065);         // measured 0.0699
   CHECK(a.busy.share < 0.075);
   REQUIRE(!a.bottlenecks.empty());
   CHECK(a.bottlenecks[0].kind == BottleneckKind::kLaunch);
@@ -138,7 +141,7 @@ TEST_CASE("A100 control trace: .item() calls that really sync") {
   CHECK(blocked_ns / 1e6 > 36.5);  // measured 36.80 ms
   CHECK(blocked_ns / 1e6 < 37.1);
   CHECK(a.syncs.sync_calls == 50);  // 10 per step
-  CHECK(a.comm.share() > 0.355);  // measured 0.3596
+  CHECK(a.comm.share() > 0.355);    // measured 0.3596
   CHECK(a.comm.share() < 0.365);
   CHECK(a.busy.share > 0.83);  // measured 0.8369
   CHECK(a.busy.share < 0.845);
@@ -211,7 +214,7 @@ TEST_CASE("PyTorch 2.14 CPU traces: python_function / CallFrom attribution") {
   CHECK(item.method == MatchMethod::kCallFrom);
   CHECK(ev.RanInSteps(item));
   SyncEvidence s = ev.DeviceSyncs(&item);
-  CHECK(s.item_calls == 2);  // one per analysed step
+  CHECK(s.item_calls == 2);          // one per analysed step
   CHECK(s.syncing_item_calls == 0);  // CPU scalars: refuted, not confirmed
   CHECK(s.cost.count == 0);
   // print(f"{loss}") on line 50 reaches .item() through Tensor.__format__.

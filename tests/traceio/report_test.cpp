@@ -3,17 +3,17 @@
 // (BuildReport): one figure per fact, and recommendations ranked by the time at stake, on real traces.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "report/trace_report.h"
 #include "tests/support/paths.h"
 #include "tests/traceio/helpers.h"
-#include "report/trace_report.h"
 
 using namespace tl::trace;
 using namespace tl::trace::testing;
@@ -27,14 +27,16 @@ std::string RankJson(int rank, int step_us, int comm_us) {
   std::vector<std::string> ev;
   for (int s = 0; s < 3; ++s) {
     int base = s * step_us;
-    ev.push_back(X("user_annotation", fmt::format("ProfilerStep#{}", s), std::to_string(base), std::to_string(step_us)));
+    ev.push_back(
+        X("user_annotation", fmt::format("ProfilerStep#{}", s), std::to_string(base), std::to_string(step_us)));
     ev.push_back(X("cpu_op", "aten::mm", std::to_string(base), "8"));
-    ev.push_back(X("cuda_runtime", "cudaLaunchKernel", std::to_string(base + 1), "5", "1", "1", fmt::format(R"({{"correlation": {}}})", 10 + s)));
+    ev.push_back(X("cuda_runtime", "cudaLaunchKernel", std::to_string(base + 1), "5", "1", "1",
+                   fmt::format(R"({{"correlation": {}}})", 10 + s)));
     ev.push_back(X("kernel", "sm80_xmma_gemm_f16f16", std::to_string(base + 10), std::to_string(step_us / 4), "0", "7",
                    fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}}})", 10 + s)));
     if (comm_us > 0) {
-      ev.push_back(X("kernel", "ncclKernel_AllReduce", std::to_string(base + step_us / 2), std::to_string(comm_us), "0", "20",
-                     R"({"device": 0, "stream": 20})"));
+      ev.push_back(X("kernel", "ncclKernel_AllReduce", std::to_string(base + step_us / 2), std::to_string(comm_us), "0",
+                     "20", R"({"device": 0, "stream": 20})"));
     }
   }
   return TraceJson(ev, fmt::format(R"("distributedInfo": {{"backend": "nccl", "rank": {}, "world_size": 3}}, )", rank));
@@ -43,11 +45,12 @@ std::string RankJson(int rank, int step_us, int comm_us) {
 }  // namespace
 
 TEST_CASE("JSON has the documented keys, shares as 0-1 fractions") {
-  std::string json = TraceJson({X("user_annotation", "ProfilerStep#1", "0", "1000"),
-                            X("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "1", "500"),
-                            X("cuda_runtime", "cudaLaunchKernel", "600", "5", "1", "1", R"({"correlation": 1})"),
-                            X("kernel", "volta_sgemm", "610", "100", "0", "7", R"({"device": 0, "stream": 7, "correlation": 1})"),
-                            X("user_annotation", "ProfilerStep#2", "1000", "10")});
+  std::string json = TraceJson(
+      {X("user_annotation", "ProfilerStep#1", "0", "1000"),
+       X("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "1", "500"),
+       X("cuda_runtime", "cudaLaunchKernel", "600", "5", "1", "1", R"({"correlation": 1})"),
+       X("kernel", "volta_sgemm", "610", "100", "0", "7", R"({"device": 0, "stream": 7, "correlation": 1})"),
+       X("user_annotation", "ProfilerStep#2", "1000", "10")});
   auto r = ReadString(json);
   auto a = Analyze(*r.trace);
   auto j = AnalysisToJson(*r.trace, a);
@@ -81,7 +84,8 @@ TEST_CASE("text and markdown follow the PyTorch profiler guide's report, in Engl
   auto a = Analyze(*r.trace);
   ReportOptions en;
   std::string text = RenderReport(*r.trace, a, en);
-  for (const char* title : {"Environment", "Top 10 ops", "GPU utilisation", "Memory", "Bottleneck diagnosis", "Recommendations"}) {
+  for (const char* title :
+       {"Environment", "Top 10 ops", "GPU utilisation", "Memory", "Bottleneck diagnosis", "Recommendations"}) {
     CAPTURE(title);
     CHECK(text.find(title) != std::string::npos);
   }
@@ -89,7 +93,8 @@ TEST_CASE("text and markdown follow the PyTorch profiler guide's report, in Engl
   zh.language = Language::kChinese;
   zh.format = ReportFormat::kMarkdown;
   std::string md = RenderReport(*r.trace, a, zh);
-  for (const char* title : {"## 环境信息", "## Top 10 耗时算子", "## GPU 利用率概览", "## 显存分析", "## 瓶颈诊断", "## 优化建议"}) {
+  for (const char* title :
+       {"## 环境信息", "## Top 10 耗时算子", "## GPU 利用率概览", "## 显存分析", "## 瓶颈诊断", "## 优化建议"}) {
     CAPTURE(title);
     CHECK(md.find(title) != std::string::npos);
   }
@@ -131,7 +136,8 @@ TEST_CASE("torchlint trace exit codes: 0 clean, 1 warnings, 2 unreadable") {
     return;
   }
   TempDir dir;
-  std::string good = TraceJson({X("user_annotation", "ProfilerStep#1", "0", "100"), X("cpu_op", "aten::add", "1", "10")});
+  std::string good = TraceJson(
+      {X("user_annotation", "ProfilerStep#1", "0", "100"), X("cpu_op", "aten::add", "1", "10")});
   std::ofstream(dir.path / "good.json") << good;
   std::ofstream(dir.path / "cut.json") << good.substr(0, good.size() - 20);
   std::ofstream(dir.path / "bad.json") << "{\"hello\": 1}";
@@ -153,7 +159,8 @@ namespace {
 // The straggler's rank, or -1, for a folder of these traces.
 int StragglerOf(const std::vector<std::string>& traces) {
   TempDir dir;
-  for (size_t i = 0; i < traces.size(); ++i) std::ofstream(dir.path / fmt::format("rank{}.pt.trace.json", i)) << traces[i];
+  for (size_t i = 0; i < traces.size(); ++i)
+    std::ofstream(dir.path / fmt::format("rank{}.pt.trace.json", i)) << traces[i];
   TraceSet set = LoadTraceSet(dir.path.string());
   REQUIRE(set.ranks.size() == traces.size());
   return set.straggler ? set.ranks[static_cast<size_t>(*set.straggler)].rank : -1;
@@ -240,7 +247,8 @@ TEST_CASE("rank numbers in file names: parsed without exceptions, out-of-range o
   CHECK_FALSE(RankFromFileName("rank2147483648.json").has_value());
   CHECK(RankFromFileName("rank_007.json") == 7);
   TempDir dir;
-  std::string plain = TraceJson({X("user_annotation", "ProfilerStep#1", "0", "100"), X("cpu_op", "aten::add", "1", "10")});
+  std::string plain = TraceJson(
+      {X("user_annotation", "ProfilerStep#1", "0", "100"), X("cpu_op", "aten::add", "1", "10")});
   std::ofstream(dir.path / "rank99999999999999.json") << plain;
   std::ofstream(dir.path / "rank0.json") << plain;
   std::ofstream(dir.path / "rank2147483647.json") << plain;
@@ -271,11 +279,10 @@ TEST_CASE("JSON stays valid with invalid UTF-8 in metadata and paths") {
 }
 
 TEST_CASE("report: a step over 1.5x the median gets a note") {
-  auto stretched = ReadString(TraceJson({X("user_annotation", "ProfilerStep#1", "0", "2000"),
-                                         X("user_annotation", "ProfilerStep#2", "2000", "1000"),
-                                         X("user_annotation", "ProfilerStep#3", "3000", "1000"),
-                                         X("user_annotation", "ProfilerStep#4", "4000", "1100"),
-                                         X("user_annotation", "ProfilerStep#5", "5100", "10")}));
+  auto stretched = ReadString(TraceJson(
+      {X("user_annotation", "ProfilerStep#1", "0", "2000"), X("user_annotation", "ProfilerStep#2", "2000", "1000"),
+       X("user_annotation", "ProfilerStep#3", "3000", "1000"), X("user_annotation", "ProfilerStep#4", "4000", "1100"),
+       X("user_annotation", "ProfilerStep#5", "5100", "10")}));
   auto a = Analyze(*stretched.trace);
   REQUIRE(a.steps.count() == 4);
   auto j = AnalysisToJson(*stretched.trace, a);
@@ -285,10 +292,9 @@ TEST_CASE("report: a step over 1.5x the median gets a note") {
   CHECK(RenderReport(*stretched.trace, a, {}).find("- Note: step 1 of 4 takes 2.0 ms") != std::string::npos);
 
   // 1.4x is not an outlier.
-  auto even = ReadString(TraceJson({X("user_annotation", "ProfilerStep#1", "0", "1400"),
-                                    X("user_annotation", "ProfilerStep#2", "1400", "1000"),
-                                    X("user_annotation", "ProfilerStep#3", "2400", "1000"),
-                                    X("user_annotation", "ProfilerStep#4", "3400", "10")}));
+  auto even = ReadString(TraceJson(
+      {X("user_annotation", "ProfilerStep#1", "0", "1400"), X("user_annotation", "ProfilerStep#2", "1400", "1000"),
+       X("user_annotation", "ProfilerStep#3", "2400", "1000"), X("user_annotation", "ProfilerStep#4", "3400", "10")}));
   auto ae = Analyze(*even.trace);
   auto je = AnalysisToJson(*even.trace, ae);
   CHECK(je["steps"]["outlier_index"].is_null());
@@ -297,7 +303,8 @@ TEST_CASE("report: a step over 1.5x the median gets a note") {
 }
 
 TEST_CASE("real A100 rank: the first step, stretched by GPU lag, is noted") {
-  auto file = tl::test::SharedTrace("real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz");
+  auto file = tl::test::SharedTrace(
+      "real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz");
   if (!file) return;
   auto r = ReadTraceFile(file->string());
   REQUIRE(r.ok());
@@ -313,7 +320,8 @@ TEST_CASE("real A100 rank: the first step, stretched by GPU lag, is noted") {
 }
 
 TEST_CASE("report cosmetics: priority order, --top in the title, driver version, unknown reserved memory") {
-  auto file = tl::test::SharedTrace("real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz");
+  auto file = tl::test::SharedTrace(
+      "real/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz");
   if (file) {
     auto r = ReadTraceFile(file->string());
     REQUIRE(r.ok());
@@ -395,7 +403,8 @@ bool MentionsTensorCores(const TraceReport& r) {
   return false;
 }
 
-constexpr const char* kResnetWorkers0 = "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+constexpr const char* kResnetWorkers0 =
+    "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
 constexpr const char* kSampledRank0 = "real/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz";
 constexpr const char* kT4Fp32 = "real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json";
 
@@ -429,7 +438,8 @@ TEST_CASE("BuildReport: diagnosis items of the right kinds on known traces") {
   const Case cases[] = {
       {kResnetWorkers0, {"data", "launch"}},
       {kSampledRank0, {"communication"}},
-      {"real/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", {"compute"}},
+      {"real/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+       {"compute"}},
       {"real/TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", {"launch"}},
       {"cpu/torch2.14.1/c_workers0.pt.trace.json", {"data"}},
       {"cpu/torch2.14.1/a_baseline.pt.trace.json", {}},
@@ -463,14 +473,22 @@ TEST_CASE("BuildReport: a caller appends and re-ranks items, and rendering numbe
   if (!l) return;
   TraceReport r = BuildReport(*l->read.trace, l->analysis, Language::kEnglish);
   const size_t before = r.recommendations.size();
-  r.diagnosis.push_back({"TL201", std::nullopt, Severity::kHigh, "DataLoader without workers", "train.py:9 loads in the main process", {}});
-  r.recommendations.push_back({"TL201", std::nullopt, PriorityOf(150.0, r.environment.mean_step_ms), "Set num_workers=8 (train.py:9)", "", 150.0});
+  r.diagnosis.push_back({"TL201",
+                         std::nullopt,
+                         Severity::kHigh,
+                         "DataLoader without workers",
+                         "train.py:9 loads in the main process",
+                         {}});
+  r.recommendations.push_back({"TL201", std::nullopt, PriorityOf(150.0, r.environment.mean_step_ms),
+                               "Set num_workers=8 (train.py:9)", "", 150.0});
   RankRecommendations(r.recommendations);
   REQUIRE(r.recommendations.size() == before + 1);
   CHECK(r.recommendations[0].kind == "TL201");
   const std::string text = RenderReport(r, ReportFormat::kText);
-  CHECK(text.find("1. [high] Set num_workers=8 (train.py:9) — expected gain: up to 150.00 ms per step") != std::string::npos);
-  CHECK(text.find("3. [high] DataLoader without workers — impact: train.py:9 loads in the main process\n") != std::string::npos);
+  CHECK(text.find("1. [high] Set num_workers=8 (train.py:9) — expected gain: up to 150.00 ms per step") !=
+        std::string::npos);
+  CHECK(text.find("3. [high] DataLoader without workers — impact: train.py:9 loads in the main process\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("one fact, one figure: the DataLoader's time and its time alone are named apart (resnet50, num_workers=0)") {
@@ -483,8 +501,9 @@ TEST_CASE("one fact, one figure: the DataLoader's time and its time alone are na
   CHECK(r.gpu.breakdown[static_cast<size_t>(Role::kDataLoader)] == doctest::Approx(0.342).epsilon(0.01));
   CHECK(r.gpu.breakdown[static_cast<size_t>(Role::kDataLoader)] <= r.gpu.dataloader_share);
   const std::string text = RenderReport(r, ReportFormat::kText);
-  CHECK(text.find("- DataLoader: 39.3% of step time inside __next__ calls; 34.2% of step time with nothing else running "
-                  "(the breakdown's dataloader); iterator: single-process, num_workers=0") != std::string::npos);
+  CHECK(
+      text.find("- DataLoader: 39.3% of step time inside __next__ calls; 34.2% of step time with nothing else running "
+                "(the breakdown's dataloader); iterator: single-process, num_workers=0") != std::string::npos);
   CHECK(text.find("- Step breakdown (of step wall time, each instant counted once") != std::string::npos);
   CHECK(text.find("- DataLoader: 39.3% (") == std::string::npos);  // the old unnamed figure
   // The diagnosis and the recommendation use the DataLoader line's figure, not the breakdown's.
@@ -497,14 +516,16 @@ TEST_CASE("one fact, one figure: the DataLoader's time and its time alone are na
   CHECK(data->priority == Severity::kHigh);
 }
 
-TEST_CASE("one fact, one figure: collectives' share of kernel time and of the step are named apart (HTA sampled rank 0)") {
+TEST_CASE(
+    "one fact, one figure: collectives' share of kernel time and of the step are named apart (HTA sampled rank 0)") {
   auto l = LoadShared(kSampledRank0);
   if (!l) return;
   const TraceReport r = BuildReport(*l->read.trace, l->analysis, Language::kEnglish);
   CHECK(r.gpu.comm_share_of_kernel_time == doctest::Approx(0.648).epsilon(0.01));
   CHECK(r.gpu.breakdown[static_cast<size_t>(Role::kCommunication)] == doctest::Approx(0.284).epsilon(0.01));
   const std::string text = RenderReport(r, ReportFormat::kText);
-  CHECK(text.find("- Collective kernels: 64.8% of GPU kernel time, 11.8% of it overlapped with compute") != std::string::npos);
+  CHECK(text.find("- Collective kernels: 64.8% of GPU kernel time, 11.8% of it overlapped with compute") !=
+        std::string::npos);
   CHECK(text.find("- Communication: 64.8%") == std::string::npos);  // the old unnamed figure
   CHECK(text.find("communication 28.4%") != std::string::npos);     // in the step breakdown, of step wall time
   // The recommendation is about the communication compute does not hide: 172 ms, 28.4% of the step,
@@ -515,12 +536,15 @@ TEST_CASE("one fact, one figure: collectives' share of kernel time and of the st
   CHECK(comm->ms_at_stake_per_step / r.environment.mean_step_ms ==
         doctest::Approx(r.gpu.breakdown[static_cast<size_t>(Role::kCommunication)]).epsilon(0.03));
   // Chinese names the kernel-time share too.
-  const std::string zh = RenderReport(BuildReport(*l->read.trace, l->analysis, Language::kChinese), ReportFormat::kText);
+  const std::string zh = RenderReport(BuildReport(*l->read.trace, l->analysis, Language::kChinese),
+                                      ReportFormat::kText);
   CHECK(zh.find("集合通信 kernel 耗时占比：GPU kernel 时间的 64.8%") != std::string::npos);
 }
 
 TEST_CASE("\"1 step\", not \"1 steps\"") {
-  for (const char* file : {kSampledRank0, "real/HolisticTraceAnalysis/tests/data/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"}) {
+  for (const char* file :
+       {kSampledRank0,
+        "real/HolisticTraceAnalysis/tests/data/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"}) {
     CAPTURE(file);
     auto l = LoadShared(file);
     if (!l) continue;
@@ -533,16 +557,18 @@ TEST_CASE("\"1 step\", not \"1 steps\"") {
     CHECK(RenderReport(*l->read.trace, l->analysis, {}).find("- Scope: 5 steps (ProfilerStep)") != std::string::npos);
   }
   // One kernel, one allocation.
-  auto one = ReadString(TraceJson({X("user_annotation", "ProfilerStep#1", "0", "1000"),
-                                   X("cuda_runtime", "cudaLaunchKernel", "1", "5", "1", "1", R"({"correlation": 1})"),
-                                   X("kernel", "volta_sgemm", "10", "100", "0", "7", R"({"device": 0, "stream": 7, "correlation": 1})")}));
+  auto one = ReadString(TraceJson(
+      {X("user_annotation", "ProfilerStep#1", "0", "1000"),
+       X("cuda_runtime", "cudaLaunchKernel", "1", "5", "1", "1", R"({"correlation": 1})"),
+       X("kernel", "volta_sgemm", "10", "100", "0", "7", R"({"device": 0, "stream": 7, "correlation": 1})")}));
   REQUIRE(one.ok());
   const std::string text = RenderReport(*one.trace, Analyze(*one.trace), {});
   CHECK(text.find("(1 kernel)") != std::string::npos);
   CHECK(text.find("1 step (") != std::string::npos);
 }
 
-TEST_CASE("no compute-bound diagnosis on an idle GPU; the tensor-core tip stands where tensor cores could run the GEMMs") {
+TEST_CASE(
+    "no compute-bound diagnosis on an idle GPU; the tensor-core tip stands where tensor cores could run the GEMMs") {
   // HTA sampled rank 0: busy 45.9%, so not compute-bound (it was, at [low], before).
   if (auto l = LoadShared(kSampledRank0)) {
     const TraceReport r = BuildReport(*l->read.trace, l->analysis, Language::kEnglish);
@@ -550,8 +576,9 @@ TEST_CASE("no compute-bound diagnosis on an idle GPU; the tensor-core tip stands
     CHECK(DiagnosisKinds(r) == std::vector<std::string>{"communication"});
   }
   // Busy GPUs still get it: 97.4% busy with no tensor-core time, and 83.7% busy with 15.1%.
-  for (const char* file : {"real/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-                           "real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz"}) {
+  for (const char* file :
+       {"real/HolisticTraceAnalysis/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+        "real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz"}) {
     CAPTURE(file);
     auto l = LoadShared(file);
     if (!l) continue;
@@ -604,7 +631,8 @@ TEST_CASE("recommendations rank by the time at stake: 0.1 ms of pageable copies 
     CHECK(r.recommendations.front().priority == Severity::kHigh);
   }
   // resnet50 with 4 workers: 10.7 ms per step of pageable copies in a 144 ms step is medium.
-  if (auto l = LoadShared("real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz")) {
+  if (auto l = LoadShared(
+          "real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz")) {
     const TraceReport r = BuildReport(*l->read.trace, l->analysis, Language::kEnglish);
     const auto* pin = FindRecommendation(r, "pin-memory");
     REQUIRE(pin != nullptr);
@@ -615,7 +643,8 @@ TEST_CASE("recommendations rank by the time at stake: 0.1 ms of pageable copies 
     REQUIRE(j["recommendations"].size() == r.recommendations.size());
     for (size_t i = 0; i < r.recommendations.size(); ++i) {
       CHECK(j["recommendations"][i]["kind"] == r.recommendations[i].kind);
-      CHECK(j["recommendations"][i]["ms_at_stake_per_step"].get<double>() == doctest::Approx(r.recommendations[i].ms_at_stake_per_step));
+      CHECK(j["recommendations"][i]["ms_at_stake_per_step"].get<double>() ==
+            doctest::Approx(r.recommendations[i].ms_at_stake_per_step));
     }
   }
 }

@@ -131,40 +131,44 @@ std::string HostileTrace(int repeats) {
                    fmt::format(R"({{"External id": {}, "Input type": ["float"], "Input Dims": [[{}, 3]]}})", i, i)));
     ev.push_back(X("cpu_op", "aten::mm", ts, "1", "1", "1",
                    R"({"Input Dims": [[8, 50257], [50257, 7]], "Input type": ["c10::Half", "c10::Half"]})"));
-    ev.push_back(X("python_function", fmt::format("train.py({}): step", i), ts, "3", "1", "\"thread 1\"",
-                   fmt::format(R"({{"Python id": {}, "Python parent id": {}, "CallFrom": "train.py:{}"}})", i, i - 1,
-                               i)));
+    ev.push_back(
+        X("python_function", fmt::format("train.py({}): step", i), ts, "3", "1", "\"thread 1\"",
+          fmt::format(R"({{"Python id": {}, "Python parent id": {}, "CallFrom": "train.py:{}"}})", i, i - 1, i)));
     ev.push_back(X("kernel", "volta_sgemm_128x64_nn", ts, "4", "0", "7",
                    fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}}})", i)));
     ev.push_back(X("cuda_runtime", "cudaLaunchKernel", ts, "0.5", "1", "1",
                    fmt::format(R"({{"correlation": {}, "external id": {}}})", i, i)));
-    ev.push_back(fmt::format(R"({{"ph": "s", "id": {}, "pid": 1, "tid": 1, "ts": {}, "cat": "ac2g", "name": "f"}})",
-                             i, ts));
-    ev.push_back(fmt::format(R"({{"ph": "f", "id": {}, "pid": 0, "tid": 7, "ts": {}, "cat": "ac2g", "name": "f"}})",
-                             i, ts));
+    ev.push_back(
+        fmt::format(R"({{"ph": "s", "id": {}, "pid": 1, "tid": 1, "ts": {}, "cat": "ac2g", "name": "f"}})", i, ts));
+    ev.push_back(
+        fmt::format(R"({{"ph": "f", "id": {}, "pid": 0, "tid": 7, "ts": {}, "cat": "ac2g", "name": "f"}})", i, ts));
     ev.push_back(fmt::format(
         R"({{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": {}, "args": {{"Device Type": 1, "Device Id": 0, "Bytes": {}, "Total Allocated": {}, "Total Reserved": 99999}}}})",
         ts, i, i * 4));
     // What the fast event parser gives up on (an escaped key, an escaped number string) beside what it
     // reads (a number as a name, times as strings).
-    ev.push_back(fmt::format(R"({{"ph": "X", "c\u0061t": "cpu_op", "name": {}, "pid": "1", "tid": 1, "ts": "{}", "dur": "2"}})",
-                             i, ts));
-    ev.push_back(fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "n", "pid": 1, "tid": 1, "ts": "{}\u0030", "dur": 2}})",
-                             ts));
+    ev.push_back(fmt::format(
+        R"({{"ph": "X", "c\u0061t": "cpu_op", "name": {}, "pid": "1", "tid": 1, "ts": "{}", "dur": "2"}})", i, ts));
+    ev.push_back(fmt::format(
+        R"({{"ph": "X", "cat": "cpu_op", "name": "n", "pid": 1, "tid": 1, "ts": "{}\u0030", "dur": 2}})", ts));
     // A damaged array inside an event: cut at the event's own '}' by both splitters.
     if (i % 10 == 0) {
-      ev.push_back(R"({"ph": "X", "cat": "cpu_op", "name": "unclosed", "ts": 1, "dur": 1, "args": {"Input Dims": [[1, 2}})");
+      ev.push_back(
+          R"({"ph": "X", "cat": "cpu_op", "name": "unclosed", "ts": 1, "dur": 1, "args": {"Input Dims": [[1, 2}})");
     }
     // Brackets, escaped quotes and backslashes inside strings, at every offset within a 64-byte block.
-    ev.push_back(X("cpu_op", fmt::format("k{}\\\\\\\"{{[}}]\\\\", std::string(static_cast<size_t>(i % 70), 'x')), ts, "1"));
+    ev.push_back(
+        X("cpu_op", fmt::format("k{}\\\\\\\"{{[}}]\\\\", std::string(static_cast<size_t>(i % 70), 'x')), ts, "1"));
     switch (i % 9) {
-      case 0: ev.push_back("[1, 2]"); break;                                            // not an object
-      case 1: ev.push_back("\"stray\""); break;                                         // not an object
+      case 0: ev.push_back("[1, 2]"); break;                                           // not an object
+      case 1: ev.push_back("\"stray\""); break;                                        // not an object
       case 2: ev.push_back(R"({"ph": "X", "name": "bad", "ts": , "dur": 1})"); break;  // invalid JSON
-      case 3: ev.push_back("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"bad\xff\xfe utf8\", \"ts\": 5, \"dur\": 1}"); break;
+      case 3:
+        ev.push_back("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"bad\xff\xfe utf8\", \"ts\": 5, \"dur\": 1}");
+        break;
       case 4: ev.push_back(R"({"ph": "X", "name": "no ts", "dur": 1})"); break;
       case 5: ev.push_back(R"({"ph": "X", "name": "far", "ts": 1e30, "dur": 1})"); break;
-      case 6: ev.push_back(X("cpu_op", std::string(20000, 'w'), ts, "1")); break;     // larger than a small chunk
+      case 6: ev.push_back(X("cpu_op", std::string(20000, 'w'), ts, "1")); break;  // larger than a small chunk
       case 7: ev.push_back(R"({"ph": "B", "name": "begin", "ts": 1})"); break;
       default: ev.push_back(X("cpu_op", "ProfilerStep#" + std::to_string(i), ts, "9", "1", "1", "null")); break;
     }
@@ -188,7 +192,8 @@ TEST_CASE("threads: a hostile trace reads the same with 1, 2, 3 and 8 threads an
   CheckSame(serial, DigestOf(ReadString(json, Options(1, 1 << 20))), "serial, 1 MiB chunks");
   // The fast run splitter and the fast event parser give exactly what the general ones give.
   for (size_t chunk : {size_t{4096}, size_t{65536}}) {
-    CheckSame(serial, DigestOf(ReadString(json, GeneralOptions(chunk))), fmt::format("general splitter and parser, chunk {}", chunk));
+    CheckSame(serial, DigestOf(ReadString(json, GeneralOptions(chunk))),
+              fmt::format("general splitter and parser, chunk {}", chunk));
   }
 }
 
@@ -226,13 +231,15 @@ TEST_CASE("threads: the figures of the hostile trace are right, not only the sam
   }
 }
 
-TEST_CASE("threads: a trace cut anywhere reads the same with 1 and 3 threads, and with the general splitter and parser") {
+TEST_CASE(
+    "threads: a trace cut anywhere reads the same with 1 and 3 threads, and with the general splitter and parser") {
   const std::string json = HostileTrace(120);
   for (size_t cut : {json.size() / 7, json.size() / 3, json.size() / 2 + 1, json.size() - 2}) {
     const std::string part = json.substr(0, cut);
     const Digest serial = DigestOf(ReadString(part, Options(1, 4096)));
     CheckSame(serial, DigestOf(ReadString(part, Options(3, 4096))), fmt::format("cut at {}", cut));
-    CheckSame(serial, DigestOf(ReadString(part, GeneralOptions(4096))), fmt::format("cut at {}, general splitter and parser", cut));
+    CheckSame(serial, DigestOf(ReadString(part, GeneralOptions(4096))),
+              fmt::format("cut at {}, general splitter and parser", cut));
     ReadResult r = ReadString(part, Options(3, 4096));
     REQUIRE(r.ok());
     CHECK(r.stats.truncated);

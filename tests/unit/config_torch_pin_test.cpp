@@ -50,7 +50,8 @@ TEST_CASE("requirement lines") {
 }
 
 TEST_CASE("pins in pyproject.toml: PEP 621 dependencies, optional groups and Poetry") {
-  auto pep621 = tl::FindTorchPinInText("[project]\ndependencies = [\"numpy\", \"torch>=2.1,<3\"]\n", "/p/pyproject.toml");
+  auto pep621 = tl::FindTorchPinInText("[project]\ndependencies = [\"numpy\", \"torch>=2.1,<3\"]\n",
+                                       "/p/pyproject.toml");
   REQUIRE(pep621);
   CHECK(pep621->version.ToString() == "2.1");
   CHECK(pep621->requirement == "torch>=2.1,<3");

@@ -1,9 +1,9 @@
 // File discovery on real temporary trees: *.py only, skipped folders (VCS, virtualenvs, build and
 // cache folders), .gitignore from the repository root down, config excludes, symlink loops, dangling
 // links, missing paths and explicit files.
-#include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <doctest/doctest.h>
 
 #include <algorithm>
 
@@ -124,8 +124,8 @@ TEST_CASE("missing paths and pipes are errors, and the other arguments are still
   TempDir dir;
   dir.Write("ok.py", "");
   REQUIRE(::mkfifo((dir / "pipe.py").c_str(), 0644) == 0);
-  const auto result = DiscoverFiles(
-      {(dir / "nope.py").string(), (dir / "pipe.py").string(), (dir / "ok.py").string()}, {});
+  const auto result = DiscoverFiles({(dir / "nope.py").string(), (dir / "pipe.py").string(), (dir / "ok.py").string()},
+                                    {});
   REQUIRE(result.errors.size() == 2);
   CHECK(result.errors[0].message.find("nope.py: no such file or folder") != std::string::npos);
   CHECK(result.errors[1].message.find("pipe.py: not a regular file or folder") != std::string::npos);

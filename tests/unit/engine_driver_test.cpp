@@ -81,10 +81,12 @@ TEST_CASE("output order and content do not depend on the number of jobs") {
 TEST_CASE("files that cannot be analysed get one line each; the others are analysed") {
   TempDir dir;
   const auto good = dir.Write("good.py", kScript);
-  const auto binary = dir.Write("blob.py", std::string("\x7f" "ELF\0\0\x01", 7));
+  const auto binary = dir.Write("blob.py", std::string("\x7f"
+                                                       "ELF\0\0\x01",
+                                                       7));
   const auto latin1 = dir.Write("latin1.py", "# caf\xE9\nx = 1\n");
-  const auto outcomes =
-      RunAll({Task(dir / "nope.py", "nope.py"), Task(binary, "blob.py"), Task(latin1, "latin1.py"), Task(good, "good.py")}, 2);
+  const auto outcomes = RunAll(
+      {Task(dir / "nope.py", "nope.py"), Task(binary, "blob.py"), Task(latin1, "latin1.py"), Task(good, "good.py")}, 2);
   REQUIRE(outcomes.size() == 4);
   REQUIRE(outcomes[0].error);
   CHECK(*outcomes[0].error == "nope.py: cannot open: No such file or directory; skipped");

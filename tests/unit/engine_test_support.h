@@ -2,7 +2,7 @@
 // file writers, so discovery and config tests build real trees instead of mocking the file system.
 #pragma once
 
-#include <stdlib.h>
+#include <stdlib.h>  // NOLINT(modernize-deprecated-headers): POSIX mkdtemp
 
 #include <filesystem>
 #include <fstream>
@@ -28,8 +28,8 @@ class TempDir {
              path_, std::filesystem::directory_options::skip_permission_denied, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
       if (it->is_directory(ec) && !it->is_symlink(ec)) {
-        std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
-                                     std::filesystem::perm_options::add, ec);
+        std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all, std::filesystem::perm_options::add,
+                                     ec);
       }
     }
     std::filesystem::remove_all(path_, ec);
@@ -39,7 +39,7 @@ class TempDir {
 
   // Writes `text` to `relative`, creating parent folders.
   std::filesystem::path Write(std::string_view relative, std::string_view text) const {
-    const std::filesystem::path file = path_ / relative;
+    std::filesystem::path file = path_ / relative;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream out(file, std::ios::binary);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));

@@ -67,8 +67,9 @@ TEST_CASE("unified diff has headers, hunk ranges and context") {
 
 TEST_CASE("unified diff of an insertion into an empty file and a missing final newline") {
   CHECK(tl::UnifiedDiff("e.py", "", "a\n") == "--- a/e.py\n+++ b/e.py\n@@ -0,0 +1,1 @@\n+a\n");
-  CHECK(tl::UnifiedDiff("n.py", "a", "b") ==
-        "--- a/n.py\n+++ b/n.py\n@@ -1,1 +1,1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n");
+  CHECK(
+      tl::UnifiedDiff("n.py", "a", "b") ==
+      "--- a/n.py\n+++ b/n.py\n@@ -1,1 +1,1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n");
 }
 
 TEST_CASE("distant changes make separate hunks") {

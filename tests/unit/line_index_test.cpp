@@ -40,9 +40,9 @@ TEST_CASE("invalid UTF-8 counts a byte per column and never fails") {
   CHECK(index.Locate(4).column == 5);
   CHECK_FALSE(tl::IsValidUtf8(text));
   CHECK(tl::IsValidUtf8("plain ascii, é, 😀"));
-  CHECK_FALSE(tl::IsValidUtf8("\xC0\x80"));  // overlong
+  CHECK_FALSE(tl::IsValidUtf8("\xC0\x80"));      // overlong
   CHECK_FALSE(tl::IsValidUtf8("\xED\xA0\x80"));  // surrogate
-  CHECK_FALSE(tl::IsValidUtf8("\xE2\x82"));  // truncated
+  CHECK_FALSE(tl::IsValidUtf8("\xE2\x82"));      // truncated
 }
 
 TEST_CASE("offsets past the end clamp to the last position") {

@@ -1,8 +1,8 @@
 // The four output formats on hand-made diagnostics, so these tests pin the formats themselves and do
 // not move when a rule's wording changes: the text layout (underline under tabs, multi-byte text and
 // invalid UTF-8), JSON fields, SARIF's shape as GitHub code scanning reads it, and GitHub escaping.
+#include <stdio.h>  // NOLINT(modernize-deprecated-headers): POSIX open_memstream
 #include <doctest/doctest.h>
-#include <stdio.h>
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +24,7 @@ class Capture {
   Capture& operator=(const Capture&) = delete;
   ~Capture() {
     if (file_ != nullptr) std::fclose(file_);
-    std::free(buffer_);
+    std::free(buffer_);  // NOLINT(cppcoreguidelines-no-malloc): open_memstream allocates it with malloc
   }
   std::FILE* file() { return file_; }
   std::string Text() {
@@ -44,7 +44,8 @@ Diagnostic Finding(uint32_t begin, uint32_t end, bool with_fix) {
   d.name = "dataloader-num-workers";
   d.message = "`DataLoader` loads batches in the main process";
   d.range = {begin, end};
-  if (with_fix) d.fix = tl::Fix{"Add `num_workers=4`", Applicability::kSafe, {tl::Edit{{end - 1, end - 1}, ", num_workers=4"}}};
+  if (with_fix)
+    d.fix = tl::Fix{"Add `num_workers=4`", Applicability::kSafe, {tl::Edit{{end - 1, end - 1}, ", num_workers=4"}}};
   return d;
 }
 

@@ -64,7 +64,7 @@ TEST_CASE("syntax errors: one notice, the rest still analysed") {
   CHECK_FALSE(Check("print 'hello'\nexec code in ns\n").parse_error);
   CHECK(Check("try:\n    pass\nexcept Exception, e:\n    print e.message\nx = 0777L\n").diagnostics.size() <= 1);
   CHECK_FALSE(Check("").parse_error);
-  CHECK(Check(std::string("\x00\x01\xff\xfe binary", 12)).diagnostics.size() <= 1);
+  CHECK(Check(std::string("\x00\x01\xff\xfe binary\x00", 12)).diagnostics.size() <= 1);
 }
 
 TEST_CASE("noqa forms") {

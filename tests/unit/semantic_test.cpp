@@ -23,6 +23,7 @@ std::unique_ptr<Parsed> Build(std::string text) {
   ts::Parser parser;
   auto tree = parser.Parse(file.text());
   REQUIRE(tree.ok());
+  // NOLINTNEXTLINE(modernize-make-unique): an aggregate; make_unique cannot brace-initialise it
   auto parsed = std::unique_ptr<Parsed>(new Parsed{std::move(file), std::move(tree).value(), nullptr});
   parsed->model = Model::Build(parsed->file, parsed->tree);
   return parsed;
@@ -268,7 +269,9 @@ TEST_CASE("tensor kinds") {
   const Model& m = *p->model;
   const Site* check = CallStartingWith(m, "check(");
   REQUIRE(check);
-  auto kind = [&](int i) { return m.TensorKindOf(check->Arguments().NamedChild(static_cast<uint32_t>(i)), check->scope); };
+  auto kind = [&](int i) {
+    return m.TensorKindOf(check->Arguments().NamedChild(static_cast<uint32_t>(i)), check->scope);
+  };
   CHECK(kind(0) == TensorKind::kTensor);
   CHECK(kind(1) == TensorKind::kUnknown);
   CHECK(kind(2) == TensorKind::kNotTensor);

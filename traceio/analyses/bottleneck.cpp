@@ -51,16 +51,14 @@ std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnaly
   const bool gpu = a.busy.has_gpu && a.kernels.has_kernels();
   const double busy = a.busy.share;
   const double step_ms = a.steps.mean_ms();
-  auto busy_figure = [&]() {
-    return EvidenceFigure{"gpu.busy_share", busy, "share", "> " + Pct(t.gpu_busy_healthy)};
-  };
+  auto busy_figure = [&]() { return EvidenceFigure{"gpu.busy_share", busy, "share", "> " + Pct(t.gpu_busy_healthy)}; };
 
   // Data I/O: DataLoader share of the step.
   if (a.dataloader.share > t.dataloader_healthy) {
     Bottleneck b{BottleneckKind::kData, Severity::kLow, {}};
-    b.severity = a.dataloader.share > t.dataloader_severe ? Severity::kHigh
+    b.severity = a.dataloader.share > t.dataloader_severe                                ? Severity::kHigh
                  : a.dataloader.share > (t.dataloader_healthy + t.dataloader_severe) / 2 ? Severity::kMedium
-                                                                                        : Severity::kLow;
+                                                                                         : Severity::kLow;
     b.evidence.push_back({"dataloader.share", a.dataloader.share, "share", "< " + Pct(t.dataloader_healthy)});
     if (a.dataloader.iterator == IteratorKind::kSingle) {
       b.evidence.push_back({"dataloader.single_process", 1.0, "flag", "num_workers > 0"});
@@ -101,7 +99,8 @@ std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnaly
     Bottleneck b{BottleneckKind::kLaunch, Severity::kLow, {}};
     b.severity = busy < t.gpu_busy_severe ? (a.kernels.short_share() > 0.8 ? Severity::kHigh : Severity::kMedium)
                                           : Severity::kLow;
-    b.evidence.push_back({"gpu.short_kernel_share", a.kernels.short_share(), "share", "< " + Pct(t.short_kernel_healthy)});
+    b.evidence.push_back(
+        {"gpu.short_kernel_share", a.kernels.short_share(), "share", "< " + Pct(t.short_kernel_healthy)});
     b.evidence.push_back(busy_figure());
     b.evidence.push_back({"launches.per_step", a.launches.per_step, "per_step", ""});
     b.evidence.push_back({"gpu.idle_host_wait_share", a.idle.host_wait_share(), "share", ""});
@@ -112,7 +111,8 @@ std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnaly
   // Compute: GEMM/conv work not on tensor cores on hardware that has them, on a GPU that is busy (§3.3:
   // "GPU 利用率高"; §3.2's healthy > 80%). A GPU idle for a fifth of the step or more is bound by what
   // keeps it idle, not by its arithmetic; the tensor-core tip is then a recommendation only (report.cpp).
-  if (gpu && busy >= t.gpu_busy_healthy && HasTensorCores(trace, a) && a.kernels.tensor_core_share() < t.tensor_core_healthy &&
+  if (gpu && busy >= t.gpu_busy_healthy && HasTensorCores(trace, a) &&
+      a.kernels.tensor_core_share() < t.tensor_core_healthy &&
       (a.kernels.fp32_gemm_ns > 0 || a.kernels.tensor_core_ns > 0)) {
     const double tc = a.kernels.tensor_core_share();
     Bottleneck b{BottleneckKind::kCompute, tc < 0.10 ? Severity::kHigh : Severity::kMedium, {}};
@@ -130,13 +130,16 @@ std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnaly
   double capacity_share = 0.0;
   for (const auto& d : a.memory.devices) {
     if (d.device_type == 1 && d.total_global_mem > 0) {
-      capacity_share = std::max(capacity_share, static_cast<double>(d.peak_allocated) / static_cast<double>(d.total_global_mem));
+      capacity_share = std::max(capacity_share,
+                                static_cast<double>(d.peak_allocated) / static_cast<double>(d.total_global_mem));
     }
   }
   const double ew = a.kernels.elementwise_share();
   if ((gpu && ew > t.elementwise_healthy && busy >= t.gpu_busy_severe) || capacity_share > t.memory_capacity) {
     Bottleneck b{BottleneckKind::kMemory, Severity::kLow, {}};
-    b.severity = capacity_share > t.memory_capacity || ew > 0.7 ? Severity::kHigh : ew > 0.6 ? Severity::kMedium : Severity::kLow;
+    b.severity = capacity_share > t.memory_capacity || ew > 0.7 ? Severity::kHigh
+                 : ew > 0.6                                     ? Severity::kMedium
+                                                                : Severity::kLow;
     b.evidence.push_back({"gpu.elementwise_share", ew, "share", "< " + Pct(t.elementwise_healthy)});
     if (capacity_share > 0) {
       b.evidence.push_back({"memory.peak_share_of_device", capacity_share, "share", "< " + Pct(t.memory_capacity)});
@@ -146,17 +149,20 @@ std::vector<Bottleneck> ClassifyBottlenecks(const Trace& trace, const TraceAnaly
 
   // A GPU that idles with none of the above to explain it is waiting on the host: launch/CPU bound.
   const bool explained = std::any_of(out.begin(), out.end(), [](const Bottleneck& b) {
-    return b.kind == BottleneckKind::kData || b.kind == BottleneckKind::kSync || b.kind == BottleneckKind::kCommunication;
+    return b.kind == BottleneckKind::kData || b.kind == BottleneckKind::kSync ||
+           b.kind == BottleneckKind::kCommunication;
   });
   if (gpu && busy < t.gpu_busy_healthy && !launch_flagged && !explained) {
     Bottleneck b{BottleneckKind::kLaunch, busy < t.gpu_busy_severe ? Severity::kMedium : Severity::kLow, {}};
     b.evidence.push_back(busy_figure());
     b.evidence.push_back({"gpu.idle_host_wait_share", a.idle.host_wait_share(), "share", ""});
-    b.evidence.push_back({"gpu.short_kernel_share", a.kernels.short_share(), "share", "< " + Pct(t.short_kernel_healthy)});
+    b.evidence.push_back(
+        {"gpu.short_kernel_share", a.kernels.short_share(), "share", "< " + Pct(t.short_kernel_healthy)});
     out.push_back(std::move(b));
   }
 
-  std::stable_sort(out.begin(), out.end(), [](const Bottleneck& x, const Bottleneck& y) { return x.severity > y.severity; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Bottleneck& x, const Bottleneck& y) { return x.severity > y.severity; });
   return out;
 }
 
@@ -164,8 +170,9 @@ std::string Recommendation(BottleneckKind kind, Language lang) {
   auto t = [lang](const char* en, const char* zh) { return std::string(lang == Language::kChinese ? zh : en); };
   switch (kind) {
     case BottleneckKind::kData:
-      return t("Load data in worker processes: num_workers=4-8, pin_memory=True, persistent_workers=True, prefetch_factor",
-               "设置 num_workers=4~8，pin_memory=True，persistent_workers=True，调整 prefetch_factor");
+      return t(
+          "Load data in worker processes: num_workers=4-8, pin_memory=True, persistent_workers=True, prefetch_factor",
+          "设置 num_workers=4~8，pin_memory=True，persistent_workers=True，调整 prefetch_factor");
     case BottleneckKind::kSync:
       return t("Remove .item(), print(cuda_tensor) and .cpu() from the step loop; defer syncs to the end of the step",
                "去掉 .item()、print(cuda_tensor)、.cpu() 调用，把同步延迟到 step 结束");
@@ -173,8 +180,9 @@ std::string Recommendation(BottleneckKind kind, Language lang) {
       return t("Fuse small kernels with torch.compile, or capture the step with CUDA Graphs; cut Python overhead",
                "使用 torch.compile 做算子融合，或启用 CUDA Graph，减少 Python 调用");
     case BottleneckKind::kCompute:
-      return t("Use mixed precision (BF16/FP16) and keep GEMM dimensions multiples of 8 for tensor cores; torch.compile",
-               "混合精度（BF16/FP16）、Tensor Core 对齐（维度为 8 的倍数）、torch.compile");
+      return t(
+          "Use mixed precision (BF16/FP16) and keep GEMM dimensions multiples of 8 for tensor cores; torch.compile",
+          "混合精度（BF16/FP16）、Tensor Core 对齐（维度为 8 的倍数）、torch.compile");
     case BottleneckKind::kMemory:
       return t("Fuse pointwise ops (torch.compile, Liger Kernel), cut intermediate tensors, use Flash Attention",
                "算子融合（Liger Kernel/torch.compile）、减少中间张量、Flash Attention");

@@ -16,10 +16,10 @@ class Trace;
 enum class BottleneckKind : uint8_t { kCompute, kMemory, kLaunch, kData, kCommunication, kSync };
 enum class Severity : uint8_t { kLow, kMedium, kHigh };
 std::string_view BottleneckKindName(BottleneckKind k);  // "compute", "memory", ...
-std::string_view SeverityName(Severity s);             // "low", "medium", "high"
+std::string_view SeverityName(Severity s);              // "low", "medium", "high"
 
 struct EvidenceFigure {
-  std::string metric;   // e.g. "dataloader.share"
+  std::string metric;  // e.g. "dataloader.share"
   double value = 0.0;
   std::string unit;     // "share", "per_step", "ms", "count"
   std::string healthy;  // the §3.2 healthy range, e.g. "< 0.10"
@@ -33,12 +33,12 @@ struct Bottleneck {
 
 // Healthy thresholds from the guide's §3.2 (and §3.3 where §3.2 has none).
 struct Thresholds {
-  double gpu_busy_healthy = 0.80;       // > 80% healthy, < 50% severe; compute-bound needs at least this
+  double gpu_busy_healthy = 0.80;  // > 80% healthy, < 50% severe; compute-bound needs at least this
   double gpu_busy_severe = 0.50;
-  double tensor_core_healthy = 0.50;    // > 50% on GPUs with tensor cores
-  double dataloader_healthy = 0.10;     // < 10%, > 30% is the bottleneck
+  double tensor_core_healthy = 0.50;  // > 50% on GPUs with tensor cores
+  double dataloader_healthy = 0.10;   // < 10%, > 30% is the bottleneck
   double dataloader_severe = 0.30;
-  double comm_healthy = 0.20;           // < 20%, > 40% needs work (§3.3: > 30% of CUDA time)
+  double comm_healthy = 0.20;  // < 20%, > 40% needs work (§3.3: > 30% of CUDA time)
   double comm_severe = 0.40;
   double syncs_per_step_healthy = 3.0;  // "no more than 2-3 necessary syncs per step"
   double short_kernel_healthy = 0.50;   // §3.3: > 50% of kernels under 10 µs is launch-bound

@@ -57,7 +57,8 @@ Breakdown AnalyzeBreakdown(const Trace& trace, const Steps& steps) {
     if (it != steps.analysed.begin()) --it;
     for (; it != steps.analysed.end() && it->begin < e; ++it) {
       int64_t lo = std::max(b, it->begin), hi = std::min(e, it->end);
-      if (lo < hi) roles[static_cast<size_t>(it - steps.analysed.begin())][static_cast<size_t>(role)].push_back({lo, hi});
+      if (lo < hi)
+        roles[static_cast<size_t>(it - steps.analysed.begin())][static_cast<size_t>(role)].push_back({lo, hi});
     }
   };
   std::unordered_map<StringId, bool> comm_kernel;

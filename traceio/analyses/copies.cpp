@@ -37,7 +37,8 @@ CopyStats AnalyzeCopies(const Trace& trace, const Steps& steps) {
       out.pageable_htod_events.push_back(g);
     }
   }
-  std::sort(out.groups.begin(), out.groups.end(), [](const CopyGroup& a, const CopyGroup& b) { return a.count > b.count; });
+  std::sort(out.groups.begin(), out.groups.end(),
+            [](const CopyGroup& a, const CopyGroup& b) { return a.count > b.count; });
   if (steps.count() > 0) out.pageable_per_step = static_cast<double>(out.pageable) / static_cast<double>(steps.count());
   return out;
 }

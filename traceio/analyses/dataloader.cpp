@@ -34,7 +34,8 @@ DataLoaderStats AnalyzeDataLoader(const Trace& trace, const Steps& steps) {
     ++out.calls;
     out.events.push_back(i);
   }
-  if (single_ns > 0 || multi_ns > 0) out.iterator = single_ns >= multi_ns ? IteratorKind::kSingle : IteratorKind::kMulti;
+  if (single_ns > 0 || multi_ns > 0)
+    out.iterator = single_ns >= multi_ns ? IteratorKind::kSingle : IteratorKind::kMulti;
   for (size_t s = 0; s < per_step.size(); ++s) {
     MergeIntervals(per_step[s]);
     int64_t t = TotalLength(per_step[s]);

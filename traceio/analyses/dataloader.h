@@ -18,11 +18,11 @@ std::string_view IteratorName(IteratorKind k);  // "single", "multi", "" for non
 
 struct DataLoaderStats {
   IteratorKind iterator = IteratorKind::kNone;
-  int64_t calls = 0;            // __next__ calls inside the analysed steps
-  int64_t total_ns = 0;         // union of their ranges inside the steps
-  std::vector<double> per_step; // share of each analysed step
-  double share = 0.0;           // total_ns over the analysed steps' time
-  std::vector<uint32_t> events; // the __next__ events inside the steps
+  int64_t calls = 0;             // __next__ calls inside the analysed steps
+  int64_t total_ns = 0;          // union of their ranges inside the steps
+  std::vector<double> per_step;  // share of each analysed step
+  double share = 0.0;            // total_ns over the analysed steps' time
+  std::vector<uint32_t> events;  // the __next__ events inside the steps
 };
 
 DataLoaderStats AnalyzeDataLoader(const Trace& trace, const Steps& steps);

@@ -65,9 +65,8 @@ GemmStats AnalyzeGemmShapes(const Trace& trace, const Steps& steps) {
     std::string dims_text = fmt::format("{}", dims);
     std::string dtype;
     if (const OpInfo* info = trace.op(i); info != nullptr) dtype = std::string(trace.strings().Get(info->input_type));
-    auto it = std::find_if(out.shapes.begin(), out.shapes.end(), [&](const GemmShape& s) {
-      return s.op == name && s.dims == dims_text && s.dtype == dtype;
-    });
+    auto it = std::find_if(out.shapes.begin(), out.shapes.end(),
+                           [&](const GemmShape& s) { return s.op == name && s.dims == dims_text && s.dtype == dtype; });
     if (it == out.shapes.end()) {
       GemmShape s;
       s.op = std::string(name);

@@ -14,18 +14,18 @@ namespace tl::trace {
 
 struct GemmShape {
   std::string op;
-  std::string dims;       // Input Dims as written, e.g. [[257, 1000], [1001, 1000], [1001]]
-  std::string dtype;      // first Input type
+  std::string dims;   // Input Dims as written, e.g. [[257, 1000], [1001, 1000], [1001]]
+  std::string dtype;  // first Input type
   int64_t m = -1, k = -1, n = -1;
   int64_t count = 0;
   int64_t cpu_ns = 0;
-  int64_t gpu_ns = 0;     // kernels launched beneath the op
+  int64_t gpu_ns = 0;  // kernels launched beneath the op
   std::vector<uint32_t> events;
 };
 
 struct GemmStats {
-  bool has_shapes = false;   // some GEMM carried Input Dims
-  int64_t gemms = 0;         // outermost GEMM ops inside the steps
+  bool has_shapes = false;  // some GEMM carried Input Dims
+  int64_t gemms = 0;        // outermost GEMM ops inside the steps
   int64_t unaligned = 0;
   int64_t unaligned_cpu_ns = 0;
   int64_t unaligned_gpu_ns = 0;

@@ -19,8 +19,12 @@ struct LaunchStats {
   int64_t gpu_ns = 0;
   int64_t delay_ns = 0;
   double per_step = 0.0;
-  double mean_cpu_us() const { return launches ? static_cast<double>(cpu_ns) / 1e3 / static_cast<double>(launches) : 0; }
-  double mean_gpu_us() const { return launches ? static_cast<double>(gpu_ns) / 1e3 / static_cast<double>(launches) : 0; }
+  double mean_cpu_us() const {
+    return launches ? static_cast<double>(cpu_ns) / 1e3 / static_cast<double>(launches) : 0;
+  }
+  double mean_gpu_us() const {
+    return launches ? static_cast<double>(gpu_ns) / 1e3 / static_cast<double>(launches) : 0;
+  }
   double mean_delay_us() const {
     return launches ? static_cast<double>(delay_ns) / 1e3 / static_cast<double>(launches) : 0;
   }

@@ -51,7 +51,8 @@ bool IsCommKernel(std::string_view n) {
 }
 
 bool IsCommOp(std::string_view n) {
-  return n.starts_with("nccl:") || n.starts_with("gloo:") || n.starts_with("c10d::") || n.starts_with("record_param_comms");
+  return n.starts_with("nccl:") || n.starts_with("gloo:") || n.starts_with("c10d::") ||
+         n.starts_with("record_param_comms");
 }
 
 namespace {
@@ -95,9 +96,8 @@ bool IsTensorCoreKernel(std::string_view name) {
       "hmma", "h884", "s884", "884gemm", "884cudnn", "1688", "16816", "i8816", "imma",
       // cuBLAS/cuDNN xmma, Hopper warpgroup MMA (wgmma, gmma), CUTLASS's tensor-op class. "tensorop" alone
       // would also match MIOpen's SubTensorOp* pointwise kernels.
-      "xmma", "wgmma", "gmma", "_tensorop", "opclasstensorop", "wmma", "tcgen05", "nvjet",
-      "sm80_", "sm86_", "sm89_", "sm90_", "sm100_", "sm120_", "cutlass_80", "cutlass_90",
-      "flash_fwd", "flash_bwd", "fmha",
+      "xmma", "wgmma", "gmma", "_tensorop", "opclasstensorop", "wmma", "tcgen05", "nvjet", "sm80_", "sm86_", "sm89_",
+      "sm90_", "sm100_", "sm120_", "cutlass_80", "cutlass_90", "flash_fwd", "flash_bwd", "fmha",
       // AMD: MFMA instructions, composable_kernel's XDL ops (kernel_gemm_xdl_cshuffle, *_xdlops_*,
       // DeviceGemmXdl), matrix-instruction tiles in CK/MIOpen names.
       "mfma", "_xdl", "xdlops", "gemmxdl", "_mi32x32", "_mi16x16",
@@ -137,13 +137,28 @@ bool IsGemmOpName(std::string_view n) {
 }
 
 bool IsTensorCoreEligibleOp(std::string_view n) {
-  static constexpr std::array<std::string_view, 22> kOps = {
-      "aten::_convolution", "aten::conv1d",   "aten::conv2d",     "aten::conv3d",    "aten::conv_tbc",
-      "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d", "aten::convolution",
-      "aten::cudnn_convolution", "aten::cudnn_convolution_transpose", "aten::addmm", "aten::addmv",
-      "aten::matmul",       "aten::mm",       "aten::mv",         "aten::linear",    "aten::addbmm",
-      "aten::baddbmm",      "aten::bmm",      "aten::_scaled_dot_product_flash_attention",
-      "aten::_scaled_dot_product_efficient_attention"};
+  static constexpr std::array<std::string_view, 22> kOps = {"aten::_convolution",
+                                                            "aten::conv1d",
+                                                            "aten::conv2d",
+                                                            "aten::conv3d",
+                                                            "aten::conv_tbc",
+                                                            "aten::conv_transpose1d",
+                                                            "aten::conv_transpose2d",
+                                                            "aten::conv_transpose3d",
+                                                            "aten::convolution",
+                                                            "aten::cudnn_convolution",
+                                                            "aten::cudnn_convolution_transpose",
+                                                            "aten::addmm",
+                                                            "aten::addmv",
+                                                            "aten::matmul",
+                                                            "aten::mm",
+                                                            "aten::mv",
+                                                            "aten::linear",
+                                                            "aten::addbmm",
+                                                            "aten::baddbmm",
+                                                            "aten::bmm",
+                                                            "aten::_scaled_dot_product_flash_attention",
+                                                            "aten::_scaled_dot_product_efficient_attention"};
   for (auto o : kOps) {
     if (n == o) return true;
   }

@@ -12,13 +12,13 @@
 namespace tl::trace {
 
 struct ZeroGradStats {
-  int64_t calls = 0;          // zero_grad ranges inside the analysed steps
-  int64_t total_ns = 0;       // their CPU duration
-  int64_t fill_ops = 0;       // aten::zero_ / aten::fill_ beneath them (outermost only)
-  int64_t kernels = 0;        // GPU kernels/memsets launched beneath them
+  int64_t calls = 0;     // zero_grad ranges inside the analysed steps
+  int64_t total_ns = 0;  // their CPU duration
+  int64_t fill_ops = 0;  // aten::zero_ / aten::fill_ beneath them (outermost only)
+  int64_t kernels = 0;   // GPU kernels/memsets launched beneath them
   int64_t kernel_ns = 0;
   std::vector<uint32_t> events;
-  double ms_per_step = 0.0;   // CPU time of zero_grad per step
+  double ms_per_step = 0.0;  // CPU time of zero_grad per step
 };
 
 struct OptimizerStats {

@@ -133,9 +133,8 @@ SourceMatch SourceIndex::AtLine(const Trace& trace, std::string_view file, int l
   for (const auto& op : op_stacks_) {
     auto it = parsed_stacks_.find(op.stack);
     if (it == parsed_stacks_.end()) continue;
-    bool hit = std::any_of(it->second.begin(), it->second.end(), [&](const FrameName& fn) {
-      return fn.line == line && PathMatchScore(fn.file, file) > 0;
-    });
+    bool hit = std::any_of(it->second.begin(), it->second.end(),
+                           [&](const FrameName& fn) { return fn.line == line && PathMatchScore(fn.file, file) > 0; });
     if (hit) m.spans.push_back({op.event, trace.track_index(op.event), trace.ts(op.event), trace.end(op.event)});
   }
   if (!m.spans.empty()) {

@@ -22,15 +22,15 @@ struct ItemCall {
 };
 
 struct SyncStats {
-  int64_t sync_calls = 0;          // explicit sync calls inside the analysed steps
-  int64_t sync_ns = 0;             // their total duration
-  int64_t blocking_copies = 0;     // cudaMemcpyAsync calls that blocked: DtoH into pageable memory
+  int64_t sync_calls = 0;       // explicit sync calls inside the analysed steps
+  int64_t sync_ns = 0;          // their total duration
+  int64_t blocking_copies = 0;  // cudaMemcpyAsync calls that blocked: DtoH into pageable memory
   int64_t blocking_copy_ns = 0;
-  std::vector<ItemCall> items;     // every .item() in the trace, in time order
+  std::vector<ItemCall> items;  // every .item() in the trace, in time order
   int64_t items_in_steps = 0;
-  int64_t syncing_items = 0;       // of those inside the analysed steps
+  int64_t syncing_items = 0;  // of those inside the analysed steps
   int64_t item_blocked_ns = 0;
-  double per_step = 0.0;           // sync calls per step
+  double per_step = 0.0;             // sync calls per step
   double blocked_ms_per_step = 0.0;  // (sync_ns + blocking_copy_ns) per step
 };
 
