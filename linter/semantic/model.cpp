@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <unordered_map>
+#include <utility>
 
 namespace tl::semantic {
 namespace {
@@ -250,6 +251,54 @@ bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
     if (match) return true;
   }
   return false;
+}
+
+// PyTorch's public names and the modules that define them: `from torch.utils.data.dataloader import
+// DataLoader` is the same class as `torch.utils.data.DataLoader`, and rules ask only for the public
+// name. A defining module maps to its package when one exported name follows it.
+constexpr std::pair<std::string_view, std::string_view> kReExports[] = {
+    {"torch.utils.data.dataloader", "torch.utils.data"},
+    {"torch.utils.data.dataset", "torch.utils.data"},
+    {"torch.utils.data.sampler", "torch.utils.data"},
+    {"torch.utils.data.distributed", "torch.utils.data"},
+    {"torch.nn.modules.linear", "torch.nn"},
+    {"torch.nn.modules.conv", "torch.nn"},
+    {"torch.nn.modules.sparse", "torch.nn"},
+    {"torch.nn.modules.rnn", "torch.nn"},
+    {"torch.nn.modules.activation", "torch.nn"},
+    {"torch.nn.modules.module", "torch.nn"},
+    {"torch.nn.modules.loss", "torch.nn"},
+    {"torch.nn.modules.batchnorm", "torch.nn"},
+    {"torch.nn.modules.container", "torch.nn"},
+    {"torch.nn.modules", "torch.nn"},
+    {"torch.nn.parallel.distributed", "torch.nn.parallel"},
+    {"torch.nn.parallel.data_parallel", "torch.nn.parallel"},
+    {"torch.optim.sgd", "torch.optim"},
+    {"torch.optim.adam", "torch.optim"},
+    {"torch.optim.adamw", "torch.optim"},
+    {"torch.optim.optimizer", "torch.optim"},
+    {"torch.cuda.amp.grad_scaler", "torch.cuda.amp"},
+    {"torch.cuda.amp.autocast_mode", "torch.cuda.amp"},
+    {"torch.amp.grad_scaler", "torch.amp"},
+    {"torch.amp.autocast_mode", "torch.amp"},
+};
+
+// `torch.nn.modules.linear.Linear` -> `torch.nn.Linear`; anything else unchanged. The longest defining
+// module that matches wins (`torch.nn.modules.linear` before `torch.nn.modules`).
+void PublicName(std::string& dotted) {
+  size_t best = 0;
+  std::string_view replacement;
+  for (const auto& [module, package] : kReExports) {
+    if (module.size() <= best || dotted.size() <= module.size() + 1 || !std::string_view(dotted).starts_with(module) ||
+        dotted[module.size()] != '.') {
+      continue;
+    }
+    // Exactly one segment after the module: the exported name itself.
+    if (std::string_view(dotted).substr(module.size() + 1).find('.') != std::string_view::npos) continue;
+    best = module.size();
+    replacement = package;
+  }
+  if (best > 0) dotted = std::string(replacement) + dotted.substr(best);
 }
 
 std::string_view LastSegment(std::string_view dotted) {
@@ -1253,6 +1302,7 @@ std::string Model::CanonicalName(ts::Node expr) const {
     out += '.';
     out += tail[i];
   }
+  PublicName(out);
   return out;
 }
 
