@@ -447,6 +447,8 @@ class Builder {
   void NameCalls();
   void ReadArgparse();
   void FindCudaEvidence();
+  // Accelerate's Accelerator(), torch.cuda.amp.GradScaler(), Lightning's Trainer(accelerator="gpu").
+  bool IsDeviceCall(const Site& site) const;
   void EvaluateGuards();
   void EvaluateSkipGuard(Guard& guard);
   // The `X % N` side of a comparison `X % N <op> K` whose other side resolves to an integer; null if not.
@@ -905,23 +907,52 @@ void Builder::ReadArgparse() {
 void Builder::FindCudaEvidence() {
   if (!m_.cuda_evidence_.IsNull()) return;
   for (const Site& site : m_.sites_) {
-    if (site.kind != SiteKind::kCall || site.Receiver().IsNull()) continue;
+    if (site.kind != SiteKind::kCall) continue;
+    if (site.Receiver().IsNull()) {
+      // Accelerate's `Accelerator()` places the model on the GPU by default, as do `GradScaler()` and a
+      // Lightning `Trainer(accelerator="gpu")`. Only these names pay for the canonical name.
+      if (site.name == "Accelerator" || site.name == "GradScaler" || site.name == "Trainer") {
+        if (IsDeviceCall(site)) {
+          m_.cuda_evidence_ = site.node;
+          return;
+        }
+      }
+      continue;
+    }
     if (site.name == "cuda") {  // x.cuda(), model.cuda()
       m_.cuda_evidence_ = site.node;
       return;
     }
-    // torch.cuda.anything(...): only calls whose receiver is spelled `...cuda` pay for the canonical
-    // name.
+    // torch.cuda.anything(...), torch.cuda.amp.GradScaler(...), torch.accelerator.is_available() (PyTorch
+    // >= 2.6): only calls whose receiver is spelled `...cuda`, `...amp` or `...accelerator` pay for the
+    // canonical name.
     ts::Node receiver = Unparen(site.Receiver());
     const K rk = KindOf(receiver);
     const std::string_view last = rk == K::kAttribute    ? m_.Text(Field(receiver, F::kAttribute))
                                   : rk == K::kIdentifier ? m_.Text(receiver)
                                                          : "";
-    if (last == "cuda" && m_.CanonicalName(receiver) == "torch.cuda") {
+    if (last != "cuda" && last != "accelerator" && last != "amp" && last != "pl" && last != "L") continue;
+    const std::string canonical = m_.CanonicalName(receiver);
+    if (canonical == "torch.cuda" || canonical == "torch.accelerator" || IsDeviceCall(site)) {
       m_.cuda_evidence_ = site.node;
       return;
     }
   }
+}
+
+bool Builder::IsDeviceCall(const Site& site) const {
+  const std::string canonical = m_.CanonicalName(site.callee);
+  if (canonical == "accelerate.Accelerator") return true;
+  if (canonical == "torch.cuda.amp.GradScaler") return true;
+  if (canonical.ends_with(".Trainer") &&
+      (canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning."))) {
+    if (auto arg = m_.FindArgument(site, "accelerator", -1)) {
+      const Value value = m_.Resolve(arg->value, site.scope);
+      return value.kind == ValueKind::kString &&
+             (value.string_value == "gpu" || value.string_value == "cuda" || value.string_value == "auto");
+    }
+  }
+  return false;
 }
 
 void Builder::EvaluateGuards() {

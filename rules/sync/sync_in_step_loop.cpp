@@ -41,8 +41,11 @@ that the step loop calls, transitively. It does not include:
 - values that are plainly not tensors: `.shape`, `len()`, Python numbers, results of `.item()`
   itself, `dict.items()`.
 
-Scripts that never use a GPU (no `.cuda()`, no `"cuda"` device, no `torch.cuda` call, no `--cuda`
-flag) are not checked: without a device there is no device sync.
+Scripts that never use a GPU are not checked: without a device there is no device sync. A script uses
+one when it has a `.cuda()` call, a `"cuda"` device string, a `torch.cuda` or `torch.accelerator` call
+(PyTorch 2.6's `current_accelerator()` / `is_available()`), a `--cuda` or `--gpu` flag, Hugging Face
+Accelerate's `Accelerator()`, `torch.cuda.amp.GradScaler()`, or a Lightning `Trainer(accelerator="gpu")`
+(`"cuda"` and `"auto"` too). The device is decided per file, not yet per scope.
 
 ## Why is this bad?
 CUDA kernels run asynchronously: Python queues work and moves on while the GPU computes. Reading a
