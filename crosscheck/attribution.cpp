@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace tl {
 namespace {
@@ -77,21 +76,27 @@ std::string_view ToString(AttributionLevel level) {
 TraceSignals ReadSignals(const trace::TraceEvidence& evidence) {
   TraceSignals out;
   const trace::Trace& tr = evidence.trace();
-  // Names are interned: each distinct (kind, name) is looked at once, whatever the trace's size.
-  std::unordered_set<uint64_t> seen;
-  std::unordered_set<trace::StringId> seen_stacks;
+  // Names are interned into dense ids: each distinct (kind, name) and each distinct stack is looked at
+  // once, with one flag test per event instead of a hash insert, whatever the trace's size.
+  const size_t ids = tr.strings().size();
+  std::vector<uint16_t> seen(ids, 0);  // a bit per EventKind
+  std::vector<bool> seen_stacks(ids, false);
+  auto first_stack = [&](trace::StringId id) {
+    if (id >= ids || seen_stacks[id]) return false;
+    seen_stacks[id] = true;
+    return true;
+  };
   for (uint32_t i = 0; i < tr.size(); ++i) {
     const trace::EventKind kind = tr.kind(i);
     if (kind == trace::EventKind::kPythonFunction) {
       out.python_frames = true;
       if (const trace::PythonFrame* py = tr.python(i);
-          py != nullptr && py->call_from != 0 && seen_stacks.insert(py->call_from).second) {
+          py != nullptr && py->call_from != 0 && first_stack(py->call_from)) {
         AddUnique(out.frame_files, trace::ParseCallFrom(tr.strings().Get(py->call_from)).file);
       }
     }
     if (kind == trace::EventKind::kCpuOp) {
-      if (const trace::OpInfo* op = tr.op(i);
-          op != nullptr && op->call_stack != 0 && seen_stacks.insert(op->call_stack).second) {
+      if (const trace::OpInfo* op = tr.op(i); op != nullptr && op->call_stack != 0 && first_stack(op->call_stack)) {
         std::string_view stack = tr.strings().Get(op->call_stack);
         while (!stack.empty()) {
           const size_t semi = stack.find(';');
@@ -104,8 +109,10 @@ TraceSignals ReadSignals(const trace::TraceEvidence& evidence) {
         }
       }
     }
-    const uint64_t key = (static_cast<uint64_t>(tr.name_id(i)) << 8) | static_cast<uint64_t>(kind);
-    if (!seen.insert(key).second) continue;
+    const trace::StringId name_id = tr.name_id(i);
+    const auto kind_bit = static_cast<uint16_t>(1u << static_cast<unsigned>(kind));
+    if (name_id >= ids || (seen[name_id] & kind_bit) != 0) continue;
+    seen[name_id] |= kind_bit;
     const std::string_view name = tr.name(i);
     if (kind == trace::EventKind::kPythonFunction) {
       const trace::FrameName frame = trace::ParseFrameName(name);

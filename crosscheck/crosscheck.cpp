@@ -125,21 +125,14 @@ std::string CrossCheck::TraceTorchReason() const {
   return "";
 }
 
-Provenance CrossCheck::ProvenanceOf(std::string_view path, const FileFacts& facts) const {
-  const trace::RankTrace* focus = Focus();
-  for (size_t i = 0; i < state_->ranks.size(); ++i) {
-    if (state_->ranks[i] == focus) return DecideProvenance(state_->signals[i], path, facts);
-  }
-  return {};
-}
-
 CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& facts,
                                    std::vector<Diagnostic>& diagnostics) const {
   CheckedScript script{file.path(), facts.step_loop_line, false};
+  const trace::RankTrace* focus = Focus();
   std::vector<Provenance> provenance;
   for (size_t i = 0; i < state_->ranks.size(); ++i) {
     provenance.push_back(DecideProvenance(state_->signals[i], file.path(), facts));
-    if (state_->ranks[i] == Focus()) script.trace_is_its = provenance.back().usable();
+    if (state_->ranks[i] == focus) script.trace_is_its = provenance.back().usable();
   }
   for (auto& d : diagnostics) {
     if (FindRule(d.code) == nullptr) continue;  // notices (parse-error) are about the file, not the code
@@ -202,21 +195,26 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language,
            : s == trace::Severity::kMedium ? Severity::kWarning
                                            : Severity::kInfo;
   };
+  // The fields a finding of one of the classifier's bottlenecks takes from it.
+  auto from_bottleneck = [&](const trace::Bottleneck& b, std::string code, std::string title) {
+    TraceFinding f;
+    f.code = std::move(code);
+    f.title = std::move(title);
+    f.level = PriorityOf(b.severity);
+    f.severity = severity_of(b.severity);
+    f.figures = Figures(b.evidence);
+    f.recommendation = trace::Recommendation(b.kind, language);
+    return f;
+  };
   bool launch = false;
   for (const auto& b : a.bottlenecks) {
     if (b.kind == trace::BottleneckKind::kLaunch && !launch) {
       launch = true;
-      TraceFinding f;
-      f.code = "trace-launch-bound";
-      f.title = zh ? "启动开销瓶颈（Launch-bound）" : "Launch-bound";
-      f.level = PriorityOf(b.severity);
-      f.severity = severity_of(b.severity);
-      f.figures = Figures(b.evidence);
+      TraceFinding f = from_bottleneck(b, "trace-launch-bound", zh ? "启动开销瓶颈（Launch-bound）" : "Launch-bound");
       f.message = fmt::format(
           fmt::runtime(zh ? "{} 的 kernel 短于 10 µs，GPU 活跃 {}，每个 step 启动 {:.0f} 次"
                           : "{} of kernels run under 10 µs, the GPU is busy {} of the step, {:.0f} launches per step"),
           FormatShare(a.kernels.short_share()), FormatShare(a.busy.share), a.launches.per_step);
-      f.recommendation = trace::Recommendation(b.kind, language);
       // Model: CUDA Graphs / torch.compile win back about half of the GPU's idle time, less the idle time
       // the DataLoader and the blocking syncs already explain (their findings claim it).
       const double idle_ms = step_ms * (1.0 - a.busy.share);
@@ -226,17 +224,12 @@ std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language,
       f.summary = "Most kernels are shorter than 10 µs: the step is bound by kernel launches";
       out.push_back(std::move(f));
     } else if (b.kind == trace::BottleneckKind::kCommunication) {
-      TraceFinding f;
-      f.code = "trace-communication-bound";
-      f.title = zh ? "通信瓶颈（Communication-bound）" : "Communication-bound";
-      f.level = PriorityOf(b.severity);
-      f.severity = severity_of(b.severity);
-      f.figures = Figures(b.evidence);
+      TraceFinding f = from_bottleneck(b, "trace-communication-bound",
+                                       zh ? "通信瓶颈（Communication-bound）" : "Communication-bound");
       f.message = fmt::format(
           fmt::runtime(zh ? "通信 kernel 占 kernel 时间的 {}，其中 {} 与计算重叠"
                           : "Collective kernels take {} of kernel time, {} of it overlapped with compute"),
           FormatShare(a.comm.share()), FormatShare(a.comm.overlap()));
-      f.recommendation = trace::Recommendation(b.kind, language);
       // Model: overlapping the exposed (non-overlapped) communication hides about half of it.
       f.cost_ms_per_step = static_cast<double>(a.comm.comm_ns) * (1.0 - a.comm.overlap()) / 1e6 / steps;
       f.saved_ms_per_step = 0.5 * f.cost_ms_per_step;

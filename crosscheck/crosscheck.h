@@ -53,9 +53,6 @@ class CrossCheck {
   std::optional<TorchVersion> TraceTorch() const;
   std::string TraceTorchReason() const;  // "1.8-1.9 category names", for the note the CLI prints
 
-  // Whether the trace (its focus rank) was recorded from the file, and why.
-  Provenance ProvenanceOf(std::string_view path, const FileFacts& facts) const;
-
   // Attaches an Evidence to every rule finding in `diagnostics` (notices such as parse-error are left
   // alone), using the facts CheckSource collected (CheckOptions::collect_facts). With several traces (a
   // folder of ranks), the strongest evidence wins: confirmed (the costliest), then negligible, refuted,

@@ -31,10 +31,6 @@ const RuleEvidence* FindRuleEvidence(std::string_view code) {
 
 std::string FormatShare(double share) { return fmt::format("{:.1f}%", share * 100); }
 
-std::string Plural(size_t count, std::string_view noun) {
-  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
-}
-
 std::string MissingOption(std::string_view option) {
   return fmt::format("profile with {} to let the trace show it", option);
 }

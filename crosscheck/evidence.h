@@ -72,8 +72,6 @@ Evidence NotObserved(const EvidenceQuery& query, std::string_view what);
 std::string WhereText(const EvidenceQuery& query);
 // "31.4%": a 0..1 share as summaries print it.
 std::string FormatShare(double share);
-// "1 step", "3 steps".
-std::string Plural(size_t count, std::string_view noun);
 
 }  // namespace tl
 

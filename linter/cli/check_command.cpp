@@ -286,11 +286,9 @@ int RunCheck(const CheckArgs& args) {
     summary.findings += outcome.diagnostics.size();
     for (const Diagnostic& diagnostic : outcome.diagnostics) {
       if (diagnostic.fix && diagnostic.fix->applicability == Applicability::kSafe) ++summary.fixable;
-      // With a trace the gate is counted after the costs are settled across files, below.
-      if (!cross_check && CountsForExit(diagnostic, *fail_on)) ++failing;
-    }
-    if (cross_check && fix_stdin) {
-      for (const Diagnostic& diagnostic : outcome.diagnostics) failing += CountsForExit(diagnostic, *fail_on) ? 1 : 0;
+      // With a trace the gate is counted after the costs are settled across files, below (--fix from
+      // stdin writes the fixed text instead of ranking, so it counts here).
+      if ((!cross_check || fix_stdin) && CountsForExit(diagnostic, *fail_on)) ++failing;
     }
     if (cross_check && !fix_stdin) {
       if (outcome.diagnostics.empty()) return;  // nothing to rank, and the reporters print findings only

@@ -70,31 +70,10 @@ Json RuleDescriptor(const RuleMeta& meta) {
               {"properties", Json{{"tags", Json::array({"performance", meta.family})}}}};
 }
 
-// When each trace-only finding is raised (docs/crosscheck.md, "Trace-only findings"), for a finding
-// whose `summary` is empty. A code not listed here still gets a descriptor, from the finding's title.
-struct TraceRuleText {
-  std::string_view code;
-  std::string_view name;
-  std::string_view when;
-};
-constexpr TraceRuleText kTraceRules[] = {
-    {"trace-launch-bound", "launch-bound", "Most kernels run under 10 µs and the GPU is busy below 80% of the step"},
-    {"trace-communication-bound", "communication-bound", "Collective kernels take more than 20% of kernel time"},
-    {"trace-low-gpu-busy", "low-gpu-busy", "The GPU is busy below 50% of the step"},
-    {"trace-no-tensor-cores", "no-tensor-cores",
-     "A GPU with tensor cores ran fp32 GEMM kernels and no tensor-core kernel at all"},
-};
-
 Json TraceRuleDescriptor(const TraceFinding& f) {
-  std::string name = f.code;
-  std::string when = f.title;
-  for (const TraceRuleText& known : kTraceRules) {
-    if (known.code == f.code) {
-      name = known.name;
-      when = known.when;
-    }
-  }
-  if (!f.summary.empty()) when = f.summary;
+  // `trace-launch-bound` is named `launch-bound`, as rules are named beside their codes.
+  const std::string name = f.code.starts_with("trace-") ? f.code.substr(6) : f.code;
+  std::string when = f.summary.empty() ? f.title : f.summary;
   while (when.ends_with('.')) when.pop_back();
   const std::string full = fmt::format(
       "{}. A finding of the profiler trace alone (`torchlint check --trace`): no line of code is to blame.", when);
