@@ -453,6 +453,8 @@ class Builder {
   void EvaluateSkipGuard(Guard& guard);
   // The `X % N` side of a comparison `X % N <op> K` whose other side resolves to an integer; null if not.
   ts::Node ModuloCompared(ts::Node comparison, std::string_view op, int scope) const;
+  // `i == 0` (either side) with `i` a loop target: true once per pass over the loop, not every step.
+  bool CountsOnce(ts::Node comparison, int scope) const;
   bool UnderSkipGuard(const Site& site, TextRange within) const;
   void ClassifyLoops();
   void PropagatePerStep();
@@ -961,6 +963,7 @@ void Builder::EvaluateGuards() {
     // through: `if i % 100 == 0 or loss_is_bad:` can run on any step.
     std::vector<ts::Node> work{guard.condition};
     ts::Node modulo;
+    bool once = false;
     while (!work.empty() && modulo.IsNull()) {
       ts::Node node = Unparen(work.back());
       work.pop_back();
@@ -976,9 +979,17 @@ void Builder::EvaluateGuards() {
             work.push_back(Field(node, F::kRight));
           }
           break;
-        case K::kComparison: modulo = ModuloCompared(node, "==", guard.scope); break;
+        case K::kComparison:
+          modulo = ModuloCompared(node, "==", guard.scope);
+          once = once || (modulo.IsNull() && CountsOnce(node, guard.scope));
+          break;
         default: break;
       }
+    }
+    if (modulo.IsNull() && once) {
+      // `if i == 0:` runs on one iteration of the loop: as rare as any periodic guard.
+      guard.periodic = true;
+      continue;
     }
     if (modulo.IsNull()) {
       EvaluateSkipGuard(guard);
@@ -1017,6 +1028,19 @@ void Builder::EvaluateSkipGuard(Guard& guard) {
   guard.rest = {statement.EndByte(), block.EndByte()};
   guard.periodic = true;
   skip_guards_.push_back(static_cast<int>(&guard - m_.guards_.data()));
+}
+
+bool Builder::CountsOnce(ts::Node comparison, int scope) const {
+  if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3 || m_.Text(comparison.Child(1)) != "==") {
+    return false;
+  }
+  for (uint32_t i = 0; i < 2; ++i) {
+    ts::Node side = Unparen(comparison.NamedChild(i));
+    if (KindOf(side) != K::kIdentifier || !m_.Resolve(comparison.NamedChild(1 - i), scope).AsInt()) continue;
+    const Model::Binding* binding = m_.SingleBinding(m_.Text(side), scope);
+    if (binding != nullptr && binding->kind == Model::BindingKind::kLoopTarget) return true;
+  }
+  return false;
 }
 
 ts::Node Builder::ModuloCompared(ts::Node comparison, std::string_view op, int scope) const {

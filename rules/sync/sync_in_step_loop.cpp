@@ -38,6 +38,8 @@ that the step loop calls, transitively. It does not include:
   and the sync is **not** reported: a modulo guard is written to throttle, and torchlint prefers
   missing a rare per-step sync to flagging deliberate logging. When N resolves to 1 (say an argparse
   default `--log-interval 1`), the guarded code runs every step and is reported;
+- statements under `if i == 0:` (either side, any integer) where `i` is a loop target: they run on
+  one iteration of the loop, not on every step;
 - values that are plainly not tensors: `.shape`, `len()`, Python numbers, results of `.item()`
   itself, `dict.items()`.
 
