@@ -1,0 +1,181 @@
+// Bindings and constants: which assignment a name reads in a scope, and the constant value of an
+// expression when the file decides it.
+#include "linter/semantic/builder.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace tl::semantic {
+
+std::optional<int64_t> Value::AsInt() const {
+  if (kind == ValueKind::kInt || kind == ValueKind::kBool) return int_value;
+  return std::nullopt;
+}
+
+std::optional<bool> Value::Truthy() const {
+  switch (kind) {
+    case ValueKind::kInt:
+    case ValueKind::kBool: return int_value != 0;
+    case ValueKind::kFloat: return float_value != 0;
+    case ValueKind::kNone: return false;
+    case ValueKind::kString: return !string_value.empty();
+    case ValueKind::kUnknown: break;
+  }
+  return std::nullopt;
+}
+
+std::span<const Model::Binding> Model::BindingsOf(std::string_view name) const {
+  auto [first, last] = std::equal_range(bindings_.begin(), bindings_.end(), name, NameLess{});
+  return {first, last};
+}
+
+std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::string_view name) const {
+  auto [first, last] = std::equal_range(functions_.begin(), functions_.end(), name, NameLess{});
+  return {first, last};
+}
+
+const Model::Binding* Model::SingleBinding(std::string_view name, int scope) const {
+  const std::span<const Binding> all = BindingsOf(name);
+  if (all.empty()) return nullptr;
+  if (name.find('.') != std::string_view::npos) {
+    // `self.workers = 4`: attribute bindings are file-wide; one assignment in the file is trusted.
+    return all.size() == 1 ? &all.front() : nullptr;
+  }
+  // Python's lookup: the scope, then enclosing functions (classes are skipped), then the module.
+  for (int s = scope; s >= 0; s = scopes_[static_cast<size_t>(s)].parent) {
+    if (s != scope && scopes_[static_cast<size_t>(s)].kind == ScopeKind::kClass) continue;
+    const Binding* found = nullptr;
+    int count = 0;
+    for (const Binding& binding : all) {
+      if (binding.scope == s) {
+        found = &binding;
+        ++count;
+      }
+    }
+    if (count == 1) return found;
+    if (count > 1) return nullptr;  // rebound: no single value
+  }
+  return nullptr;
+}
+
+Value Model::Resolve(ts::Node expr, int scope) const { return ResolveDepth(expr, scope, 0); }
+
+Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
+  Value out;
+  if (depth > kMaxDepth) return out;
+  expr = Unparen(expr);
+  switch (KindOf(expr)) {
+    case K::kInteger:
+      if (auto v = ParseIntLiteral(Text(expr))) {
+        out.kind = ValueKind::kInt;
+        out.int_value = *v;
+        out.origin = expr;
+      }
+      return out;
+    case K::kFloat: {
+      std::string text(Text(expr));
+      text.erase(std::remove(text.begin(), text.end(), '_'), text.end());
+      if (text.find_first_of("jJ") != std::string::npos) return out;  // complex
+      char* end = nullptr;
+      out.float_value = std::strtod(text.c_str(), &end);
+      if (end != text.c_str() + text.size()) return Value{};
+      out.kind = ValueKind::kFloat;
+      out.origin = expr;
+      return out;
+    }
+    case K::kTrue:
+    case K::kFalse:
+      out.kind = ValueKind::kBool;
+      out.int_value = KindOf(expr) == K::kTrue ? 1 : 0;
+      out.origin = expr;
+      return out;
+    case K::kNone:
+      out.kind = ValueKind::kNone;
+      out.origin = expr;
+      return out;
+    case K::kString:
+      if (auto s = StringContent(expr, source_)) {
+        out.kind = ValueKind::kString;
+        out.string_value = *s;
+        out.origin = expr;
+      }
+      return out;
+    case K::kUnary: {
+      const std::string_view op = Text(Field(expr, F::kOperator));
+      Value inner = ResolveDepth(Field(expr, F::kArgument), scope, depth + 1);
+      if (op == "-" && inner.kind == ValueKind::kInt) {
+        inner.int_value = -inner.int_value;
+        inner.origin = ts::Node();
+        return inner;
+      }
+      if (op == "-" && inner.kind == ValueKind::kFloat) {
+        inner.float_value = -inner.float_value;
+        inner.origin = ts::Node();
+        return inner;
+      }
+      if (op == "+" && (inner.kind == ValueKind::kInt || inner.kind == ValueKind::kFloat)) return inner;
+      return out;
+    }
+    case K::kBinary: {
+      const Value a = ResolveDepth(Field(expr, F::kLeft), scope, depth + 1);
+      const Value b = ResolveDepth(Field(expr, F::kRight), scope, depth + 1);
+      if (a.kind != ValueKind::kInt || b.kind != ValueKind::kInt) return out;
+      const std::string_view op = Text(Field(expr, F::kOperator));
+      int64_t r = 0;
+      bool ok = true;
+      if (op == "+") {
+        ok = !__builtin_add_overflow(a.int_value, b.int_value, &r);
+      } else if (op == "-") {
+        ok = !__builtin_sub_overflow(a.int_value, b.int_value, &r);
+      } else if (op == "*") {
+        ok = !__builtin_mul_overflow(a.int_value, b.int_value, &r);
+      } else if (op == "//" && b.int_value > 0 && a.int_value >= 0) {
+        r = a.int_value / b.int_value;
+      } else {
+        ok = false;
+      }
+      if (!ok) return out;
+      out.kind = ValueKind::kInt;
+      out.int_value = r;
+      return out;
+    }
+    case K::kConditional: {
+      // Both branches agree, or it is unknown.
+      if (expr.NamedChildCount() != 3) return out;
+      const Value a = ResolveDepth(expr.NamedChild(0), scope, depth + 1);
+      const Value b = ResolveDepth(expr.NamedChild(2), scope, depth + 1);
+      if (a.known() && a.kind == b.kind && a.int_value == b.int_value && a.float_value == b.float_value &&
+          a.string_value == b.string_value) {
+        Value v = a;
+        v.origin = ts::Node();
+        return v;
+      }
+      return out;
+    }
+    case K::kIdentifier: {
+      const Binding* binding = SingleBinding(Text(expr), scope);
+      if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) return out;
+      return ResolveDepth(binding->value, binding->scope, depth + 1);
+    }
+    case K::kAttribute: {
+      ts::Node object = Unparen(Field(expr, F::kObject));
+      const std::string_view attribute = Text(Field(expr, F::kAttribute));
+      if (const Binding* binding = SingleBinding(Text(expr), scope);
+          binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1) {
+        return ResolveDepth(binding->value, binding->scope, depth + 1);
+      }
+      // `args.workers`: an argparse default. Any plain name reads it (the namespace is usually
+      // passed around as args/opt/cfg), except self, whose attributes are the object's own.
+      if (KindOf(object) == K::kIdentifier && Text(object) != "self") {
+        if (const ArgparseDefault* d = FindArgparse(attribute); d != nullptr && !d->conflicting) {
+          return d->value;
+        }
+      }
+      return out;
+    }
+    default: return out;
+  }
+}
+
+}  // namespace tl::semantic

@@ -1,0 +1,156 @@
+// Imports and canonical names: what `tud.DataLoader` or `DL` stands for, through the file's imports and
+// the table of PyTorch's public re-exports.
+#include "linter/semantic/builder.h"
+
+#include <algorithm>
+#include <string>
+
+namespace tl::semantic {
+
+// PyTorch's public names and the modules that define them: `from torch.utils.data.dataloader import
+// DataLoader` is the same class as `torch.utils.data.DataLoader`, and rules ask only for the public
+// name. A defining module maps to its package when one exported name follows it.
+constexpr std::pair<std::string_view, std::string_view> kReExports[] = {
+    {"torch.utils.data.dataloader", "torch.utils.data"},
+    {"torch.utils.data.dataset", "torch.utils.data"},
+    {"torch.utils.data.sampler", "torch.utils.data"},
+    {"torch.utils.data.distributed", "torch.utils.data"},
+    {"torch.nn.modules.linear", "torch.nn"},
+    {"torch.nn.modules.conv", "torch.nn"},
+    {"torch.nn.modules.sparse", "torch.nn"},
+    {"torch.nn.modules.rnn", "torch.nn"},
+    {"torch.nn.modules.activation", "torch.nn"},
+    {"torch.nn.modules.module", "torch.nn"},
+    {"torch.nn.modules.loss", "torch.nn"},
+    {"torch.nn.modules.batchnorm", "torch.nn"},
+    {"torch.nn.modules.container", "torch.nn"},
+    {"torch.nn.modules", "torch.nn"},
+    {"torch.nn.parallel.distributed", "torch.nn.parallel"},
+    {"torch.nn.parallel.data_parallel", "torch.nn.parallel"},
+    {"torch.optim.sgd", "torch.optim"},
+    {"torch.optim.adam", "torch.optim"},
+    {"torch.optim.adamw", "torch.optim"},
+    {"torch.optim.optimizer", "torch.optim"},
+    {"torch.cuda.amp.grad_scaler", "torch.cuda.amp"},
+    {"torch.cuda.amp.autocast_mode", "torch.cuda.amp"},
+    {"torch.amp.grad_scaler", "torch.amp"},
+    {"torch.amp.autocast_mode", "torch.amp"},
+};
+
+// `torch.nn.modules.linear.Linear` -> `torch.nn.Linear`; anything else unchanged. The longest defining
+// module that matches wins (`torch.nn.modules.linear` before `torch.nn.modules`).
+void PublicName(std::string& dotted) {
+  size_t best = 0;
+  std::string_view replacement;
+  for (const auto& [module, package] : kReExports) {
+    if (module.size() <= best || dotted.size() <= module.size() + 1 || !std::string_view(dotted).starts_with(module) ||
+        dotted[module.size()] != '.') {
+      continue;
+    }
+    // Exactly one segment after the module: the exported name itself.
+    if (std::string_view(dotted).substr(module.size() + 1).find('.') != std::string_view::npos) continue;
+    best = module.size();
+    replacement = package;
+  }
+  if (best > 0) dotted = std::string(replacement) + dotted.substr(best);
+}
+
+void Builder::RecordImport(ts::Node node, K kind) {
+  auto add = [&](std::string_view local, std::string canonical) {
+    m_.imports_.push_back({local, std::move(canonical)});
+  };
+  if (kind == K::kImport) {
+    for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
+      ts::Node child = node.NamedChild(i);
+      if (KindOf(child) == K::kDottedName) {
+        // `import torch.utils.data` binds `torch`.
+        const std::string_view dotted = m_.Text(child);
+        const std::string_view head = dotted.substr(0, dotted.find('.'));
+        add(head, std::string(head));
+      } else if (KindOf(child) == K::kAliasedImport) {
+        ts::Node name = Field(child, F::kName);
+        ts::Node alias = Field(child, F::kAlias);
+        if (!name.IsNull() && !alias.IsNull()) add(m_.Text(alias), std::string(m_.Text(name)));
+      }
+    }
+    return;
+  }
+  ts::Node module = Field(node, F::kModuleName);
+  if (KindOf(module) != K::kDottedName) return;  // relative imports name modules of this project
+  const std::string_view module_name = m_.Text(module);
+  for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
+    ts::Node child = node.NamedChild(i);
+    if (child == module) continue;
+    const K k = KindOf(child);
+    if (k == K::kWildcardImport) {
+      m_.star_imports_.emplace_back(module_name);
+    } else if (k == K::kDottedName) {
+      add(m_.Text(child), std::string(module_name) + "." + std::string(m_.Text(child)));
+    } else if (k == K::kAliasedImport) {
+      ts::Node name = Field(child, F::kName);
+      ts::Node alias = Field(child, F::kAlias);
+      if (!name.IsNull() && !alias.IsNull()) {
+        add(m_.Text(alias), std::string(module_name) + "." + std::string(m_.Text(name)));
+      }
+    }
+  }
+}
+
+void Builder::NameCalls() {
+  for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
+    Site& site = m_.sites_[i];
+    if (site.kind != SiteKind::kCall) continue;
+    if (KindOf(site.callee) == K::kIdentifier && !import_index_.empty()) {
+      if (auto it = import_index_.find(site.name); it != import_index_.end()) {
+        site.name = LastSegment(m_.imports_[static_cast<size_t>(it->second)].canonical);
+      }
+    }
+  }
+}
+
+const Model::Import* Model::FindImport(std::string_view local) const {
+  // Last import of a name wins, as at run time for straight-line module code.
+  for (size_t i = imports_.size(); i-- > 0;) {
+    if (imports_[i].local == local) return &imports_[i];
+  }
+  return nullptr;
+}
+
+std::string Model::CanonicalName(ts::Node expr) const {
+  // Collect the attribute chain iteratively: a.b.c -> [c, b], head a.
+  std::vector<std::string_view> tail;
+  ts::Node node = Unparen(expr);
+  while (KindOf(node) == K::kAttribute) {
+    tail.push_back(Text(Field(node, F::kAttribute)));
+    node = Unparen(Field(node, F::kObject));
+    if (tail.size() > 64) return {};
+  }
+  if (KindOf(node) != K::kIdentifier) return {};
+  std::string out;
+  const std::string_view head = Text(node);
+  if (const Import* import = FindImport(head)) {
+    out = import->canonical;
+  } else if (!star_imports_.empty() && tail.empty()) {
+    // `from torch.nn import *`: a bare name may come from it. Only torch's star imports are
+    // trusted, since rules only ask about torch names.
+    for (const std::string& module : star_imports_) {
+      if (module.starts_with("torch")) out = module + "." + std::string(head);
+    }
+    if (out.empty()) return {};
+  } else {
+    return {};
+  }
+  for (size_t i = tail.size(); i-- > 0;) {
+    out += '.';
+    out += tail[i];
+  }
+  PublicName(out);
+  return out;
+}
+
+bool Model::IsCanonical(const Site& call, std::string_view canonical) const {
+  if (call.kind != SiteKind::kCall || LastSegment(canonical) != call.name) return false;
+  return CanonicalName(call.callee) == canonical;
+}
+
+}  // namespace tl::semantic

@@ -1,0 +1,170 @@
+// Syntax helpers over tree-sitter-python nodes, shared by the semantic model and the rules: node kinds
+// and field names resolved to ids once per process, so that nothing compares type strings in a walk,
+// and the small readers every rule needs (parentheses, string literals, integer literals).
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "linter/ts/ts.h"
+
+namespace tl::semantic {
+
+// Node kinds the builder and resolvers act on. Tree-sitter symbols are looked up once per process and
+// mapped to this enum through a table indexed by symbol id, so the walk never compares type strings.
+enum class NodeKind : uint8_t {
+  kOther,
+  kModule,
+  kFunction,
+  kLambda,
+  kClass,
+  kFor,
+  kWhile,
+  kIf,
+  kElif,
+  kCall,
+  kInterpolation,
+  kString,
+  kAssignment,
+  kAugmented,
+  kImport,
+  kImportFrom,
+  kBlock,
+  kIdentifier,
+  kAttribute,
+  kInteger,
+  kFloat,
+  kTrue,
+  kFalse,
+  kNone,
+  kParenthesized,
+  kUnary,
+  kBinary,
+  kComparison,
+  kNot,
+  kBoolean,
+  kConditional,
+  kSubscript,
+  kKeywordArgument,
+  kDictionarySplat,
+  kListSplat,
+  kDictionary,
+  kPair,
+  kPatternList,
+  kTuplePattern,
+  kListPattern,
+  kTuple,
+  kList,
+  kSet,
+  kComprehension,
+  kParameters,
+  kDefaultParameter,
+  kTypedParameter,
+  kComment,
+  kConcatenatedString,
+  kDecorated,
+  kExpressionStatement,
+  kArgumentList,
+  kStringContent,
+  kAliasedImport,
+  kDottedName,
+  kWildcardImport,
+  kWith,
+  kType,
+  kToken,  // anonymous tokens (punctuation, keywords): leaves
+};
+
+// Field names the model reads, resolved to ids once (by-name lookups compare strings per call).
+enum class FieldName : uint8_t {
+  kAlias,
+  kArgument,
+  kArguments,
+  kAttribute,
+  kBody,
+  kCondition,
+  kConsequence,
+  kExpression,
+  kFunction,
+  kKey,
+  kLeft,
+  kModuleName,
+  kName,
+  kObject,
+  kOperator,
+  kParameters,
+  kRight,
+  kSuperclasses,
+  kValue,
+  kCount,
+};
+inline constexpr std::array<std::string_view, static_cast<size_t>(FieldName::kCount)> kFieldNames = {
+    "alias",      "argument",   "arguments", "attribute",    "body",        "condition", "consequence",
+    "expression", "function",   "key",       "left",         "module_name", "name",      "object",
+    "operator",   "parameters", "right",     "superclasses", "value",
+};
+
+// The symbol -> kind table and the field ids of the loaded grammar, built on first use.
+struct SyntaxTables {
+  std::vector<NodeKind> by_symbol;
+  TSFieldId field_body = 0;
+  TSFieldId field_consequence = 0;
+  std::array<TSFieldId, static_cast<size_t>(FieldName::kCount)> fields{};
+  SyntaxTables();
+};
+const SyntaxTables& Tables();
+
+inline NodeKind KindOf(TSNode node) {
+  if (ts_node_is_null(node)) return NodeKind::kOther;
+  const TSSymbol symbol = ts_node_symbol(node);
+  const auto& table = Tables().by_symbol;
+  return symbol < table.size() ? table[symbol] : NodeKind::kOther;
+}
+inline NodeKind KindOf(ts::Node node) { return KindOf(node.raw()); }
+inline bool Is(ts::Node node, NodeKind kind) { return KindOf(node) == kind; }
+
+inline ts::Node Field(ts::Node node, FieldName field) {
+  if (node.IsNull()) return ts::Node();
+  return ts::Node(ts_node_child_by_field_id(node.raw(), Tables().fields[static_cast<size_t>(field)]));
+}
+
+// Positional children for the hot node kinds (calls, attributes, assignments): a by-field lookup
+// scans the children and the field map on every call, and these nodes are the most frequent.
+inline ts::Node FirstChild(ts::Node node) {
+  return node.IsNull() ? ts::Node() : ts::Node(ts_node_child(node.raw(), 0));
+}
+inline ts::Node LastChild(ts::Node node) {
+  if (node.IsNull()) return ts::Node();
+  const uint32_t count = ts_node_child_count(node.raw());
+  return count == 0 ? ts::Node() : ts::Node(ts_node_child(node.raw(), count - 1));
+}
+
+// Strips parentheses: `((x))` -> `x`. Iterative, so deep nesting is fine.
+ts::Node Unparen(ts::Node node);
+
+// ASCII case-insensitive search; `needle` must be lower case.
+bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
+
+// `a.b.c` -> `c`.
+inline std::string_view LastSegment(std::string_view dotted) {
+  const size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+template <size_t N>
+bool OneOf(std::string_view s, const std::array<std::string_view, N>& set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+// The content of a plain string literal (no f-string interpolation, no implicit concatenation).
+std::optional<std::string_view> StringContent(ts::Node node, std::string_view source);
+
+// A Python integer literal (underscores, 0x/0o/0b prefixes); nullopt when it does not fit int64.
+std::optional<int64_t> ParseIntLiteral(std::string_view text);
+
+}  // namespace tl::semantic

@@ -1,0 +1,286 @@
+// Torch types, as far as rules need them: models, optimizers, losses, DataLoaders, and whether an
+// expression is a tensor.
+#include "linter/semantic/builder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace tl::semantic {
+
+bool Model::IsOptimizerLike(ts::Node expr, int scope) const {
+  expr = Unparen(expr);
+  const K k = KindOf(expr);
+  if (k != K::kIdentifier && k != K::kAttribute) return false;
+  const std::string_view text = Text(expr);
+  const std::string_view last = LastSegment(text);
+  if (ContainsIgnoreCase(last, "sched")) return false;
+  if (ContainsIgnoreCase(last, "optim") || last == "opt") return true;
+  const std::span<const Binding> all = BindingsOf(text);
+  if (all.empty()) return false;
+  for (const Binding& binding : all) {
+    if (binding.kind != BindingKind::kAssign || KindOf(binding.value) != K::kCall) continue;
+    const std::string canonical = CanonicalName(Field(binding.value, F::kFunction));
+    if (canonical.starts_with("torch.optim.") && !canonical.starts_with("torch.optim.lr_scheduler")) {
+      return true;
+    }
+  }
+  (void)scope;
+  return false;
+}
+
+bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
+  if (depth > 8) return false;
+  expr = Unparen(expr);
+  const K k = KindOf(expr);
+  if (k == K::kCall) {
+    ts::Node callee = Unparen(Field(expr, F::kFunction));
+    ts::Node args = Field(expr, F::kArguments);
+    if (KindOf(callee) == K::kAttribute) {
+      static constexpr std::array<std::string_view, 9> kChain = {"to",    "cuda",     "train",  "eval", "half",
+                                                                 "float", "bfloat16", "double", "cpu"};
+      const std::string_view method = Text(Field(callee, F::kAttribute));
+      if (OneOf(method, kChain)) return IsModelLike(Field(callee, F::kObject), scope, depth + 1);
+      if (method == "from_pretrained") return true;
+    }
+    const std::string canonical = CanonicalName(callee);
+    const std::string_view last = LastSegment(canonical);
+    if (canonical.starts_with("torchvision.models.") || canonical == "timm.create_model" ||
+        canonical.starts_with("transformers.")) {
+      return true;
+    }
+    // Wrappers that return a module around their first argument.
+    if (canonical == "torch.compile" || last == "DistributedDataParallel" || last == "DataParallel" ||
+        last == "FullyShardedDataParallel") {
+      return KindOf(args) == K::kArgumentList && args.NamedChildCount() > 0 &&
+             IsModelLike(args.NamedChild(0), scope, depth + 1);
+    }
+    if (canonical.starts_with("torch.nn.") && !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) &&
+        !last.ends_with("Loss")) {
+      return true;
+    }
+    // A class of this file built on nn.Module (or anything named like a model).
+    if (KindOf(callee) == K::kIdentifier) {
+      const std::string_view name = Text(callee);
+      for (const Scope& s : scopes_) {
+        if (s.kind != ScopeKind::kClass || s.name != name) continue;
+        const std::string_view bases = Text(Field(s.node, F::kSuperclasses));
+        if (bases.find("Module") != std::string_view::npos || bases.find("Model") != std::string_view::npos) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  if (k != K::kIdentifier && k != K::kAttribute) return false;
+  const std::string_view text = Text(expr);
+  const std::string_view last = LastSegment(text);
+  // Names are the fallback for parameters (`def train(model, loader, optimizer)`).
+  if (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net")) {
+    return true;
+  }
+  const std::span<const Binding> all = BindingsOf(text);
+  if (all.empty()) return false;
+  for (const Binding& binding : all) {
+    if (binding.kind == BindingKind::kAssign && binding.position == -1 && binding.value != expr &&
+        IsModelLike(binding.value, binding.scope, depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Model::IsLossCall(const Site& call) const {
+  if (call.kind != SiteKind::kCall) return false;
+  if (ContainsIgnoreCase(call.name, "loss") || call.name == "criterion" || call.name == "cross_entropy" ||
+      call.name == "kl_div") {
+    return true;
+  }
+  const std::span<const Binding> all = BindingsOf(Text(call.callee));
+  if (all.empty()) return false;
+  for (const Binding& binding : all) {
+    if (binding.kind == BindingKind::kAssign && KindOf(binding.value) == K::kCall) {
+      const std::string canonical = CanonicalName(Field(binding.value, F::kFunction));
+      if (canonical.starts_with("torch.nn.") && canonical.ends_with("Loss")) return true;
+    }
+  }
+  return false;
+}
+
+bool Model::IsDataLoaderLike(ts::Node expr, int scope) const { return LoaderLikeDepth(expr, scope, 0); }
+
+bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth) const {
+  if (depth > 8) return false;
+  expr = Unparen(expr);
+  const K k = KindOf(expr);
+  if (k == K::kCall) {
+    ts::Node callee = Unparen(Field(expr, F::kFunction));
+    ts::Node args = Field(expr, F::kArguments);
+    std::string_view name = KindOf(callee) == K::kAttribute ? Text(Field(callee, F::kAttribute)) : Text(callee);
+    if (KindOf(callee) == K::kIdentifier) {
+      if (const Import* import = FindImport(name)) name = LastSegment(import->canonical);
+    }
+    if (name.ends_with("DataLoader") || name.ends_with("Loader")) return true;
+    static constexpr std::array<std::string_view, 7> kWrappers = {"enumerate", "zip",   "tqdm",    "iter",
+                                                                  "islice",    "cycle", "prefetch"};
+    if (OneOf(name, kWrappers) && KindOf(args) == K::kArgumentList) {
+      // zip(a, b) counts when any of its inputs is a loader; the others look at their first input.
+      const uint32_t count = name == "zip" ? args.NamedChildCount() : std::min(1u, args.NamedChildCount());
+      for (uint32_t i = 0; i < count; ++i) {
+        if (LoaderLikeDepth(args.NamedChild(i), scope, depth + 1)) return true;
+      }
+    }
+    return false;
+  }
+  if (k != K::kIdentifier && k != K::kAttribute) return false;
+  const std::string_view text = Text(expr);
+  // Names are the fallback for parameters (`def train(model, train_loader)`); `loaders` is a
+  // collection of them, not one.
+  const std::string_view last = LastSegment(text);
+  if (ContainsIgnoreCase(last, "loader") && !last.ends_with("loaders") && !last.ends_with("Loaders")) return true;
+  const std::span<const Binding> all = BindingsOf(text);
+  if (all.empty()) return false;
+  for (const Binding& binding : all) {
+    if (binding.kind == BindingKind::kAssign && binding.position == -1 && binding.value != expr &&
+        LoaderLikeDepth(binding.value, binding.scope, depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TensorKind Model::TensorKindOf(ts::Node expr, int scope) const { return TensorKindDepth(expr, scope, 0); }
+
+TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
+  if (depth > 12) return TensorKind::kUnknown;
+  expr = Unparen(expr);
+  switch (KindOf(expr)) {
+    case K::kInteger:
+    case K::kFloat:
+    case K::kTrue:
+    case K::kFalse:
+    case K::kNone:
+    case K::kString:
+    case K::kConcatenatedString:
+    case K::kList:
+    case K::kDictionary:
+    case K::kSet:
+    case K::kTuple:
+    case K::kComprehension:
+    case K::kLambda: return TensorKind::kNotTensor;
+    case K::kNot: return TensorKind::kNotTensor;  // `not x` is a Python bool (the sync is in evaluating x)
+    case K::kAttribute: {
+      const std::string_view attribute = Text(Field(expr, F::kAttribute));
+      static constexpr std::array<std::string_view, 8> kMeta = {"shape",   "ndim",          "dtype",   "device",
+                                                                "is_cuda", "requires_grad", "is_leaf", "layout"};
+      if (OneOf(attribute, kMeta)) return TensorKind::kNotTensor;
+      static constexpr std::array<std::string_view, 7> kTensorAttrs = {"data", "grad", "T", "mT", "real", "imag", "H"};
+      ts::Node object = Field(expr, F::kObject);
+      if (OneOf(attribute, kTensorAttrs) && TensorKindDepth(object, scope, depth + 1) == TensorKind::kTensor) {
+        return TensorKind::kTensor;
+      }
+      // `outputs.loss` / `outputs.logits`: fields of a model's output.
+      if ((attribute == "loss" || attribute == "logits") && KindOf(Unparen(object)) != K::kAttribute &&
+          TensorKindDepth(object, scope, depth + 1) == TensorKind::kTensor) {
+        return TensorKind::kTensor;
+      }
+      break;  // then as a name bound by assignment (self.x = ...)
+    }
+    case K::kSubscript:
+      // batch["x"], out[0], loss[mask]: an element or slice of a tensor (or of a batch) is a tensor.
+      return TensorKindDepth(Field(expr, F::kValue), scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor
+                                                                                              : TensorKind::kUnknown;
+    case K::kBinary:
+    case K::kComparison:
+    case K::kBoolean: {
+      bool all_python = true;
+      for (uint32_t i = 0; i < expr.NamedChildCount(); ++i) {
+        const TensorKind kind = TensorKindDepth(expr.NamedChild(i), scope, depth + 1);
+        if (kind == TensorKind::kTensor) return TensorKind::kTensor;
+        if (kind != TensorKind::kNotTensor) all_python = false;
+      }
+      return all_python ? TensorKind::kNotTensor : TensorKind::kUnknown;
+    }
+    case K::kUnary: return TensorKindDepth(Field(expr, F::kArgument), scope, depth + 1);
+    case K::kCall: {
+      ts::Node callee = Unparen(Field(expr, F::kFunction));
+      const K ck = KindOf(callee);
+      std::string_view name = ck == K::kAttribute ? Text(Field(callee, F::kAttribute)) : Text(callee);
+      static constexpr std::array<std::string_view, 24> kPython = {
+          "item",   "tolist", "size",   "dim",        "numel",        "len",       "str",    "int",
+          "float",  "bool",   "round",  "isinstance", "range",        "enumerate", "zip",    "keys",
+          "values", "items",  "format", "repr",       "element_size", "nelement",  "stride", "data_ptr"};
+      if (OneOf(name, kPython)) return TensorKind::kNotTensor;
+      const std::string canonical = CanonicalName(callee);
+      if (canonical.starts_with("numpy.") || canonical.starts_with("math.")) return TensorKind::kNotTensor;
+      if (canonical.starts_with("torch.")) {
+        static constexpr std::array<std::string_view, 16> kNotTensorModules = {
+            "torch.cuda.",  "torch.backends.",   "torch.distributed.", "torch.utils.",
+            "torch.optim.", "torch.jit.",        "torch.amp.",         "torch.autograd.grad_mode",
+            "torch.device", "torch.no_grad",     "torch.is_",          "torch.get_",
+            "torch.set_",   "torch.manual_seed", "torch.compile",      "torch.save"};
+        for (std::string_view prefix : kNotTensorModules) {
+          if (canonical.starts_with(prefix)) return TensorKind::kNotTensor;
+        }
+        if (canonical.starts_with("torch.nn.") && !canonical.starts_with("torch.nn.functional.")) {
+          return TensorKind::kUnknown;  // a module constructor
+        }
+        return TensorKind::kTensor;
+      }
+      if (ck == K::kAttribute) {
+        // A method of a tensor returns a tensor (the non-tensor methods are listed above).
+        if (TensorKindDepth(Field(callee, F::kObject), scope, depth + 1) == TensorKind::kTensor) {
+          return TensorKind::kTensor;
+        }
+      }
+      if (IsModelLike(callee, scope, 0)) return TensorKind::kTensor;
+      if (const Site* site = SiteOf(expr); site != nullptr && IsLossCall(*site)) return TensorKind::kTensor;
+      return TensorKind::kUnknown;
+    }
+    default: break;
+  }
+  const K k = KindOf(expr);
+  if (k != K::kIdentifier && k != K::kAttribute) return TensorKind::kUnknown;
+  const std::span<const Binding> all = BindingsOf(Text(expr));
+  if (all.empty()) return TensorKind::kUnknown;
+  // Tensor when any binding in reach is a tensor; not one when every binding plainly is not.
+  bool any = false;
+  bool all_python = true;
+  const bool attribute = k == K::kAttribute;
+  for (const Binding& binding : all) {
+    if (!attribute && binding.scope != scope && binding.scope != 0) continue;
+    any = true;
+    TensorKind kind = TensorKind::kUnknown;
+    switch (binding.kind) {
+      case BindingKind::kAssign:
+      case BindingKind::kAugmented:
+        if (binding.position == -1 && binding.value != expr) {
+          kind = TensorKindDepth(binding.value, binding.scope, depth + 1);
+        } else if (binding.position != -1 && binding.value != expr &&
+                   TensorKindDepth(binding.value, binding.scope, depth + 1) == TensorKind::kTensor) {
+          kind = TensorKind::kTensor;  // `logits, aux = model(x)`, `x, y = batch`
+        }
+        break;
+      case BindingKind::kLoopTarget: {
+        if (binding.loop < 0) break;
+        ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);
+        ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
+        const std::string_view callee_name = Text(callee);
+        if (callee_name == "range") {
+          kind = TensorKind::kNotTensor;
+        } else if (callee_name == "enumerate" && binding.position == 0) {
+          kind = TensorKind::kNotTensor;  // the step counter
+        } else if (IsDataLoaderLike(iterable, binding.scope)) {
+          kind = TensorKind::kTensor;  // a batch, or a field of one
+        }
+        break;
+      }
+      default: break;
+    }
+    if (kind == TensorKind::kTensor) return TensorKind::kTensor;
+    if (kind != TensorKind::kNotTensor) all_python = false;
+  }
+  return any && all_python ? TensorKind::kNotTensor : TensorKind::kUnknown;
+}
+
+}  // namespace tl::semantic

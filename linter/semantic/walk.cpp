@@ -1,0 +1,326 @@
+// The walk: one iterative preorder pass that records scopes, loops, guards, sites, bindings and imports,
+// then the passes over those tables (the other files of this folder) in order.
+#include "linter/semantic/builder.h"
+
+#include <algorithm>
+
+namespace tl::semantic {
+
+void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth) {
+  Push(depth);
+  Scope scope;
+  scope.kind = kind;
+  scope.node = node;
+  scope.parent = scope_;
+  if (ts::Node name = Field(node, F::kName); !name.IsNull()) scope.name = m_.Text(name);
+  m_.scopes_.push_back(scope);
+  scope_ = static_cast<int>(m_.scopes_.size()) - 1;
+  loop_ = -1;  // a nested function's body does not run in the enclosing loop until it is called
+  guard_ = -1;
+  if (kind == ScopeKind::kFunction && !scope.name.empty()) {
+    m_.functions_.emplace_back(scope.name, scope_);
+  }
+}
+
+void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position, int loop) {
+  target = Unparen(target);
+  const K k = KindOf(target);
+  if (k == K::kIdentifier || k == K::kAttribute) {
+    m_.bindings_.push_back({m_.Text(target), scope_, kind, value, target, position, loop});
+    return;
+  }
+  if (k == K::kPatternList || k == K::kTuplePattern || k == K::kListPattern || k == K::kTuple || k == K::kList) {
+    // One level of unpacking keeps the position; deeper patterns bind names with unknown values.
+    const uint32_t n = target.NamedChildCount();
+    for (uint32_t i = 0; i < n; ++i) {
+      ts::Node element = Unparen(target.NamedChild(i));
+      const K ek = KindOf(element);
+      if (ek == K::kIdentifier || ek == K::kAttribute) {
+        m_.bindings_.push_back(
+            {m_.Text(element), scope_, kind, value, element, position < 0 ? static_cast<int>(i) : -2, loop});
+      } else if (ek == K::kPatternList || ek == K::kTuplePattern || ek == K::kListPattern || ek == K::kTuple ||
+                 ek == K::kList) {
+        for (uint32_t j = 0; j < element.NamedChildCount(); ++j) {
+          ts::Node inner = Unparen(element.NamedChild(j));
+          if (KindOf(inner) == K::kIdentifier) {
+            // Position -2: somewhere inside element i; the loop-element logic reads `i` from the
+            // enclosing pattern (enumerate's index is only ever element 0).
+            m_.bindings_.push_back(
+                {m_.Text(inner), scope_, kind, value, inner, position < 0 ? static_cast<int>(100 + i) : -2, loop});
+          }
+        }
+      }
+    }
+    return;
+  }
+  if (k == K::kSubscript) {
+    // `d["k"] = v` mutates a dict: a `**d` built from a literal can no longer be trusted as closed.
+    ts::Node object = Unparen(Field(target, F::kValue));
+    if (KindOf(object) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(object));
+  }
+}
+
+void Builder::RecordParameters(ts::Node parameters) {
+  const uint32_t n = parameters.NamedChildCount();
+  for (uint32_t i = 0; i < n; ++i) {
+    ts::Node p = parameters.NamedChild(i);
+    const K k = KindOf(p);
+    ts::Node name;
+    ts::Node value;
+    if (k == K::kIdentifier) {
+      name = p;
+    } else if (k == K::kDefaultParameter) {
+      name = Field(p, F::kName);
+      value = Field(p, F::kValue);
+    } else if (k == K::kTypedParameter) {
+      name = p.NamedChildCount() > 0 ? p.NamedChild(0) : ts::Node();
+    }
+    if (KindOf(name) == K::kIdentifier) {
+      m_.bindings_.push_back({m_.Text(name), scope_, Model::BindingKind::kParameter, value, name, -1, -1});
+    }
+  }
+}
+
+void Builder::RecordCall(ts::Node node) {
+  Site site;
+  site.node = node;
+  site.kind = SiteKind::kCall;
+  site.scope = scope_;
+  site.loop = loop_;
+  site.guard = guard_;
+  site.callee = Unparen(FirstChild(node));  // `function` is always the first child
+  const K ck = KindOf(site.callee);
+  if (ck == K::kAttribute) {
+    site.name = m_.Text(LastChild(site.callee));  // `object . attribute`
+    if (site.name == "update" || site.name == "setdefault" || site.name == "pop") {
+      ts::Node object = Unparen(Field(site.callee, F::kObject));
+      if (KindOf(object) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(object));
+    }
+    if (site.name == "add_argument") add_argument_calls_.push_back(static_cast<uint32_t>(m_.sites_.size()));
+  } else if (ck == K::kIdentifier) {
+    site.name = m_.Text(site.callee);  // aliases are resolved after the walk (NameCalls)
+  }
+  m_.sites_.push_back(site);
+}
+
+void Builder::AddSite(ts::Node node, SiteKind kind) {
+  Site site;
+  site.node = node;
+  site.kind = kind;
+  site.scope = scope_;
+  site.loop = loop_;
+  site.guard = guard_;
+  m_.sites_.push_back(site);
+}
+
+void Builder::NoteString(ts::Node node) {
+  if (!m_.cuda_evidence_.IsNull()) return;
+  // Only short literals can be a device string; this keeps the test cheap on long docstrings.
+  const uint32_t size = node.EndByte() - node.StartByte();
+  if (size > 16 || size < 6 || m_.Text(node).find("cuda") == std::string_view::npos) return;
+  const auto content = StringContent(node, m_.source_);
+  if (!content) return;
+  if (*content == "cuda" || (content->starts_with("cuda:") && content->size() > 5)) {
+    m_.cuda_evidence_ = node;
+  }
+}
+
+bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
+  const K kind = KindOf(node);
+  if (parent_kind_.size() <= depth) parent_kind_.resize(depth + 1);
+  parent_kind_[depth] = kind;
+  const K parent = depth > 0 ? parent_kind_[depth - 1] : K::kOther;
+
+  switch (kind) {
+    // Leaves: asking the cursor for their first child costs as much as visiting a node.
+    case K::kToken:
+    case K::kIdentifier:
+    case K::kInteger:
+    case K::kFloat:
+    case K::kTrue:
+    case K::kFalse:
+    case K::kNone:
+    case K::kComment: return false;
+    case K::kFunction: {
+      AddScope(ScopeKind::kFunction, node, depth);
+      if (ts::Node params = Field(node, F::kParameters); !params.IsNull()) RecordParameters(params);
+      return true;
+    }
+    case K::kLambda: {
+      AddScope(ScopeKind::kFunction, node, depth);
+      if (ts::Node params = Field(node, F::kParameters); !params.IsNull()) RecordParameters(params);
+      return true;
+    }
+    case K::kClass: AddScope(ScopeKind::kClass, node, depth); return true;
+    case K::kFor: {
+      Loop loop;
+      loop.node = node;
+      loop.kind = LoopKind::kFor;
+      loop.scope = scope_;
+      loop.parent = loop_;
+      loop.target = Field(node, F::kLeft);
+      loop.iterable = Field(node, F::kRight);
+      loop.body = Field(node, F::kBody);
+      m_.loops_.push_back(loop);
+      pending_loop_ = static_cast<int>(m_.loops_.size()) - 1;
+      if (!loop.target.IsNull()) {
+        BindTarget(loop.target, loop.iterable, Model::BindingKind::kLoopTarget, -1, pending_loop_);
+      }
+      return true;
+    }
+    case K::kWhile: {
+      Loop loop;
+      loop.node = node;
+      loop.kind = LoopKind::kWhile;
+      loop.scope = scope_;
+      loop.parent = loop_;
+      loop.iterable = Field(node, F::kCondition);
+      loop.body = Field(node, F::kBody);
+      m_.loops_.push_back(loop);
+      // The condition runs on every iteration, so the frame starts at the statement itself.
+      Push(depth);
+      loop_ = static_cast<int>(m_.loops_.size()) - 1;
+      if (!loop.iterable.IsNull()) {
+        AddSite(loop.iterable, SiteKind::kCondition);
+      }
+      return true;
+    }
+    case K::kIf:
+    case K::kElif: {
+      Guard guard;
+      guard.condition = Field(node, F::kCondition);
+      guard.block = Field(node, F::kConsequence);
+      guard.parent = guard_;
+      guard.scope = scope_;
+      m_.guards_.push_back(guard);
+      pending_guard_ = static_cast<int>(m_.guards_.size()) - 1;
+      if (!guard.condition.IsNull()) {
+        AddSite(guard.condition, SiteKind::kCondition);
+      }
+      return true;
+    }
+    case K::kBlock: {
+      if (pending_loop_ < 0 && pending_guard_ < 0) return true;
+      // The field id is only needed here; reading it for every node would cost a lookup each.
+      const TSFieldId field = ts_tree_cursor_current_field_id(cursor);
+      if (field == Tables().field_body && parent == K::kFor && pending_loop_ >= 0) {
+        Push(depth);
+        loop_ = pending_loop_;
+        pending_loop_ = -1;
+      } else if (field == Tables().field_consequence && (parent == K::kIf || parent == K::kElif) &&
+                 pending_guard_ >= 0) {
+        Push(depth);
+        guard_ = pending_guard_;
+        pending_guard_ = -1;
+      }
+      return true;
+    }
+    case K::kAttribute:
+      // `a.b`: nothing to record below when the object is a plain name (most attributes); the
+      // parent (a call or an assignment) reads the attribute itself.
+      return KindOf(ts_node_child(node.raw(), 0)) != K::kIdentifier;
+    case K::kParameters:
+    case K::kType:
+      // Parameters were bound with the function; defaults and annotations run once, at definition.
+      return false;
+    case K::kCall: RecordCall(node); return true;
+    case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
+    case K::kString: {
+      NoteString(node);
+      // Only f-strings have children worth visiting (interpolations); docstrings are skipped.
+      const std::string_view text = m_.Text(node);
+      for (char c : text) {
+        if (c == 'f' || c == 'F') return true;
+        if (c == '"' || c == '\'') break;
+      }
+      return false;
+    }
+    case K::kAssignment: {
+      // `left = right`, `left: type = right` or `left: type` (no value: nothing to bind).
+      ts::Node left = FirstChild(node);
+      ts::Node right = LastChild(node);
+      if (KindOf(right) == K::kType || right == left) right = ts::Node();
+      // `a = b = value`: every target gets the final value (the inner assignment binds its own).
+      while (KindOf(right) == K::kAssignment) right = Field(right, F::kRight);
+      if (!left.IsNull() && !right.IsNull()) BindTarget(left, right, Model::BindingKind::kAssign, -1, -1);
+      return true;
+    }
+    case K::kAugmented: {
+      ts::Node left = Unparen(FirstChild(node));
+      const K lk = KindOf(left);
+      if (lk == K::kIdentifier || lk == K::kAttribute) {
+        m_.bindings_.push_back({m_.Text(left), scope_, Model::BindingKind::kAugmented, LastChild(node), left, -1, -1});
+      }
+      return true;
+    }
+    case K::kImport:
+    case K::kImportFrom: RecordImport(node, kind); return false;
+    default: return true;
+  }
+}
+
+void Builder::Run() {
+  Scope module;
+  module.kind = ScopeKind::kModule;
+  module.node = tree_.Root();
+  m_.scopes_.push_back(module);
+
+  TSTreeCursor cursor = ts_tree_cursor_new(tree_.Root().raw());
+  uint32_t depth = 0;
+  for (;;) {
+    const ts::Node node(ts_tree_cursor_current_node(&cursor));
+    const bool descend = Enter(node, &cursor, depth);
+    if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
+      ++depth;
+      continue;
+    }
+    PopTo(depth);
+    bool done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        done = true;
+        break;
+      }
+      --depth;
+      PopTo(depth);
+    }
+    if (done) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+
+  std::stable_sort(m_.bindings_.begin(), m_.bindings_.end(), NameLess{});
+  std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
+  for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
+  NameCalls();
+  for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
+    std::vector<int> callees = LocalCallees(m_.sites_[i]);
+    if (!callees.empty()) local_calls_.emplace_back(i, std::move(callees));
+  }
+  ReadArgparse();
+  FindCudaEvidence();
+  EvaluateGuards();
+  ClassifyLoops();
+  PropagatePerStep();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Model queries.
+
+std::unique_ptr<Model> Model::Build(const SourceFile& file, const ts::Tree& tree) {
+  std::unique_ptr<Model> model(new Model());  // NOLINT: private constructor, owned at once
+  model->source_ = file.text();
+  Builder(*model, tree).Run();
+  return model;
+}
+
+int Model::ScopeAt(uint32_t offset) const {
+  int best = 0;
+  for (size_t i = 1; i < scopes_.size(); ++i) {
+    const TextRange range = scopes_[i].node.Range();
+    if (range.begin > offset) break;  // scopes are in preorder
+    if (range.Contains(offset)) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+}  // namespace tl::semantic
