@@ -39,6 +39,8 @@ def parse_args(argv):
                    help="only score entries whose repo or name contains this text (repeatable)")
     p.add_argument("--json", action="store_true", help="print machine-readable results")
     p.add_argument("--verbose", action="store_true", help="also print torchlint's notes per entry")
+    p.add_argument("--strict", action="store_true",
+                   help="match labels on their own line only (no `also` locations, no duplicates)")
     return p.parse_args(argv)
 
 
@@ -91,41 +93,44 @@ def norm(path):
     return path[2:] if path.startswith("./") else path
 
 
-def match(labels, findings):
+def match(labels, findings, strict=False):
     """One-to-one matching of findings to labels, exact lines first, then within TOLERANCE.
 
     labels: list of dicts with "path", "line", "rule" and optional "also" locations.
     findings: list of dicts with "path", "line", "rule".
     Returns (pairs, unmatched label indexes, unmatched finding indexes, duplicate finding indexes)
-    where pairs holds (label index, finding index, offset). A finding that lands on a location of a
-    label already matched is a duplicate report of that finding, not a false positive.
+    where pairs holds (label index, finding index, offset, via) and via is "line" or "also". A
+    finding exactly on a location of a label that another finding already matched is a duplicate
+    report, not a false positive. With strict, only the labels' own lines count and there are no
+    duplicates: every extra report is a false positive.
     """
-    locs = []  # (label index, path, line)
+    locs = []  # (label index, path, line, via)
     for i, lab in enumerate(labels):
-        locs.append((i, lab["path"], lab["line"]))
-        for alt in lab.get("also", []):
-            locs.append((i, alt["path"], alt["line"]))
+        locs.append((i, lab["path"], lab["line"], "line"))
+        if not strict:
+            for alt in lab.get("also", []):
+                locs.append((i, alt["path"], alt["line"], "also"))
     by_key = defaultdict(list)
-    for i, path, line in locs:
-        by_key[(labels[i]["rule"], path)].append((i, line))
+    for i, path, line, via in locs:
+        by_key[(labels[i]["rule"], path)].append((i, line, via))
 
-    cands = []  # (distance, finding index, label index)
+    cands = []  # (distance, alternative?, finding index, label index, via)
     for j, f in enumerate(findings):
-        for i, line in by_key.get((f["rule"], f["path"]), []):
+        for i, line, via in by_key.get((f["rule"], f["path"]), []):
             d = abs(f["line"] - line)
             if d <= TOLERANCE:
-                cands.append((d, j, i))
+                cands.append((d, via != "line", j, i, via))
     cands.sort()
     used_l, used_f, pairs = set(), set(), []
-    for d, j, i in cands:
+    for d, _, j, i, via in cands:
         if i in used_l or j in used_f:
             continue
         used_l.add(i)
         used_f.add(j)
-        pairs.append((i, j, d))
+        pairs.append((i, j, d, via))
     dups = set()
-    for d, j, i in cands:
-        if j not in used_f and i in used_l and d == 0:
+    for d, _, j, i, via in cands:
+        if not strict and j not in used_f and i in used_l and d == 0:
             dups.add(j)
     un_l = [i for i in range(len(labels)) if i not in used_l]
     un_f = [j for j in range(len(findings)) if j not in used_f and j not in dups]
@@ -139,7 +144,9 @@ def near(items, f):
 
 def score(args):
     with open(args.corpus) as fh:
-        corpus = json.load(fh)["entries"]
+        corpus = json.load(fh)
+    if isinstance(corpus, dict):  # {"entries": [...]} is accepted too
+        corpus = corpus["entries"]
     with open(args.labels) as fh:
         truth = json.load(fh)
     if args.entry:
@@ -183,9 +190,9 @@ def score(args):
                                  "message": f.get("message", "")})
             labels = [l for l in truth["labels"] if l["repo"] == repo and l["path"] in pyfiles]
             amb = [a for a in truth["ambiguous"] if a["repo"] == repo and a["path"] in pyfiles]
-            pairs, un_l, un_f, dups = match(labels, findings)
-            for i, j, d in pairs:
-                results["tp"].append(dict(labels[i], found_line=findings[j]["line"], offset=d))
+            pairs, un_l, un_f, dups = match(labels, findings, args.strict)
+            for i, j, d, via in pairs:
+                results["tp"].append(dict(labels[i], found_line=findings[j]["line"], offset=d, via=via))
             for i in un_l:
                 results["fn"].append(labels[i])
             for j in dups:
@@ -229,12 +236,13 @@ def print_report(res, verbose):
     for rule, v in res["per_rule"].items():
         print("%-6s %4d %4d %4d %9s %7s" % (rule, v["tp"], v["fp"], v["fn"],
                                              pct(v["precision"]), pct(v["recall"])))
-    near = [t for t in res["tp"] if t["offset"]]
+    near = [t for t in res["tp"] if t["offset"] or t["via"] != "line"]
     extra = []
     if near:
-        extra.append("%d TP matched within +-%d lines" % (len(near), TOLERANCE))
+        extra.append("%d TP matched off the label's line (+-%d lines, or an `also` location)"
+                     % (len(near), TOLERANCE))
     if res["dup"]:
-        extra.append("%d duplicate reports of matched labels (not counted)" % len(res["dup"]))
+        extra.append("%d duplicate report(s) of matched labels (not counted)" % len(res["dup"]))
     if res["ambiguous_hits"]:
         extra.append("%d findings on ambiguous cases (not counted)" % len(res["ambiguous_hits"]))
     if extra:
@@ -249,9 +257,15 @@ def print_report(res, verbose):
         for x in items:
             print("  %s %s  %s" % (x["rule"], loc(x), text(x)))
     if near:
-        print("\nMatched with an offset:")
+        print("\nMatched off the label's line:")
         for t in near:
-            print("  %s %s found at line %d" % (t["rule"], loc(t), t["found_line"]))
+            print("  %s %s found at line %d (%s)" % (t["rule"], loc(t), t["found_line"],
+                                                   "`also` location" if t["via"] == "also"
+                                                   else "+-%d" % t["offset"]))
+    if res["dup"]:
+        print("\nDuplicate reports of matched labels (not counted):")
+        for x in res["dup"]:
+            print("  %s %s  %s" % (x["rule"], loc(x), x.get("message", "")))
     if res["ambiguous_hits"]:
         print("\nFindings on ambiguous cases (not counted):")
         for x in res["ambiguous_hits"]:
@@ -271,6 +285,7 @@ def main(argv=None):
               % args.torchlint, file=sys.stderr)
         return 2
     res = score(args)
+    res["mode"] = "strict" if args.strict else "default"
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         print()

@@ -69,6 +69,18 @@ struct FindingScope {
   int function_def_line = 0;  // its `def` line as CPython reports it (the first decorator's line)
 };
 
+// Another place that explains a finding: the helper that syncs, the layer that uses a config value, the
+// CUDA training loop that iterates a loader built elsewhere. `path` is empty for the finding's own file
+// (then `range` locates it); for another file it is that file's path as the check saw it, with its
+// 1-based line and column, since the other file's text is not at hand when the output is written.
+struct RelatedLocation {
+  std::string path;
+  TextRange range;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string message;
+};
+
 struct Diagnostic {
   std::string code;     // "TL101"; "parse-error" and "io-error" for notices about the file itself
   std::string name;     // "sync-in-step-loop"
@@ -81,6 +93,7 @@ struct Diagnostic {
   // What the rule found, as the rule's own typed struct (the sync kind, the dim and its role, the
   // loader's arguments): the rule's trace evidence reads it back with Payload<T>(), never the message.
   std::any payload;
+  std::vector<RelatedLocation> related;
 
   template <typename T>
   const T* Payload() const {
