@@ -30,9 +30,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The project a checked path belongs to: the nearest folder at or above it with a project marker
+// (pyproject.toml, setup.py, setup.cfg, torchlint.toml, .git), else the folder itself (or the file's).
+fs::path ProjectRoot(const fs::path& checked) {
+  std::error_code ec;
+  fs::path start = fs::absolute(checked, ec).lexically_normal();
+  if (!fs::is_directory(start, ec)) start = start.parent_path();
+  static constexpr std::string_view kMarkers[] = {"pyproject.toml", "setup.py", "setup.cfg", "torchlint.toml", ".git"};
+  for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+    for (std::string_view marker : kMarkers) {
+      if (fs::exists(dir / marker, ec)) return dir;
+    }
+    if (dir == dir.parent_path()) break;
+  }
+  return start;
+}
+
 struct CheckArgs {
   std::vector<std::string> paths;
   std::string stdin_filename;
+  bool no_project = false;
   std::vector<std::string> select;
   std::vector<std::string> ignore;
   std::string target_torch;
@@ -251,6 +268,10 @@ int RunCheck(const CheckArgs& args) {
   driver_options.jobs = args.jobs;
   driver_options.max_file_bytes = max_file_bytes;
   driver_options.fix_mode = args.diff ? FixMode::kDiff : args.fix ? FixMode::kApply : FixMode::kNone;
+  driver_options.project = !args.no_project;
+  driver_options.project_root = ProjectRoot(
+      read_stdin ? (args.stdin_filename.empty() ? fs::path(".") : fs::path(args.stdin_filename))
+                 : fs::path(paths.front()));
 
   ReportSummary summary;
   summary.diff_mode = args.diff;
@@ -327,6 +348,8 @@ Command AddCheckCommand(CLI::App& root) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* app = root.add_subcommand("check", "Check Python files for PyTorch performance anti-patterns");
   app->add_option("paths", args->paths, "Files or folders to check (default: the current folder); - reads stdin");
+  app->add_flag("--no-project", args->no_project,
+                "Check each file alone: no project index (helpers and devices of other files are not followed)");
   app->add_option("--stdin-filename", args->stdin_filename,
                   "The path to report and to find the config for when reading stdin");
   AddSelectorOptions(app, args->select, args->ignore,

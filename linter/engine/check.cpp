@@ -250,6 +250,12 @@ bool RuleSelection::Enabled(std::string_view code) const {
   return !MatchesCodeOrPrefix(code, ignore);
 }
 
+std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file) {
+  Result<ts::Tree> parsed = ParseFile(file);
+  if (!parsed.ok()) return std::nullopt;
+  return semantic::Model::Build(file, *parsed)->Summarize(file);
+}
+
 FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
   FileReport report;
   Result<ts::Tree> parsed = ParseFile(file);
@@ -269,6 +275,7 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
   std::vector<Diagnostic> found;
   if (!(file_noqa.present && file_noqa.all)) {
     const std::unique_ptr<semantic::Model> model = semantic::Model::Build(file, tree);
+    if (options.project != nullptr) model->AttachProject(options.project, options.module);
     const CheckContext context{file, tree, *model, options.rule_options};
     for (const Rule* rule : AllRules()) {
       if (!options.selection.Enabled(rule->Meta().code)) continue;
@@ -277,6 +284,7 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
     }
     for (Diagnostic& diagnostic : found) diagnostic.scope = ScopeOf(file, *model, diagnostic.range.begin);
     if (options.collect_facts) report.facts = CollectFacts(file, *model);
+    if (options.collect_summary) report.summary = model->Summarize(file);
   }
 
   // Suppressions: look each reported line up once (diagnostics are few; lines are many).

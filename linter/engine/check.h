@@ -3,12 +3,14 @@
 // --fix, the LSP server and the cross-check all call CheckSource; nothing else runs rules.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "linter/core/diagnostic.h"
 #include "linter/core/source_file.h"
 #include "linter/engine/rule.h"
+#include "linter/semantic/project.h"
 
 namespace tl {
 
@@ -22,7 +24,12 @@ struct RuleSelection {
 struct CheckOptions {
   RuleSelection selection;
   RuleOptions rule_options;
-  bool collect_facts = false;  // fill FileReport::facts (the cross-check asks for them)
+  bool collect_facts = false;    // fill FileReport::facts (the cross-check asks for them)
+  bool collect_summary = false;  // fill FileReport::summary (the project index is built from them)
+  // The project index the file's checks read (cross-file helpers, a device set in another file), and
+  // the file's module name in it. Null: the file is checked alone.
+  const semantic::ProjectIndex* project = nullptr;
+  std::string module;
 };
 
 // What the semantic model knows about a file that the cross-check needs to decide whether a trace was
@@ -41,11 +48,16 @@ struct FileFacts {
 };
 
 struct FileReport {
-  std::vector<Diagnostic> diagnostics;  // sorted by range.begin, then code
-  bool parse_error = false;             // a `parse-error` notice is among the diagnostics
-  FileFacts facts;                      // when CheckOptions::collect_facts
+  std::vector<Diagnostic> diagnostics;           // sorted by range.begin, then code
+  bool parse_error = false;                      // a `parse-error` notice is among the diagnostics
+  FileFacts facts;                               // when CheckOptions::collect_facts
+  std::optional<semantic::FileSummary> summary;  // when CheckOptions::collect_summary
 };
 
 FileReport CheckSource(const SourceFile& file, const CheckOptions& options);
+
+// The project summary of a file that is not checked itself (a module the checked files import);
+// nullopt when it cannot be parsed.
+std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file);
 
 }  // namespace tl

@@ -112,6 +112,7 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
   }
   out.diagnostics = std::move(report.diagnostics);
   out.facts = std::move(report.facts);
+  out.summary = std::move(report.summary);
   out.source.emplace(std::move(source));
   return out;
 }
@@ -139,8 +140,8 @@ FileOutcome CheckOneFile(const FileTask& task, FixMode fix_mode, size_t max_fix_
   }
 }
 
-void RunChecks(std::vector<FileTask> tasks, const DriverOptions& options,
-               const std::function<void(FileOutcome&&)>& report) {
+void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
+                    const std::function<void(FileOutcome&&)>& report) {
   const size_t count = tasks.size();
   const size_t jobs = EffectiveJobs(options.jobs, count);
   if (jobs <= 1) {
@@ -194,6 +195,15 @@ void RunChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     room.notify_all();
     report(std::move(outcome));
   }
+}
+
+void RunChecks(std::vector<FileTask> tasks, const DriverOptions& options,
+               const std::function<void(FileOutcome&&)>& report) {
+  if (!options.project || options.fix_mode != FixMode::kNone || tasks.empty()) {
+    RunChecksAlone(std::move(tasks), options, report);
+    return;
+  }
+  RunProjectChecks(std::move(tasks), options, report);
 }
 
 }  // namespace tl

@@ -39,12 +39,13 @@ struct FileOutcome {
   std::string display_path;
   std::optional<SourceFile> source;  // the text the diagnostics refer to (after fixes); empty on error
   std::vector<Diagnostic> diagnostics;
-  FileFacts facts;                   // when the task's options ask for them
-  std::optional<std::string> error;  // a one-line message when the file could not be analysed (fully)
-  std::vector<std::string> notes;    // one-line warnings about a file that was analysed (e.g. not UTF-8)
-  std::string original;              // the text before fixes, kept only when fixes changed it
-  size_t fixes_applied = 0;          // fixes applied (--fix) or that would be (--diff)
-  bool written = false;              // --fix wrote the file
+  FileFacts facts;                               // when the task's options ask for them
+  std::optional<semantic::FileSummary> summary;  // when the task's options ask for it
+  std::optional<std::string> error;              // a one-line message when the file could not be analysed (fully)
+  std::vector<std::string> notes;                // one-line warnings about a file that was analysed (e.g. not UTF-8)
+  std::string original;                          // the text before fixes, kept only when fixes changed it
+  size_t fixes_applied = 0;                      // fixes applied (--fix) or that would be (--diff)
+  bool written = false;                          // --fix wrote the file
 };
 
 // Files over this size are skipped with a one-line message: tree-sitter needs about 50 bytes of memory
@@ -56,6 +57,12 @@ struct DriverOptions {
   uint64_t max_file_bytes = kDefaultMaxFileBytes;
   FixMode fix_mode = FixMode::kNone;
   size_t max_fix_passes = 10;
+  // The project pass (not with fixes): every file's summary goes into one index, and the files whose
+  // findings the project can change (a device set in another file, per-step calls of other modules'
+  // helpers) are checked again against it. `project_root` names modules ("util/misc.py" is
+  // `util.misc`); the modules the checked files import from under it are summarised too.
+  bool project = false;
+  std::filesystem::path project_root;
 };
 
 // The number of worker threads `jobs` means on this machine.
@@ -64,6 +71,13 @@ size_t EffectiveJobs(size_t jobs, size_t tasks);
 // Checks one file, applying fixes as `fix_mode` says. Never throws for bad input.
 FileOutcome CheckOneFile(const FileTask& task, FixMode fix_mode, size_t max_fix_passes = 10,
                          uint64_t max_file_bytes = kDefaultMaxFileBytes);
+
+// Each file checked alone, streamed (what RunChecks does without the project pass).
+void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
+                    const std::function<void(FileOutcome&&)>& report);
+// The project pass (project.cpp): all files first, then the ones the project changes, then `report`.
+void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
+                      const std::function<void(FileOutcome&&)>& report);
 
 // Checks every task and calls `report` on the calling thread once per task, in input order.
 void RunChecks(std::vector<FileTask> tasks, const DriverOptions& options,

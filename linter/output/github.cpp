@@ -45,6 +45,18 @@ std::string_view Command(Severity severity) {
   return "warning";
 }
 
+// An annotation has one location: the related ones follow the message as `(note: path:line)`.
+std::string Message(const SourceFile& source, const Diagnostic& diagnostic) {
+  std::string out = diagnostic.message;
+  if (diagnostic.evidence) {
+    out += fmt::format(" [{} — {}]", EvidenceHeadline(*diagnostic.evidence), diagnostic.evidence->summary);
+  }
+  for (const RelatedSpan& r : RelatedSpans(source, diagnostic)) {
+    out += fmt::format(" ({}: {}:{})", r.message, r.path, r.line);
+  }
+  return out;
+}
+
 class GithubReporter final : public Reporter {
  public:
   explicit GithubReporter(const OutputOptions& options) : options_(options) {}
@@ -57,11 +69,7 @@ class GithubReporter final : public Reporter {
                                     : fmt::format("{} ({})", diagnostic.code, diagnostic.name);
       fmt::print(options_.out, "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
                  Command(diagnostic.severity), EscapeProperty(source.path()), span.line, span.column, span.end_line,
-                 span.end_column, EscapeProperty(title),
-                 EscapeData(diagnostic.evidence
-                                ? fmt::format("{} [{} — {}]", diagnostic.message,
-                                              EvidenceHeadline(*diagnostic.evidence), diagnostic.evidence->summary)
-                                : diagnostic.message));
+                 span.end_column, EscapeProperty(title), EscapeData(Message(source, diagnostic)));
     }
   }
 

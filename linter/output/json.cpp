@@ -38,6 +38,13 @@ class JsonReporter final : public Reporter {
                    {"column", span.column},         {"end_line", span.end_line},
                    {"end_column", span.end_column}, {"fix", std::move(fix)}};
       if (diagnostic.evidence) finding["evidence"] = EvidenceToJson(*diagnostic.evidence);
+      if (!diagnostic.related.empty()) {
+        Json related = Json::array();
+        for (const RelatedSpan& r : RelatedSpans(source, diagnostic)) {
+          related.push_back(Json{{"file", r.path}, {"line", r.line}, {"column", r.column}, {"message", r.message}});
+        }
+        finding["related"] = std::move(related);
+      }
       findings_.push_back(std::move(finding));
     }
   }

@@ -48,6 +48,20 @@ Span ToSpan(const SourceFile& source, TextRange range) {
   return {begin.line, begin.column, end.line, end.column};
 }
 
+std::vector<RelatedSpan> RelatedSpans(const SourceFile& source, const Diagnostic& diagnostic) {
+  std::vector<RelatedSpan> out;
+  out.reserve(diagnostic.related.size());
+  for (const RelatedLocation& r : diagnostic.related) {
+    if (r.path.empty()) {
+      const LineColumn at = source.lines().Locate(r.range.begin);
+      out.push_back({std::string(source.path()), at.line, at.column, r.message});
+    } else {
+      out.push_back({r.path, std::max<uint32_t>(1, r.line), std::max<uint32_t>(1, r.column), r.message});
+    }
+  }
+  return out;
+}
+
 std::string PathToUri(std::string_view path) {
   std::string text(path);
   while (text.starts_with("./")) text.erase(0, 2);

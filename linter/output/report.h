@@ -68,6 +68,16 @@ struct Span {
 };
 Span ToSpan(const SourceFile& source, TextRange range);
 
+// A related location resolved for output: its file (the finding's own when the location has no path)
+// and its 1-based start.
+struct RelatedSpan {
+  std::string path;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string message;
+};
+std::vector<RelatedSpan> RelatedSpans(const SourceFile& source, const Diagnostic& diagnostic);
+
 // Renders one finding in the text format (without the trailing blank line), for tests and the LSP's logs.
 std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, bool color);
 

@@ -129,6 +129,18 @@ class SarifReporter final : public Reporter {
       result["locations"] = Json::array(
           {Json{{"physicalLocation",
                  Json{{"artifactLocation", ArtifactLocation(source.path())}, {"region", Region(span)}}}}});
+      if (!diagnostic.related.empty()) {
+        Json related = Json::array();
+        int id = 0;
+        for (const RelatedSpan& r : RelatedSpans(source, diagnostic)) {
+          related.push_back(
+              Json{{"id", id++},
+                   {"message", Json{{"text", r.message}}},
+                   {"physicalLocation", Json{{"artifactLocation", ArtifactLocation(r.path)},
+                                             {"region", Json{{"startLine", r.line}, {"startColumn", r.column}}}}}});
+        }
+        result["relatedLocations"] = std::move(related);
+      }
       if (diagnostic.fix && diagnostic.fix->applicability != Applicability::kDisplayOnly) {
         Json replacements = Json::array();
         for (const Edit& edit : diagnostic.fix->edits) {

@@ -144,6 +144,10 @@ std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, b
   out += Paint(fmt::format("{} |", number), kBlue, color) + " " + display.text + "\n";
   out += Paint(fmt::format("{} |", gutter), kBlue, color) + " " + std::string(begin_column, ' ') +
          Paint(std::string(end_column - begin_column, '^'), kRed, color) + "\n";
+  for (const RelatedSpan& r : RelatedSpans(source, diagnostic)) {
+    out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint("note", kCyan, color) + ": " +
+           fmt::format("{}:{}:{}: {}", r.path, r.line, r.column, r.message) + "\n";
+  }
   if (diagnostic.fix) {
     std::string help = diagnostic.fix->title;
     if (diagnostic.fix->applicability == Applicability::kUnsafe) help += " (unsafe fix)";

@@ -6,6 +6,24 @@
 
 namespace tl::semantic {
 
+namespace {
+bool NamesCuda(std::string_view device) {
+  return device == "cuda" || device == "gpu" || (device.starts_with("cuda:") && device.size() > 5);
+}
+}  // namespace
+
+bool Builder::ChoicesNameCuda(const Site& site) const {
+  const auto choices = m_.FindArgument(site, "choices", -1);
+  if (!choices) return false;
+  ts::Node list = Unparen(choices->value);
+  const K k = KindOf(list);
+  if (k != K::kList && k != K::kTuple && k != K::kSet) return false;
+  for (uint32_t i = 0; i < list.NamedChildCount(); ++i) {
+    if (const auto s = StringContent(list.NamedChild(i), m_.source_); s && NamesCuda(*s)) return true;
+  }
+  return false;
+}
+
 void Builder::ReadArgparse() {
   for (uint32_t index : add_argument_calls_) {
     const Site& site = m_.sites_[index];
@@ -69,7 +87,10 @@ void Builder::ReadArgparse() {
       value.kind = ValueKind::kBool;
       value.int_value = 1;
     }
-    if (ContainsIgnoreCase(dest, "cuda") || ContainsIgnoreCase(dest, "gpu")) {
+    // A flag that turns CUDA on (`--cuda`, `--gpu`, `--accel`), or a device option whose default or
+    // choices name CUDA (`--device cuda`, `--backend gpu`): the script runs on CUDA when asked to.
+    if (ContainsIgnoreCase(dest, "cuda") || ContainsIgnoreCase(dest, "gpu") || dest == "accel" ||
+        (value.kind == ValueKind::kString && NamesCuda(value.string_value)) || ChoicesNameCuda(site)) {
       if (m_.cuda_evidence_.IsNull()) m_.cuda_evidence_ = site.node;
     }
     auto existing = std::find_if(m_.argparse_.begin(), m_.argparse_.end(),

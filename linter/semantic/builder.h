@@ -67,9 +67,18 @@ class Builder {
 
   void NameCalls();
   void ReadArgparse();
+  bool ChoicesNameCuda(const Site& site) const;
   void FindCudaEvidence();
   // Accelerate's Accelerator(), torch.cuda.amp.GradScaler(), Lightning's Trainer(accelerator="gpu").
   bool IsDeviceCall(const Site& site) const;
+  bool MovesToGpuIndex(const Site& site) const;
+  struct Rarity {
+    bool rare = false;
+    Value period;  // N of a modulo guard, when it resolves
+  };
+  Rarity RareCondition(ts::Node condition, int scope, int depth) const;
+  Rarity Periodic(ts::Node modulo, int scope) const;
+  bool OffDevice(ts::Node condition, int scope) const;
   void EvaluateGuards();
   void EvaluateSkipGuard(Guard& guard);
   // The `X % N` side of a comparison `X % N <op> K` whose other side resolves to an integer; null if not.
@@ -77,9 +86,14 @@ class Builder {
   // `i == 0` (either side) with `i` a loop target: true once per pass over the loop, not every step.
   bool CountsOnce(ts::Node comparison, int scope) const;
   bool UnderSkipGuard(const Site& site, TextRange within) const;
+  void FindHooks();
   void ClassifyLoops();
   void PropagatePerStep();
-  int StepLoopOf(const Site& site) const;
+  struct StepOf {
+    int loop = -1;  // -1 in a hook
+    Cadence cadence = Cadence::kNone;
+  };
+  StepOf StepLoopOf(const Site& site) const;
   std::vector<int> LocalCallees(const Site& site) const;
 
   Model& m_;
@@ -92,8 +106,6 @@ class Builder {
   int pending_loop_ = -1;   // for_statement whose body block comes next
   int pending_guard_ = -1;  // if/elif whose consequence block comes next
   std::vector<uint32_t> add_argument_calls_;
-  // Call sites that reach functions of this file, with those functions (few per file).
-  std::vector<std::pair<uint32_t, std::vector<int>>> local_calls_;
   std::vector<int> skip_guards_;  // guards of the `if i % N != 0: continue` shape
   std::unordered_map<std::string_view, int> import_index_;
 };

@@ -6,13 +6,25 @@
 namespace tl::semantic {
 
 void Builder::FindCudaEvidence() {
+  for (const Site& site : m_.sites_) {
+    if (site.kind == SiteKind::kCall && site.name == "set_default_device") m_.sets_default_device_ = true;
+  }
   if (!m_.cuda_evidence_.IsNull()) return;
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
     if (site.Receiver().IsNull()) {
+      // DistributedDataParallel(model, device_ids=[local_rank]): one GPU per process.
+      if (site.name == "DistributedDataParallel" || site.name == "DDP") {
+        if (const auto ids = m_.FindArgument(site, "device_ids", -1);
+            ids && KindOf(Unparen(ids->value)) == K::kList && Unparen(ids->value).NamedChildCount() > 0) {
+          m_.cuda_evidence_ = site.node;
+          return;
+        }
+      }
       // Accelerate's `Accelerator()` places the model on the GPU by default, as do `GradScaler()` and a
       // Lightning `Trainer(accelerator="gpu")`. Only these names pay for the canonical name.
-      if (site.name == "Accelerator" || site.name == "GradScaler" || site.name == "Trainer") {
+      if (site.name == "Accelerator" || site.name == "GradScaler" || site.name == "Trainer" || site.name == "Fabric" ||
+          site.name == "LightningCLI") {
         if (IsDeviceCall(site)) {
           m_.cuda_evidence_ = site.node;
           return;
@@ -24,6 +36,10 @@ void Builder::FindCudaEvidence() {
       m_.cuda_evidence_ = site.node;
       return;
     }
+    if (site.name == "to" && MovesToGpuIndex(site)) {  // model.to(local_rank)
+      m_.cuda_evidence_ = site.node;
+      return;
+    }
     // torch.cuda.anything(...), torch.cuda.amp.GradScaler(...), torch.accelerator.is_available() (PyTorch
     // >= 2.6): only calls whose receiver is spelled `...cuda`, `...amp` or `...accelerator` pay for the
     // canonical name.
@@ -32,7 +48,10 @@ void Builder::FindCudaEvidence() {
     const std::string_view last = rk == K::kAttribute    ? m_.Text(Field(receiver, F::kAttribute))
                                   : rk == K::kIdentifier ? m_.Text(receiver)
                                                          : "";
-    if (last != "cuda" && last != "accelerator" && last != "amp" && last != "pl" && last != "L") continue;
+    if (last != "cuda" && last != "accelerator" && last != "amp" && last != "pl" && last != "L" && last != "fabric" &&
+        last != "lightning") {
+      continue;
+    }
     const std::string canonical = m_.CanonicalName(receiver);
     if (canonical == "torch.cuda" || canonical == "torch.accelerator" || IsDeviceCall(site)) {
       m_.cuda_evidence_ = site.node;
@@ -41,19 +60,33 @@ void Builder::FindCudaEvidence() {
   }
 }
 
+bool Builder::MovesToGpuIndex(const Site& site) const {
+  // `.to(rank)`, `.to(local_rank)`, `.to(gpu_id)`: an integer device is a CUDA device index.
+  const auto arg = m_.FindArgument(site, "device", 0);
+  if (!arg) return false;
+  ts::Node value = Unparen(arg->value);
+  const K k = KindOf(value);
+  if (k != K::kIdentifier && k != K::kAttribute) return false;
+  const std::string_view last = LastSegment(m_.Text(value));
+  return last == "rank" || last == "local_rank" || last == "gpu" || last == "gpu_id" || last == "device_id" ||
+         last == "gpu_rank";
+}
+
 bool Builder::IsDeviceCall(const Site& site) const {
   const std::string canonical = m_.CanonicalName(site.callee);
   if (canonical == "accelerate.Accelerator") return true;
   if (canonical == "torch.cuda.amp.GradScaler") return true;
-  if (canonical.ends_with(".Trainer") &&
-      (canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning."))) {
-    if (auto arg = m_.FindArgument(site, "accelerator", -1)) {
-      const Value value = m_.Resolve(arg->value, site.scope);
-      return value.kind == ValueKind::kString &&
-             (value.string_value == "gpu" || value.string_value == "cuda" || value.string_value == "auto");
-    }
-  }
-  return false;
+  const bool lightning = canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning.");
+  if (!lightning) return false;
+  // Lightning's Trainer, Fabric and LightningCLI take `accelerator="auto"` by default: the GPU when
+  // there is one. Only an explicit CPU (or TPU, IPU...) accelerator keeps the script off CUDA.
+  if (canonical.ends_with(".LightningCLI")) return true;
+  if (!canonical.ends_with(".Trainer") && !canonical.ends_with(".Fabric")) return false;
+  const auto arg = m_.FindArgument(site, "accelerator", -1);
+  if (!arg) return !m_.HasStarArgs(site) && m_.KwargsLookupIn(site, "accelerator").presence == KeyPresence::kAbsent;
+  const Value value = m_.Resolve(arg->value, site.scope);
+  return value.kind == ValueKind::kString &&
+         (value.string_value == "gpu" || value.string_value == "cuda" || value.string_value == "auto");
 }
 
 }  // namespace tl::semantic

@@ -3,52 +3,94 @@
 #include "linter/semantic/builder.h"
 
 #include <algorithm>
+#include <array>
 
 namespace tl::semantic {
 
+// Whether a condition is true on few iterations of its loop: `X % N == 0` (also `not X % N`) with N
+// a constant above 1 or unknown (see TL101's docs), `i == K` with `i` a loop target and K anything but
+// another loop target (`batch_idx == 0`, `step == last_idx`), a name bound once to such a condition
+// (`last_batch = batch_idx == last_idx`), `A and B` when either side is rare, `A or B` when both are.
+Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth) const {
+  Rarity out;
+  if (depth > kMaxDepth) return out;
+  ts::Node node = Unparen(condition);
+  switch (KindOf(node)) {
+    case K::kNot: {
+      ts::Node arg = Unparen(Field(node, F::kArgument));
+      if (KindOf(arg) == K::kBinary && m_.Text(Field(arg, F::kOperator)) == "%") return Periodic(arg, scope);
+      return out;
+    }
+    case K::kBoolean: {
+      const Rarity left = RareCondition(Field(node, F::kLeft), scope, depth + 1);
+      const Rarity right = RareCondition(Field(node, F::kRight), scope, depth + 1);
+      if (m_.Text(Field(node, F::kOperator)) == "and") return left.rare ? left : right;
+      // `or`: both sides must be rare (`if i % 100 == 0 or loss_is_bad:` can run on any step).
+      if (left.rare && right.rare) return left.period.known() ? left : right;
+      return out;
+    }
+    case K::kComparison: {
+      if (ts::Node modulo = ModuloCompared(node, "==", scope); !modulo.IsNull()) return Periodic(modulo, scope);
+      out.rare = CountsOnce(node, scope);
+      return out;
+    }
+    case K::kIdentifier: {
+      const Model::Binding* binding = m_.SingleBinding(m_.Text(node), scope);
+      if (binding == nullptr || binding->kind != Model::BindingKind::kAssign || binding->position != -1) return out;
+      const K value = KindOf(Unparen(binding->value));
+      if (value != K::kComparison && value != K::kBoolean && value != K::kNot) return out;
+      return RareCondition(binding->value, binding->scope, depth + 1);
+    }
+    default: return out;
+  }
+}
+
+Builder::Rarity Builder::Periodic(ts::Node modulo, int scope) const {
+  Rarity out;
+  out.period = m_.Resolve(Field(modulo, F::kRight), scope);
+  const auto n = out.period.AsInt();
+  // N == 1 (or 0/negative, which Python would reject at run time) runs every step; unknown N is
+  // taken as periodic: a modulo guard is written to throttle, and reporting it would be noise.
+  out.rare = !n.has_value() || *n > 1;
+  return out;
+}
+
+// `device.type == "cpu"`, `args.device == "mps"`, `elif device.type == "npu":`, `if not
+// torch.cuda.is_available():`: the branch runs only off CUDA.
+bool Builder::OffDevice(ts::Node condition, int scope) const {
+  ts::Node node = Unparen(condition);
+  if (KindOf(node) == K::kNot) {
+    ts::Node arg = Unparen(Field(node, F::kArgument));
+    if (KindOf(arg) != K::kCall) return false;
+    return m_.CanonicalName(Field(arg, F::kFunction)) == "torch.cuda.is_available";
+  }
+  if (KindOf(node) != K::kComparison || node.NamedChildCount() != 2 || node.ChildCount() != 3 ||
+      m_.Text(node.Child(1)) != "==") {
+    return false;
+  }
+  static constexpr std::array<std::string_view, 7> kOtherDevices = {"cpu", "mps", "npu", "xla", "xpu", "hpu", "tpu"};
+  for (uint32_t i = 0; i < 2; ++i) {
+    const auto device = StringContent(Unparen(node.NamedChild(i)), m_.source_);
+    const std::string_view other = m_.Text(Unparen(node.NamedChild(1 - i)));
+    if (device && OneOf(*device, kOtherDevices) &&
+        (other.ends_with(".type") || ContainsIgnoreCase(LastSegment(other), "device"))) {
+      return true;
+    }
+  }
+  (void)scope;
+  return false;
+}
+
 void Builder::EvaluateGuards() {
   for (Guard& guard : m_.guards_) {
-    // Find `X % N == 0` in the condition, through `not`, `and` and parentheses. `or` is not looked
-    // through: `if i % 100 == 0 or loss_is_bad:` can run on any step.
-    std::vector<ts::Node> work{guard.condition};
-    ts::Node modulo;
-    bool once = false;
-    while (!work.empty() && modulo.IsNull()) {
-      ts::Node node = Unparen(work.back());
-      work.pop_back();
-      switch (KindOf(node)) {
-        case K::kNot: {
-          ts::Node arg = Unparen(Field(node, F::kArgument));
-          if (KindOf(arg) == K::kBinary && m_.Text(Field(arg, F::kOperator)) == "%") modulo = arg;
-          break;
-        }
-        case K::kBoolean:
-          if (m_.Text(Field(node, F::kOperator)) == "and") {
-            work.push_back(Field(node, F::kLeft));
-            work.push_back(Field(node, F::kRight));
-          }
-          break;
-        case K::kComparison:
-          modulo = ModuloCompared(node, "==", guard.scope);
-          once = once || (modulo.IsNull() && CountsOnce(node, guard.scope));
-          break;
-        default: break;
-      }
-    }
-    if (modulo.IsNull() && once) {
-      // `if i == 0:` runs on one iteration of the loop: as rare as any periodic guard.
+    guard.off_device = OffDevice(guard.condition, guard.scope);
+    const Rarity rarity = RareCondition(guard.condition, guard.scope, 0);
+    guard.period = rarity.period;  // also when N == 1 makes the guard run every step
+    if (rarity.rare) {
       guard.periodic = true;
       continue;
     }
-    if (modulo.IsNull()) {
-      EvaluateSkipGuard(guard);
-      continue;
-    }
-    guard.period = m_.Resolve(Field(modulo, F::kRight), guard.scope);
-    const auto n = guard.period.AsInt();
-    // N == 1 (or 0/negative, which Python would reject at run time) runs every step; unknown N is
-    // taken as periodic: a modulo guard is written to throttle, and reporting it would be noise.
-    guard.periodic = !n.has_value() || *n > 1;
+    EvaluateSkipGuard(guard);
   }
 }
 
@@ -83,11 +125,19 @@ bool Builder::CountsOnce(ts::Node comparison, int scope) const {
   if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3 || m_.Text(comparison.Child(1)) != "==") {
     return false;
   }
-  for (uint32_t i = 0; i < 2; ++i) {
-    ts::Node side = Unparen(comparison.NamedChild(i));
-    if (KindOf(side) != K::kIdentifier || !m_.Resolve(comparison.NamedChild(1 - i), scope).AsInt()) continue;
+  auto loop_target = [&](ts::Node side) {
+    side = Unparen(side);
+    if (KindOf(side) != K::kIdentifier) return false;
     const Model::Binding* binding = m_.SingleBinding(m_.Text(side), scope);
-    if (binding != nullptr && binding->kind == Model::BindingKind::kLoopTarget) return true;
+    return binding != nullptr && binding->kind == Model::BindingKind::kLoopTarget;
+  };
+  for (uint32_t i = 0; i < 2; ++i) {
+    ts::Node other = Unparen(comparison.NamedChild(1 - i));
+    if (!loop_target(comparison.NamedChild(i)) || loop_target(other)) continue;
+    // The other side is a constant or a value the loop does not step through (`last_idx`,
+    // `len(loader) - 1`); a string or a call's result per iteration would not be.
+    const K k = KindOf(other);
+    if (m_.Resolve(other, scope).AsInt() || k == K::kIdentifier || k == K::kAttribute || k == K::kBinary) return true;
   }
   return false;
 }

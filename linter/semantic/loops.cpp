@@ -50,7 +50,7 @@ void Builder::ClassifyLoops() {
       function_evidence[static_cast<size_t>(site.scope)] |= bits & ~kNextBatch;
     }
   }
-  for (const auto& [index, callees] : local_calls_) {
+  for (const auto& [index, callees] : m_.local_calls_) {
     const Site& site = m_.sites_[index];
     for (int callee : callees) {
       calls_anywhere[static_cast<size_t>(site.scope)].push_back(callee);
@@ -83,9 +83,10 @@ void Builder::ClassifyLoops() {
     }
   }
 
-  // 2. Loops that iterate a DataLoader (or take batches with next()) are step loops unless an
-  //    enclosing loop already is: the batch loop wins over anything nested in it (gradient
-  //    accumulation over micro-batches is per-element).
+  // 2. The loop that calls `optimizer.step()` itself is the step loop when no loop nested in it does:
+  //    a gradient-accumulation loop over micro-batches inside it (even one that takes the batches from
+  //    the loader) runs on every step, it is not a step loop of its own. Then loops that iterate a
+  //    DataLoader (or take batches with next()) are step loops unless an enclosing loop already is.
   auto inside_step = [&](size_t i) {
     for (int p = loops[i].parent; p >= 0; p = loops[static_cast<size_t>(p)].parent) {
       if (loops[static_cast<size_t>(p)].role == LoopRole::kStep) return true;
@@ -93,8 +94,20 @@ void Builder::ClassifyLoops() {
     return false;
   };
   constexpr uint32_t kStrong = kIteratesLoader | kNextBatch;
+  std::vector<char> step_below(n, 0);  // some loop nested in it calls optimizer.step() itself
+  for (size_t i = n; i-- > 0;) {
+    const int parent = loops[i].parent;
+    if (parent >= 0 && ((loops[i].evidence & kOptimizerStep) != 0 || step_below[i])) {
+      step_below[static_cast<size_t>(parent)] = 1;
+    }
+  }
   for (size_t i = 0; i < n; ++i) {  // preorder: parents come before children
-    if ((loops[i].evidence & kStrong) != 0 && !inside_step(i)) loops[i].role = LoopRole::kStep;
+    if ((loops[i].evidence & kOptimizerStep) != 0 && !step_below[i] && !inside_step(i)) {
+      loops[i].role = LoopRole::kStep;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if ((loops[i].evidence & kStrong) != 0 && !inside_step(i) && !step_below[i]) loops[i].role = LoopRole::kStep;
   }
   // 3. Loops with only training calls are step loops when no loop nested in them has evidence
   //    (else they are epoch loops around it) and they are not already inside a step loop.
@@ -157,9 +170,59 @@ void Builder::ClassifyLoops() {
       }
     }
   }
+
+  // 5. What one iteration of each step loop is: a training step when it (or a loop nested in it, or a
+  //    function it calls) runs the backward pass or the optimizer, an evaluation batch when it only
+  //    takes batches, a generated token when it only calls the model.
+  constexpr uint32_t kTraining = kBackward | kOptimizerStep | kTrainingHelper;
+  std::vector<uint32_t> evidence_within(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    evidence_within[i] |= loops[i].evidence;
+    if (loops[i].parent >= 0) evidence_within[static_cast<size_t>(loops[i].parent)] |= evidence_within[i];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (loops[i].role != LoopRole::kStep) continue;
+    loops[i].cadence = (evidence_within[i] & kTraining) != 0 ? Cadence::kTrainingStep
+                       : (evidence_within[i] & kStrong) != 0 ? Cadence::kEvaluationBatch
+                                                             : Cadence::kGenerationStep;
+  }
 }
 
-int Builder::StepLoopOf(const Site& site) const {
+void Builder::FindHooks() {
+  // Classes built on a LightningModule or on a Hugging Face Trainer: the framework runs their step
+  // methods once per batch, and the file has no loop to show it.
+  for (size_t c = 0; c < m_.scopes_.size(); ++c) {
+    const Scope& cls = m_.scopes_[c];
+    if (cls.kind != ScopeKind::kClass) continue;
+    ts::Node bases = Field(cls.node, F::kSuperclasses);
+    if (bases.IsNull()) continue;
+    bool lightning = false;
+    bool hf_trainer = false;
+    for (uint32_t i = 0; i < bases.NamedChildCount(); ++i) {
+      const std::string canonical = m_.CanonicalName(bases.NamedChild(i));
+      lightning = lightning || ((canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning.")) &&
+                                canonical.ends_with("LightningModule"));
+      hf_trainer = hf_trainer || (canonical.starts_with("transformers.") && canonical.ends_with("Trainer"));
+    }
+    if (!lightning && !hf_trainer) continue;
+    for (size_t f = c + 1; f < m_.scopes_.size(); ++f) {
+      Scope& method = m_.scopes_[f];
+      if (method.parent != static_cast<int>(c) || method.kind != ScopeKind::kFunction) continue;
+      const std::string_view name = method.name;
+      if (lightning) {
+        if (name == "training_step") method.hook = Cadence::kTrainingStep;
+        if (name == "validation_step" || name == "test_step" || name == "predict_step") {
+          method.hook = Cadence::kEvaluationBatch;
+        }
+      } else {
+        if (name == "training_step" || name == "compute_loss") method.hook = Cadence::kTrainingStep;
+        if (name == "prediction_step") method.hook = Cadence::kEvaluationBatch;
+      }
+    }
+  }
+}
+
+Builder::StepOf Builder::StepLoopOf(const Site& site) const {
   // Inside a step loop of its own function, with no periodic guard between the site and that loop.
   int step = -1;
   for (int l = site.loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
@@ -172,46 +235,58 @@ int Builder::StepLoopOf(const Site& site) const {
     const TextRange loop_range = m_.loops_[static_cast<size_t>(step)].node.Range();
     for (int g = site.guard; g >= 0; g = m_.guards_[static_cast<size_t>(g)].parent) {
       const Guard& guard = m_.guards_[static_cast<size_t>(g)];
-      if (guard.periodic && loop_range.Contains(guard.block.Range())) return -1;
+      if (guard.periodic && loop_range.Contains(guard.block.Range())) return {};
     }
-    if (UnderSkipGuard(site, loop_range)) return -1;
-    return step;
+    if (UnderSkipGuard(site, loop_range)) return {};
+    return {step, m_.loops_[static_cast<size_t>(step)].cadence};
   }
   // Otherwise in a function that runs every step, outside any periodic guard or epoch loop in it.
   const Scope& scope = m_.scopes_[static_cast<size_t>(site.scope)];
-  if (!scope.runs_per_step) return -1;
+  if (!scope.runs_per_step) return {};
   for (int g = site.guard; g >= 0; g = m_.guards_[static_cast<size_t>(g)].parent) {
-    if (m_.guards_[static_cast<size_t>(g)].periodic) return -1;
+    if (m_.guards_[static_cast<size_t>(g)].periodic) return {};
   }
   for (int l = site.loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
-    if (m_.loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return -1;
+    if (m_.loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return {};
   }
-  if (UnderSkipGuard(site, scope.node.Range())) return -1;
-  return scope.step_loop;
+  if (UnderSkipGuard(site, scope.node.Range())) return {};
+  return {scope.step_loop, scope.cadence};
 }
 
 void Builder::PropagatePerStep() {
-  // The call sites that reach the file's own functions are few; iterate them to a fixed point.
+  // The call sites that reach the file's own functions are few; iterate them to a fixed point. Hooks
+  // run every step by themselves.
   for (Scope& scope : m_.scopes_) {
-    scope.runs_per_step = false;
+    scope.runs_per_step = scope.hook != Cadence::kNone;
     scope.step_loop = -1;
+    scope.cadence = scope.hook;
   }
   for (bool changed = true; changed;) {
     changed = false;
-    for (const auto& [index, callees] : local_calls_) {
-      const int step = StepLoopOf(m_.sites_[index]);
-      if (step < 0) continue;
+    for (const auto& [index, callees] : m_.local_calls_) {
+      const StepOf step = StepLoopOf(m_.sites_[index]);
+      if (step.loop < 0 && step.cadence == Cadence::kNone) continue;
       for (int callee : callees) {
         Scope& scope = m_.scopes_[static_cast<size_t>(callee)];
-        if (!scope.runs_per_step) {
+        // A training step outranks an evaluation batch when a helper runs under both.
+        if (!scope.runs_per_step || (step.cadence == Cadence::kTrainingStep && scope.cadence != step.cadence)) {
           scope.runs_per_step = true;
-          scope.step_loop = step;
+          scope.step_loop = step.loop;
+          scope.cadence = step.cadence;
           changed = true;
         }
       }
     }
   }
-  for (Site& site : m_.sites_) site.step_loop = StepLoopOf(site);
+  for (Site& site : m_.sites_) {
+    const StepOf step = StepLoopOf(site);
+    site.step_loop = step.loop;
+    site.cadence = step.cadence;
+    if (step.loop >= 0 && step.cadence == Cadence::kNone) site.cadence = Cadence::kTrainingStep;
+    for (int g = site.guard; g >= 0 && !site.off_device; g = m_.guards_[static_cast<size_t>(g)].parent) {
+      site.off_device = m_.guards_[static_cast<size_t>(g)].off_device;
+    }
+  }
 }
 
 std::vector<int> Model::StepLoops() const {

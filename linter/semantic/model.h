@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "linter/core/source_file.h"
+#include "linter/semantic/project.h"
 #include "linter/ts/ts.h"
 
 namespace tl::semantic {
@@ -42,6 +43,18 @@ struct Value {
 
 // What the model can say about an expression's type, as far as syncs go.
 enum class TensorKind : uint8_t { kUnknown, kTensor, kNotTensor };
+// Where a tensor lives. kHost: made on the host and never moved (`torch.randint(0, 10, (1,))` without
+// `device=`, `torch.from_numpy(a)`, `torch.tensor([1, 2])`); reading it back is not a device sync.
+// kDevice: a model output, a loss, a parameter, a tensor moved with `.to(device)`/`.cuda()`, a factory
+// with a CUDA `device=`. kUnknown: the scope's device decides.
+enum class Placement : uint8_t { kUnknown, kHost, kDevice };
+
+// How often code runs, as far as the step goes: on every training step (the step loop, a function it
+// calls, a micro-batch loop inside it, a Lightning `training_step`), on every evaluation batch (a loop
+// over a loader that does no backward pass, `validation_step`), on every generated token (a decoding
+// loop that calls the model), or none of these.
+enum class Cadence : uint8_t { kNone, kTrainingStep, kEvaluationBatch, kGenerationStep };
+std::string_view ToString(Cadence cadence);  // "every training step", "every evaluation batch", ...
 
 // Module, function (or lambda) and class bodies. Index 0 is the module.
 enum class ScopeKind : uint8_t { kModule, kFunction, kClass };
@@ -53,7 +66,12 @@ struct Scope {
   // Functions only: true when some step loop runs this function on every step, directly or through
   // other functions of the file (calls under a periodic guard do not count).
   bool runs_per_step = false;
-  int step_loop = -1;  // one step loop that reaches it, when runs_per_step
+  int step_loop = -1;                // one step loop that reaches it, when runs_per_step (-1 for a per-step hook)
+  Cadence cadence = Cadence::kNone;  // when runs_per_step
+  // A framework hook the framework calls once per step or batch with no loop in the file: Lightning's
+  // `training_step`/`validation_step`/`test_step`/`predict_step` on a LightningModule, a Hugging Face
+  // Trainer subclass's `training_step`/`compute_loss`/`prediction_step`.
+  Cadence hook = Cadence::kNone;
 };
 
 enum class LoopKind : uint8_t { kFor, kWhile };
@@ -79,9 +97,11 @@ struct Loop {
   int parent = -1;        // nearest enclosing loop in the same scope
   int epoch_loop = -1;    // step loops: the nearest enclosing epoch loop in the same scope
   uint32_t evidence = 0;  // StepEvidence bits
-  ts::Node target;        // for: the `left` pattern (`step, batch`); null for while
-  ts::Node iterable;      // for: the `right` expression; while: the condition
-  ts::Node body;          // block
+  // Step loops: what one iteration is (a training step, an evaluation batch, a generated token).
+  Cadence cadence = Cadence::kNone;
+  ts::Node target;    // for: the `left` pattern (`step, batch`); null for while
+  ts::Node iterable;  // for: the `right` expression; while: the condition
+  ts::Node body;      // block
 };
 
 // The phase a statement of a step loop's body belongs to (what template F labels).
@@ -97,7 +117,8 @@ struct Guard {
   // True when the branch runs once every N > 1 iterations: `i % N == 0` (also `not i % N`, and
   // under `and`) with N a constant above 1, or N unknown (see TL101's docs for why).
   bool periodic = false;
-  Value period;  // N as resolved (unknown when it could not be)
+  Value period;             // N as resolved (unknown when it could not be)
+  bool off_device = false;  // the branch runs only when the device is not CUDA (see Site::off_device)
   // `if i % N != 0: continue`: the rest of the enclosing block runs once every N iterations; this
   // is that range (empty for ordinary guards).
   TextRange rest;
@@ -118,12 +139,24 @@ struct Site {
   // step); -1 when it does not run every step.
   int step_loop = -1;
   SiteKind kind = SiteKind::kCall;
+  Cadence cadence = Cadence::kNone;  // how often it runs (kNone: not every step)
+  // Under a branch that only runs off the GPU (`if device.type == "cpu":`, `elif device.type == "npu":`,
+  // `if not torch.cuda.is_available():`): whatever it does, it is not a CUDA sync.
+  bool off_device = false;
 
-  bool per_step() const { return step_loop >= 0; }
+  bool per_step() const { return cadence != Cadence::kNone; }
   // Calls: `x` in `x.item()` (null for plain names), and the argument_list. Computed on demand to
   // keep the site table small: files have hundreds of thousands of calls.
   ts::Node Receiver() const;
   ts::Node Arguments() const;
+};
+
+// A host-device sync at a site: what kind (a scalar read, a copy to the host, an explicit sync) and
+// the sentence that says so, without its cadence ("`.item()` synchronizes with the GPU").
+enum class SyncKind : uint8_t { kScalar, kCopy, kExplicit };
+struct SyncOp {
+  SyncKind kind = SyncKind::kScalar;
+  std::string message;
 };
 
 // An argument of a call as the callee sees it.
@@ -185,12 +218,37 @@ class Model {
   // argparse default. Unknown otherwise.
   Value Resolve(ts::Node expr, int scope) const;
   TensorKind TensorKindOf(ts::Node expr, int scope) const;
+  Placement PlacementOf(ts::Node expr, int scope) const;
+  // A tensor not known to live on the host.
+  bool IsDeviceTensor(ts::Node expr, int scope) const;
+  // A condition whose truth Python reads from a device tensor (`if loss > 10:`, `while not done:`).
+  bool IsTensorCondition(ts::Node condition, int scope) const;
+  // The host-device sync at a site, whatever its cadence; nullopt when it does not sync.
+  std::optional<SyncOp> SyncAt(const Site& site) const;
   // Is the expression a DataLoader, or an iterator / wrapper (enumerate, zip, tqdm, iter) of one?
   bool IsDataLoaderLike(ts::Node expr, int scope) const;
 
-  // Whether the script can run on CUDA, and the first piece of evidence for it.
-  bool UsesCuda() const { return !cuda_evidence_.IsNull(); }
+  // Whether the script can run on CUDA, and the first piece of evidence for it: in the file itself, or
+  // (with a project attached) in a file of its import component (InheritedCuda says where).
+  bool UsesCuda() const { return !cuda_evidence_.IsNull() || !inherited_cuda_.empty(); }
   ts::Node CudaEvidence() const { return cuda_evidence_; }
+  const std::string& InheritedCuda() const { return inherited_cuda_; }
+
+  // The project: the summary other files read of this one, and the index this file's checks read.
+  FileSummary Summarize(const SourceFile& file) const;
+  // Attaches the project index (which must outlive the model) with this file's module name.
+  void AttachProject(const ProjectIndex* project, const std::string& module);
+  // A call whose callee is a function or method of another file of the project that syncs on every
+  // call (with a tensor argument, when what it syncs comes from its parameters).
+  struct RemoteSync {
+    std::string path;
+    uint32_t line = 0;
+    uint32_t column = 0;
+    std::string function;  // "misc.all_reduce_mean", "MetricLogger.update"
+    std::string message;
+    SyncKind kind = SyncKind::kScalar;
+  };
+  std::optional<RemoteSync> CrossFileSync(const Site& call) const;
 
   // Step loops in document order (indices into Loops()).
   std::vector<int> StepLoops() const;
@@ -234,6 +292,7 @@ class Model {
   const Binding* SingleBinding(std::string_view name, int scope) const;
   Value ResolveDepth(ts::Node expr, int scope, int depth) const;
   TensorKind TensorKindDepth(ts::Node expr, int scope, int depth) const;
+  Placement PlacementDepth(ts::Node expr, int scope, int depth) const;
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
   bool IsOptimizerLike(ts::Node expr, int scope) const;
@@ -254,6 +313,21 @@ class Model {
   std::vector<std::pair<std::string_view, int>> functions_;  // (name, scope), sorted by name
   std::vector<std::string_view> open_dicts_;                 // dict names mutated after creation
   ts::Node cuda_evidence_;
+  bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
+  // Call sites that reach functions of this file, with those functions (few per file).
+  std::vector<std::pair<uint32_t, std::vector<int>>> local_calls_;
+  const ProjectIndex* project_ = nullptr;
+  const FileSummary* self_summary_ = nullptr;
+  std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
+
+  struct Callee {
+    enum Kind : uint8_t { kFunction, kMethod } kind = kFunction;
+    std::string dotted;       // the function, or the class of the method
+    std::string_view method;  // kMethod
+  };
+  std::vector<Callee> ProjectCallees(const Site& call) const;
+  bool RunsOnEachCall(const Site& site) const;
+  bool FromParameters(ts::Node expr, int scope, int depth) const;
 };
 
 }  // namespace tl::semantic

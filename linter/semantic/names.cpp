@@ -76,21 +76,25 @@ void Builder::RecordImport(ts::Node node, K kind) {
     return;
   }
   ts::Node module = Field(node, F::kModuleName);
-  if (KindOf(module) != K::kDottedName) return;  // relative imports name modules of this project
-  const std::string_view module_name = m_.Text(module);
+  // Relative imports (`from .misc import f`, `from . import utils`) name modules of this project; they
+  // keep their dots, which no torch name starts with, for the project index to resolve.
+  const bool relative = !module.IsNull() && module.Type() == "relative_import";
+  if (KindOf(module) != K::kDottedName && !relative) return;
+  std::string module_name(m_.Text(module));
+  if (relative && module_name.ends_with('.')) module_name.pop_back();  // `from . import x` -> "." + "." + "x"
   for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
     ts::Node child = node.NamedChild(i);
     if (child == module) continue;
     const K k = KindOf(child);
     if (k == K::kWildcardImport) {
-      m_.star_imports_.emplace_back(module_name);
+      if (!relative) m_.star_imports_.emplace_back(module_name);
     } else if (k == K::kDottedName) {
-      add(m_.Text(child), std::string(module_name) + "." + std::string(m_.Text(child)));
+      add(m_.Text(child), module_name + "." + std::string(m_.Text(child)));
     } else if (k == K::kAliasedImport) {
       ts::Node name = Field(child, F::kName);
       ts::Node alias = Field(child, F::kAlias);
       if (!name.IsNull() && !alias.IsNull()) {
-        add(m_.Text(alias), std::string(module_name) + "." + std::string(m_.Text(name)));
+        add(m_.Text(alias), module_name + "." + std::string(m_.Text(name)));
       }
     }
   }

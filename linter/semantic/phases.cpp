@@ -5,6 +5,16 @@
 
 namespace tl::semantic {
 
+std::string_view ToString(Cadence cadence) {
+  switch (cadence) {
+    case Cadence::kTrainingStep: return "every training step";
+    case Cadence::kEvaluationBatch: return "every evaluation batch";
+    case Cadence::kGenerationStep: return "every generated token";
+    case Cadence::kNone: break;
+  }
+  return "";
+}
+
 std::string_view ToString(Phase phase) {
   switch (phase) {
     case Phase::kData: return "data";

@@ -3,6 +3,7 @@
 #include "linter/semantic/builder.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <string>
 
@@ -75,8 +76,15 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
   if (k != K::kIdentifier && k != K::kAttribute) return false;
   const std::string_view text = Text(expr);
   const std::string_view last = LastSegment(text);
-  // Names are the fallback for parameters (`def train(model, loader, optimizer)`).
-  if (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net")) {
+  // Names are the fallback for parameters (`def train(model, loader, optimizer)`), not for functions
+  // of a module (`misc.save_model(...)`, `utils.unwrap_model(model)`) or verbs that build, save or
+  // unwrap one.
+  static constexpr std::array<std::string_view, 10> kVerbs = {"save_", "load_",   "build_", "create_", "get_",
+                                                              "make_", "unwrap_", "init_",  "print_",  "log_"};
+  const bool verb = std::any_of(kVerbs.begin(), kVerbs.end(), [&](std::string_view v) { return last.starts_with(v); });
+  const bool module_function = k == K::kAttribute && FindImport(text.substr(0, text.find('.'))) != nullptr;
+  if (!verb && !module_function &&
+      (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net"))) {
     return true;
   }
   const std::span<const Binding> all = BindingsOf(text);
@@ -222,6 +230,8 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
         for (std::string_view prefix : kNotTensorModules) {
           if (canonical.starts_with(prefix)) return TensorKind::kNotTensor;
         }
+        // torch.load returns whatever was saved (a checkpoint dict of step counters, configs, tensors).
+        if (canonical == "torch.load" || canonical.starts_with("torch.hub.")) return TensorKind::kUnknown;
         if (canonical.starts_with("torch.nn.") && !canonical.starts_with("torch.nn.functional.")) {
           return TensorKind::kUnknown;  // a module constructor
         }
@@ -281,6 +291,72 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
     if (kind != TensorKind::kNotTensor) all_python = false;
   }
   return any && all_python ? TensorKind::kNotTensor : TensorKind::kUnknown;
+}
+
+Placement Model::PlacementOf(ts::Node expr, int scope) const { return PlacementDepth(expr, scope, 0); }
+
+Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
+  if (depth > 12) return Placement::kUnknown;
+  expr = Unparen(expr);
+  switch (KindOf(expr)) {
+    case K::kCall: {
+      ts::Node callee = Unparen(Field(expr, F::kFunction));
+      if (KindOf(callee) == K::kAttribute) {
+        const std::string_view method = Text(Field(callee, F::kAttribute));
+        if (method == "cuda") return Placement::kDevice;
+        if (method == "cpu") return Placement::kHost;
+        if (method == "to") {
+          const Site* site = SiteOf(expr);
+          if (site == nullptr) return Placement::kUnknown;
+          const auto device = FindArgument(*site, "device", 0);
+          if (!device) return Placement::kUnknown;  // .to(dtype) keeps the placement, .to(other) follows it
+          const Value value = Resolve(device->value, scope);
+          if (value.kind == ValueKind::kString) {
+            return value.string_value == "cpu" ? Placement::kHost : Placement::kDevice;
+          }
+          return Placement::kUnknown;
+        }
+      }
+      const std::string canonical = CanonicalName(callee);
+      if (!canonical.starts_with("torch.")) {
+        // A tensor method keeps the tensor where it is: `x.float()`, `x.sum()`.
+        if (KindOf(callee) == K::kAttribute) return PlacementDepth(Field(callee, F::kObject), scope, depth + 1);
+        return Placement::kUnknown;
+      }
+      static constexpr std::array<std::string_view, 19> kFactories = {
+          "torch.randint",  "torch.randn",     "torch.rand",  "torch.zeros",      "torch.ones",
+          "torch.empty",    "torch.arange",    "torch.full",  "torch.tensor",     "torch.as_tensor",
+          "torch.linspace", "torch.randperm",  "torch.eye",   "torch.from_numpy", "torch.normal",
+          "torch.logspace", "torch.bernoulli", "torch.stack", "torch.cat"};
+      if (!OneOf(canonical, kFactories)) return Placement::kUnknown;
+      const Site* site = SiteOf(expr);
+      if (site == nullptr) return Placement::kUnknown;
+      if (canonical == "torch.stack" || canonical == "torch.cat" || canonical == "torch.bernoulli" ||
+          canonical == "torch.normal") {
+        return Placement::kUnknown;  // they follow their inputs
+      }
+      if (const auto device = FindArgument(*site, "device", -1)) {
+        const Value value = Resolve(device->value, scope);
+        if (value.kind == ValueKind::kString) {
+          return value.string_value == "cpu" ? Placement::kHost : Placement::kDevice;
+        }
+        return Placement::kUnknown;
+      }
+      // No `device=`: the default device, the host unless the file changes it.
+      if (sets_default_device_ || KwargsLookupIn(*site, "device").presence != KeyPresence::kAbsent) {
+        return Placement::kUnknown;
+      }
+      return Placement::kHost;
+    }
+    case K::kSubscript: return PlacementDepth(Field(expr, F::kValue), scope, depth + 1);
+    case K::kIdentifier: {
+      const Binding* binding = SingleBinding(Text(expr), scope);
+      if (binding == nullptr || binding->position != -1 || binding->value == expr) return Placement::kUnknown;
+      if (binding->kind != BindingKind::kAssign) return Placement::kUnknown;
+      return PlacementDepth(binding->value, binding->scope, depth + 1);
+    }
+    default: return Placement::kUnknown;
+  }
 }
 
 }  // namespace tl::semantic

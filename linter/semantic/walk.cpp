@@ -74,7 +74,11 @@ void Builder::RecordParameters(ts::Node parameters) {
       value = Field(p, F::kValue);
     } else if (k == K::kTypedParameter) {
       name = p.NamedChildCount() > 0 ? p.NamedChild(0) : ts::Node();
+    } else if (p.Type() == "list_splat_pattern" || p.Type() == "dictionary_splat_pattern") {
+      name = p.NamedChildCount() > 0 ? p.NamedChild(0) : ts::Node();  // *args, **kwargs
     }
+    // `*args: int` and `**kwargs: Any` are typed parameters around a splat pattern.
+    if (KindOf(name) != K::kIdentifier && !name.IsNull() && name.NamedChildCount() > 0) name = name.NamedChild(0);
     if (KindOf(name) == K::kIdentifier) {
       m_.bindings_.push_back({m_.Text(name), scope_, Model::BindingKind::kParameter, value, name, -1, -1});
     }
@@ -117,10 +121,17 @@ void Builder::NoteString(ts::Node node) {
   if (!m_.cuda_evidence_.IsNull()) return;
   // Only short literals can be a device string; this keeps the test cheap on long docstrings.
   const uint32_t size = node.EndByte() - node.StartByte();
-  if (size > 16 || size < 6 || m_.Text(node).find("cuda") == std::string_view::npos) return;
-  const auto content = StringContent(node, m_.source_);
-  if (!content) return;
-  if (*content == "cuda" || (content->starts_with("cuda:") && content->size() > 5)) {
+  if (size > 24 || size < 6 || m_.Text(node).find("cuda") == std::string_view::npos) return;
+  if (const auto content = StringContent(node, m_.source_)) {
+    if (*content == "cuda" || (content->starts_with("cuda:") && content->size() > 5)) m_.cuda_evidence_ = node;
+    return;
+  }
+  // `f"cuda:{rank}"`: an f-string that starts with the device prefix.
+  const std::string_view text = m_.Text(node);
+  const size_t quote = text.find_first_of("\"'");
+  if (quote != std::string_view::npos && quote > 0 &&
+      (text.substr(0, quote).find_first_of("fF") != std::string_view::npos) &&
+      text.substr(quote + 1).starts_with("cuda:{")) {
     m_.cuda_evidence_ = node;
   }
 }
@@ -294,11 +305,12 @@ void Builder::Run() {
   NameCalls();
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
     std::vector<int> callees = LocalCallees(m_.sites_[i]);
-    if (!callees.empty()) local_calls_.emplace_back(i, std::move(callees));
+    if (!callees.empty()) m_.local_calls_.emplace_back(i, std::move(callees));
   }
   ReadArgparse();
   FindCudaEvidence();
   EvaluateGuards();
+  FindHooks();
   ClassifyLoops();
   PropagatePerStep();
 }

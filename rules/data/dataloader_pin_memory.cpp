@@ -8,11 +8,15 @@ namespace tl {
 namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
-Checks for `torch.utils.data.DataLoader` calls without `pin_memory=True` in scripts that run on CUDA
-(`.cuda()`, a `"cuda"` device string, `torch.device("cuda")`, `torch.cuda.*` calls, or a `--cuda` /
-`--gpu` flag). The keyword, the eighth positional argument and `**kwargs` dict literals are followed;
-a value torchlint cannot resolve is not reported. Scripts that never use a GPU are not reported:
-pinning only helps copies to a device.
+Checks for `torch.utils.data.DataLoader` calls without `pin_memory=True` in scripts that run on CUDA,
+as TL101's docs define it (a `.cuda()` call, a `"cuda"` or `f"cuda:{rank}"` device string, `torch.cuda`
+and `torch.accelerator` calls, a `--cuda`/`--gpu`/`--device cuda` option, Accelerate, Lightning's
+Trainer and Fabric on their default accelerator). The name is matched through imports and PyTorch's
+re-exports (`from torch.utils.data.dataloader import DataLoader`). The keyword, the eighth positional
+argument and `**kwargs` dict literals are followed; a value torchlint cannot resolve is not reported.
+With the project index, a loader built in a file with no device of its own (`data.py`) is reported
+when a file of its import component (the `train.py` that imports it) runs on CUDA. Scripts and
+projects that never use a GPU are not reported: pinning only helps copies to a device.
 
 ## Why is this bad?
 A batch in pageable host memory is first copied by the driver into a pinned staging buffer and only

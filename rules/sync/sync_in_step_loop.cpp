@@ -28,9 +28,23 @@ Checks for operations that make the host wait for the GPU and that run on every 
 f-string formatting of a tensor, `torch.cuda.synchronize()` (and `.synchronize()` on streams and
 events), and branching on a tensor (`if loss > 10:`, `while not done:` with a tensor `done`).
 
-"Every step" means inside the training step loop (the loop over a `DataLoader`, or the loop that
-calls `loss.backward()` / `optimizer.step()` / the model), including the functions of the same file
-that the step loop calls, transitively. It does not include:
+"Every step" means what the semantic model takes to run once per batch:
+- the training step loop: the loop over a `DataLoader` (also through `enumerate`, `zip`, `tqdm`, `iter`
+  and `next()` in a `while True:`), or the loop that calls `optimizer.step()` itself, so a
+  gradient-accumulation loop over micro-batches inside it runs on every step too;
+- evaluation loops over a loader (reported as "every evaluation batch") and decoding loops that call
+  the model once per generated token ("every generated token");
+- framework hooks that run once per batch with no loop in the file: Lightning's `training_step`,
+  `validation_step`, `test_step` and `predict_step` on a `LightningModule`, and `training_step`,
+  `compute_loss` and `prediction_step` on a Hugging Face `Trainer` subclass;
+- the functions and methods those loops call (`self._run_batch(x, y)`, transitively). A helper in
+  another file of the project that syncs on every call (a `MetricLogger.update(**kwargs)` that calls
+  `.item()` on each tensor, an `all_reduce_mean` that returns `.item()`, an inherited method of a
+  base class in another module) is reported at the call in the step loop, with the helper's sync as
+  the related location. When what the helper syncs comes from its parameters, the call is reported
+  only when it passes a tensor (`update(loss=loss.item())` passes a float).
+
+It does not include:
 - the epoch loop around the step loop (once per epoch is cheap);
 - statements under `if step % N == 0:` (or after `if step % N != 0: continue`, the gradient
   accumulation shape) when N is a constant above 1. When N cannot be resolved
@@ -38,16 +52,26 @@ that the step loop calls, transitively. It does not include:
   and the sync is **not** reported: a modulo guard is written to throttle, and torchlint prefers
   missing a rare per-step sync to flagging deliberate logging. When N resolves to 1 (say an argparse
   default `--log-interval 1`), the guarded code runs every step and is reported;
-- statements under `if i == 0:` (either side, any integer) where `i` is a loop target: they run on
-  one iteration of the loop, not on every step;
-- values that are plainly not tensors: `.shape`, `len()`, Python numbers, results of `.item()`
-  itself, `dict.items()`.
+- statements under `if i == 0:` or `if i == last_idx:` (either side) where `i` is a loop target, under
+  a name bound to such a condition (`last_batch = batch_idx == last_idx`), under `A and B` when either
+  side is rare and under `A or B` when both are (`if i == 0 or (i + 1) % 50 == 0:`);
+- branches that only run off CUDA: `if device.type == "cpu":`, `elif device.type == "npu":`,
+  `if not torch.cuda.is_available():`;
+- values that are plainly not tensors (`.shape`, `len()`, Python numbers, results of `.item()`
+  itself, `dict.items()`, NumPy values) and tensors made on the host and never moved: a factory
+  without `device=` (`torch.randint(0, 10, (1,))`), `torch.tensor([...])`, `torch.from_numpy(a)`,
+  `.cpu()` results. A value whose placement is unknown follows the script's device.
 
 Scripts that never use a GPU are not checked: without a device there is no device sync. A script uses
-one when it has a `.cuda()` call, a `"cuda"` device string, a `torch.cuda` or `torch.accelerator` call
-(PyTorch 2.6's `current_accelerator()` / `is_available()`), a `--cuda` or `--gpu` flag, Hugging Face
-Accelerate's `Accelerator()`, `torch.cuda.amp.GradScaler()`, or a Lightning `Trainer(accelerator="gpu")`
-(`"cuda"` and `"auto"` too). The device is decided per file, not yet per scope.
+one when it has a `.cuda()` call or `.to(local_rank)`, a `"cuda"` device string (also
+`f"cuda:{rank}"`), a `torch.cuda` or `torch.accelerator` call (PyTorch 2.6's `current_accelerator()` /
+`is_available()`), a `--cuda`, `--gpu` or `--accel` flag or a device option whose default or
+choices name `cuda` or `gpu`, `DistributedDataParallel(..., device_ids=[...])`, Hugging Face
+Accelerate's `Accelerator()`, `torch.cuda.amp.GradScaler()`, or a Lightning `Trainer`, `Fabric` or
+`LightningCLI` whose accelerator is not set to something else (their default is `"auto"`). With the
+project index (the default; `--no-project` turns it off), a file without such evidence of its own
+runs on CUDA when a file it imports, or that imports it, does: `engine.py` gets its device from the
+`main.py` that calls it.
 
 ## Why is this bad?
 CUDA kernels run asynchronously: Python queues work and moves on while the GPU computes. Reading a
@@ -110,115 +134,42 @@ class SyncInStepLoop final : public Rule {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
     for (const semantic::Site& site : model.Sites()) {
-      if (!site.per_step()) continue;
-      switch (site.kind) {
-        case semantic::SiteKind::kCall: CheckCall(model, site, out); break;
-        case semantic::SiteKind::kInterpolation: {
-          ts::Node expr = site.node.Field("expression");
-          if (!expr.IsNull() && model.TensorKindOf(expr, site.scope) == semantic::TensorKind::kTensor) {
-            Report(site.node, "Formatting a tensor in an f-string synchronizes with the GPU on every step",
-                   SyncKind::kScalar, out);
-          }
-          break;
-        }
-        case semantic::SiteKind::kCondition:
-          if (IsTensorCondition(model, site.node, site.scope)) {
-            Report(site.node, "Branching on a tensor synchronizes with the GPU on every step", SyncKind::kScalar, out);
-          }
-          break;
+      if (!site.per_step() || site.off_device) continue;
+      if (const auto sync = model.SyncAt(site)) {
+        Report(site, sync->message, KindOf(sync->kind), {}, out);
+        continue;
+      }
+      // A helper of another file of the project that syncs on every call: reported here, at the call
+      // the step loop makes, with the helper's sync as the related location.
+      if (const auto remote = model.CrossFileSync(site)) {
+        RelatedLocation related;
+        related.path = remote->path;
+        related.line = remote->line;
+        related.column = remote->column;
+        related.message = fmt::format("`{}` syncs here: {}", remote->function, remote->message);
+        Report(site, fmt::format("`{}()` synchronizes with the GPU", remote->function), KindOf(remote->kind),
+               std::move(related), out);
       }
     }
   }
 
  private:
-  void Report(ts::Node node, std::string message, SyncKind kind, std::vector<Diagnostic>& out) const {
-    Diagnostic diagnostic = MakeDiagnostic(node.Range(), std::move(message));
+  static SyncKind KindOf(semantic::SyncKind kind) {
+    switch (kind) {
+      case semantic::SyncKind::kCopy: return SyncKind::kCopy;
+      case semantic::SyncKind::kExplicit: return SyncKind::kExplicit;
+      case semantic::SyncKind::kScalar: break;
+    }
+    return SyncKind::kScalar;
+  }
+
+  // The message ends with how often the line runs: "on every training step", "on every evaluation batch".
+  void Report(const semantic::Site& site, std::string_view what, SyncKind kind, std::optional<RelatedLocation> related,
+              std::vector<Diagnostic>& out) const {
+    Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), fmt::format("{} on {}", what, ToString(site.cadence)));
     diagnostic.payload = SyncFinding{kind};
+    if (related) diagnostic.related.push_back(std::move(*related));
     out.push_back(std::move(diagnostic));
-  }
-
-  // A sync method on a receiver that already went through a sync (`x.cpu().numpy()`) is one sync,
-  // reported once, at the first.
-  static bool AfterSync(const semantic::Model& model, ts::Node receiver) {
-    static constexpr std::array<std::string_view, 4> kSync = {"cpu", "numpy", "item", "tolist"};
-    for (int depth = 0; depth < 16 && !receiver.IsNull(); ++depth) {
-      if (receiver.Is("call")) {
-        ts::Node callee = receiver.Field("function");
-        if (callee.Is("attribute")) {
-          const std::string_view method = model.Text(callee.Field("attribute"));
-          if (std::find(kSync.begin(), kSync.end(), method) != kSync.end()) return true;
-          receiver = callee.Field("object");
-          continue;
-        }
-        return false;
-      }
-      if (receiver.Is("attribute")) {
-        receiver = receiver.Field("object");
-        continue;
-      }
-      return false;
-    }
-    return false;
-  }
-
-  static bool IsTensorCondition(const semantic::Model& model, ts::Node condition, int scope) {
-    // Python evaluates the truth of each operand of `not`, `and`, `or`.
-    std::vector<ts::Node> work{condition};
-    for (size_t guard = 0; !work.empty() && guard < 64; ++guard) {
-      ts::Node node = work.back();
-      work.pop_back();
-      if (node.Is("parenthesized_expression") && node.NamedChildCount() == 1) {
-        work.push_back(node.NamedChild(0));
-      } else if (node.Is("not_operator")) {
-        work.push_back(node.Field("argument"));
-      } else if (node.Is("boolean_operator")) {
-        work.push_back(node.Field("left"));
-        work.push_back(node.Field("right"));
-      } else if (model.TensorKindOf(node, scope) == semantic::TensorKind::kTensor) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  void CheckCall(const semantic::Model& model, const semantic::Site& call, std::vector<Diagnostic>& out) const {
-    const std::string_view name = call.name;
-    if (!call.Receiver().IsNull()) {
-      if (name == "item" || name == "tolist" || name == "cpu" || name == "numpy") {
-        if (model.TensorKindOf(call.Receiver(), call.scope) == semantic::TensorKind::kNotTensor) return;
-        if (AfterSync(model, call.Receiver())) return;
-        Report(call.node, fmt::format("`.{}()` synchronizes with the GPU on every step", name),
-               name == "item" ? SyncKind::kScalar : SyncKind::kCopy, out);
-        return;
-      }
-      if (name == "synchronize") {
-        Report(call.node,
-               model.IsCanonical(call, "torch.cuda.synchronize")
-                   ? std::string("`torch.cuda.synchronize()` blocks the host on every step")
-                   : std::string("`.synchronize()` blocks the host on every step"),
-               SyncKind::kExplicit, out);
-      }
-      return;
-    }
-    if (!call.callee.Is("identifier") || call.Arguments().IsNull()) return;
-    if (name == "float" || name == "int" || name == "bool") {
-      if (call.Arguments().NamedChildCount() == 0) return;
-      if (model.TensorKindOf(call.Arguments().NamedChild(0), call.scope) == semantic::TensorKind::kTensor) {
-        Report(call.node, fmt::format("`{}()` of a tensor synchronizes with the GPU on every step", name),
-               SyncKind::kScalar, out);
-      }
-      return;
-    }
-    if (name == "print") {
-      for (uint32_t i = 0; i < call.Arguments().NamedChildCount(); ++i) {
-        ts::Node arg = call.Arguments().NamedChild(i);
-        if (arg.Is("keyword_argument")) continue;
-        if (model.TensorKindOf(arg, call.scope) == semantic::TensorKind::kTensor) {
-          Report(call.node, "Printing a tensor synchronizes with the GPU on every step", SyncKind::kScalar, out);
-          return;
-        }
-      }
-    }
   }
 };
 

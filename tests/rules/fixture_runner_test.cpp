@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "linter/core/fix.h"
 #include "linter/core/source_file.h"
 #include "linter/engine/check.h"
+#include "linter/engine/driver.h"
 #include "tests/support/paths.h"
 
 namespace tl {
@@ -117,6 +119,27 @@ Fixture ParseFixture(const SourceFile& file) {
   return fixture;
 }
 
+// A folder named `*.project` under tests/rules/<CODE>/ is one project: its files are checked together
+// through the driver's project pass, each with its own inline expectations, and a finding that points
+// at another file must point at a line marked `# related: [CODE]`.
+bool InProject(const fs::path& path) {
+  for (fs::path p = path.parent_path(); !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+    if (p.extension() == ".project") return true;
+    if (p.filename() == "rules") break;
+  }
+  return false;
+}
+
+std::vector<fs::path> ProjectFixtures() {
+  std::vector<fs::path> out;
+  const fs::path root = test::SourceDir() / "tests" / "rules";
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_directory() && entry.path().extension() == ".project") out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<fs::path> FixtureFiles() {
   std::vector<fs::path> out;
   const fs::path root = test::SourceDir() / "tests" / "rules";
@@ -124,6 +147,7 @@ std::vector<fs::path> FixtureFiles() {
     const fs::path& path = entry.path();
     if (!entry.is_regular_file() || path.extension() != ".py") continue;
     if (path.stem().extension() == ".fixed") continue;
+    if (InProject(path)) continue;  // checked together, by "project fixtures"
     out.push_back(path);
   }
   std::sort(out.begin(), out.end());
@@ -203,6 +227,76 @@ TEST_CASE("rule fixtures") {
     if (!failures.empty()) ++failed;
   }
   std::string summary = fmt::format("{} fixtures, {} failed; expectations met:", files.size(), failed);
+  for (const auto& [code, count] : counts) summary += fmt::format(" {}={}", code, count);
+  MESSAGE(summary);
+}
+
+TEST_CASE("project fixtures") {
+  const std::vector<fs::path> projects = ProjectFixtures();
+  REQUIRE_MESSAGE(!projects.empty(), "no *.project fixtures under tests/rules");
+  std::map<std::string, int> counts;
+  size_t files_seen = 0;
+  for (const fs::path& project : projects) {
+    std::vector<FileTask> tasks;
+    std::map<std::string, Fixture> fixtures;  // by display path
+    std::map<std::string, std::string> texts;
+    for (const auto& entry : fs::recursive_directory_iterator(project)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
+      const std::string display = fs::relative(entry.path(), test::SourceDir()).generic_string();
+      SourceFile file(display, ReadFile(entry.path()));
+      Fixture fixture = ParseFixture(file);
+      for (const std::string& error : fixture.errors) FAIL_CHECK(std::string(display + ": " + error));
+      FileTask task;
+      task.display_path = display;
+      task.path = entry.path();
+      task.options = std::make_shared<CheckOptions>(fixture.options);
+      tasks.push_back(std::move(task));
+      texts[display] = std::string(file.text());
+      fixtures.emplace(display, std::move(fixture));
+    }
+    std::sort(tasks.begin(), tasks.end(), [](const FileTask& a, const FileTask& b) { return a.path < b.path; });
+    files_seen += tasks.size();
+    DriverOptions options;
+    options.project = true;
+    options.project_root = project;
+    RunChecks(std::move(tasks), options, [&](FileOutcome&& outcome) {
+      REQUIRE_MESSAGE(outcome.source.has_value(), outcome.display_path);
+      const SourceFile& file = *outcome.source;
+      auto& expected = fixtures.at(outcome.display_path).expected;
+      for (const Diagnostic& diagnostic : outcome.diagnostics) {
+        const LineColumn at = file.lines().Locate(diagnostic.range.begin);
+        auto range = expected.equal_range(at.line);
+        auto hit = std::find_if(range.first, range.second, [&](const auto& e) { return e.second == diagnostic.code; });
+        if (hit == range.second) {
+          FAIL_CHECK(fmt::format("{}:{}: unexpected {} {}", outcome.display_path, at.line, diagnostic.code,
+                                 diagnostic.message));
+          continue;
+        }
+        expected.erase(hit);
+        ++counts[diagnostic.code];
+        for (const RelatedLocation& related : diagnostic.related) {
+          if (related.path.empty()) continue;
+          auto text = texts.find(related.path);
+          std::string line_text;
+          if (text != texts.end()) {
+            std::istringstream lines(text->second);
+            for (uint32_t n = 0; n < related.line && std::getline(lines, line_text); ++n) {
+            }
+          }
+          CHECK_MESSAGE(line_text.find("# related: [" + diagnostic.code + "]") != std::string::npos,
+                        fmt::format("{}:{}: {} points at {}:{}, which is not marked `# related: [{}]`",
+                                    outcome.display_path, at.line, diagnostic.code, related.path, related.line,
+                                    diagnostic.code));
+        }
+      }
+    });
+    for (const auto& [display, fixture] : fixtures) {
+      for (const auto& [line, code] : fixture.expected) {
+        FAIL_CHECK(fmt::format("{}:{}: expected {} did not fire", display, line, code));
+      }
+    }
+  }
+  std::string summary = fmt::format("{} projects, {} files; expectations met:", projects.size(), files_seen);
   for (const auto& [code, count] : counts) summary += fmt::format(" {}={}", code, count);
   MESSAGE(summary);
 }

@@ -1,0 +1,217 @@
+#include "linter/semantic/project.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <numeric>
+
+namespace tl::semantic {
+namespace {
+
+constexpr int kMaxHops = 8;  // re-exports and base classes followed before the answer is "unknown"
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || (std::isdigit(static_cast<unsigned char>(s[0])) != 0)) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)); });
+}
+
+// Leading path segments two paths share ("a/b/c.py" and "a/b/d/e.py" share 2).
+size_t SharedDirs(std::string_view a, std::string_view b) {
+  size_t shared = 0;
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) {
+    if (a[i] == '/') ++shared;
+    ++i;
+  }
+  return shared;
+}
+
+}  // namespace
+
+std::string ModuleName(std::string_view relative_path, bool* is_package) {
+  std::string_view path = relative_path;
+  while (path.starts_with("./")) path.remove_prefix(2);
+  if (!path.ends_with(".py")) return {};
+  path.remove_suffix(3);
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t slash = path.find('/', start);
+    parts.push_back(path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  const bool package = !parts.empty() && parts.back() == "__init__";
+  if (package) parts.pop_back();
+  if (is_package != nullptr) *is_package = package;
+  std::string out;
+  for (std::string_view part : parts) {
+    if (!IsIdentifier(part)) return {};
+    if (!out.empty()) out += '.';
+    out += part;
+  }
+  return out;
+}
+
+void ProjectIndex::Add(FileSummary summary) {
+  if (summary.module.empty() || by_module_.count(summary.module) != 0) return;
+  by_module_.emplace(summary.module, files_.size());
+  files_.push_back(std::make_unique<FileSummary>(std::move(summary)));
+}
+
+const FileSummary* ProjectIndex::Find(std::string_view module) const {
+  auto it = by_module_.find(std::string(module));
+  return it == by_module_.end() ? nullptr : files_[it->second].get();
+}
+
+const FileSummary* ProjectIndex::ResolveModule(const FileSummary& from, std::string_view dotted) const {
+  if (dotted.starts_with('.')) {
+    // `from ..util import misc`: up from the importing file's package, one level per extra dot.
+    size_t level = 0;
+    while (level < dotted.size() && dotted[level] == '.') ++level;
+    std::string base = from.module;
+    if (!from.is_package) {
+      const size_t dot = base.rfind('.');
+      base = dot == std::string::npos ? std::string() : base.substr(0, dot);
+    }
+    for (size_t up = 1; up < level; ++up) {
+      if (base.empty()) return nullptr;
+      const size_t dot = base.rfind('.');
+      base = dot == std::string::npos ? std::string() : base.substr(0, dot);
+    }
+    const std::string_view rest = dotted.substr(level);
+    const std::string full = base.empty() ? std::string(rest) : rest.empty() ? base : base + "." + std::string(rest);
+    return Find(full);
+  }
+  if (const FileSummary* exact = Find(dotted)) return exact;
+  // A script run from its own folder imports its neighbours by their short name (`import utils`
+  // next to `projects/x/train.py`); the module whose name ends with it and that shares the most
+  // folders with the importer wins.
+  const FileSummary* best = nullptr;
+  size_t best_shared = 0;
+  const std::string suffix = "." + std::string(dotted);
+  for (const auto& file : files_) {
+    if (!std::string_view(file->module).ends_with(suffix)) continue;
+    const size_t shared = SharedDirs(file->path, from.path) + 1;
+    if (shared > best_shared) {
+      best = file.get();
+      best_shared = shared;
+    }
+  }
+  return best;
+}
+
+std::optional<ProjectIndex::Symbol> ProjectIndex::ResolveSymbol(const FileSummary& from, std::string_view dotted,
+                                                                int depth) const {
+  if (depth > kMaxHops || dotted.empty()) return std::nullopt;
+  // The longest prefix that is a module; what follows is a name inside it.
+  for (size_t end = dotted.size();;) {
+    const std::string_view prefix = dotted.substr(0, end);
+    if (const FileSummary* file = ResolveModule(from, prefix)) {
+      const std::string rest = end >= dotted.size() ? std::string()
+                               : dotted[end] == '.' ? std::string(dotted.substr(end + 1))
+                                                    : std::string(dotted.substr(end));
+      if (rest.empty()) return Symbol{file, rest};
+      // A name the module imports (a package's __init__ re-exporting `from .misc import f`).
+      const std::string head = rest.substr(0, rest.find('.'));
+      for (const ImportSummary& import : file->imports) {
+        if (import.local != head) continue;
+        const std::string tail = rest.size() > head.size() ? rest.substr(head.size()) : std::string();
+        if (auto found = ResolveSymbol(*file, import.canonical + tail, depth + 1)) return found;
+        return std::nullopt;
+      }
+      return Symbol{file, rest};
+    }
+    if (prefix.find_first_not_of('.') == std::string_view::npos) return std::nullopt;  // the package was tried
+    const size_t dot = prefix.rfind('.');
+    if (dot == std::string_view::npos) return std::nullopt;
+    // `..x`: after the dots comes a name in the package the dots name, which is tried next.
+    end = prefix.substr(0, dot).find_first_not_of('.') == std::string_view::npos ? dot + 1 : dot;
+  }
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::ResolveFunction(const FileSummary& from,
+                                                                    std::string_view dotted) const {
+  const auto symbol = ResolveSymbol(from, dotted, 0);
+  if (!symbol || symbol->rest.empty()) return std::nullopt;
+  for (const FunctionSummary& function : symbol->file->functions) {
+    if (function.qualname == symbol->rest) return Function{symbol->file, &function};
+  }
+  // `Class.method` spelled through the class: look through its bases too.
+  const size_t dot = symbol->rest.rfind('.');
+  if (dot != std::string::npos) {
+    return MethodIn(*symbol->file, symbol->rest.substr(0, dot), symbol->rest.substr(dot + 1), 0);
+  }
+  return std::nullopt;
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::MethodIn(const FileSummary& file, std::string_view cls,
+                                                             std::string_view method, int depth) const {
+  if (depth > kMaxHops) return std::nullopt;
+  const std::string qualname = std::string(cls) + "." + std::string(method);
+  for (const FunctionSummary& function : file.functions) {
+    if (function.qualname == qualname) return Function{&file, &function};
+  }
+  for (const ClassSummary& c : file.classes) {
+    if (c.name != cls) continue;
+    for (const std::string& base : c.bases) {
+      // A class of the same file, else one of another module of the project.
+      if (std::any_of(file.classes.begin(), file.classes.end(),
+                      [&](const ClassSummary& o) { return o.name == base; })) {
+        if (auto found = MethodIn(file, base, method, depth + 1)) return found;
+        continue;
+      }
+      if (auto symbol = ResolveSymbol(file, base, depth + 1); symbol && !symbol->rest.empty()) {
+        if (auto found = MethodIn(*symbol->file, symbol->rest, method, depth + 1)) return found;
+      }
+    }
+    break;
+  }
+  return std::nullopt;
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::ResolveMethod(const FileSummary& from,
+                                                                  std::string_view class_dotted,
+                                                                  std::string_view method) const {
+  const auto symbol = ResolveSymbol(from, class_dotted, 0);
+  if (!symbol || symbol->rest.empty()) return std::nullopt;
+  return MethodIn(*symbol->file, symbol->rest, method, 0);
+}
+
+void ProjectIndex::Finish() {
+  const size_t n = files_.size();
+  component_.resize(n);
+  std::iota(component_.begin(), component_.end(), size_t{0});
+  std::function<size_t(size_t)> root = [&](size_t i) {
+    while (component_[i] != i) {
+      component_[i] = component_[component_[i]];
+      i = component_[i];
+    }
+    return i;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    for (const ImportSummary& import : files_[i]->imports) {
+      const auto symbol = ResolveSymbol(*files_[i], import.canonical, 0);
+      if (!symbol || symbol->file == files_[i].get()) continue;
+      const size_t j = by_module_.at(symbol->file->module);
+      component_[root(i)] = root(j);
+    }
+  }
+  component_cuda_.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    component_[i] = root(i);
+    if (files_[i]->own_cuda && component_cuda_[component_[i]] < 0) component_cuda_[component_[i]] = static_cast<int>(i);
+  }
+}
+
+std::optional<std::string> ProjectIndex::InheritedCuda(const FileSummary& file) const {
+  if (file.own_cuda) return std::nullopt;
+  auto it = by_module_.find(file.module);
+  if (it == by_module_.end() || it->second >= component_.size()) return std::nullopt;
+  const int cuda = component_cuda_[component_[it->second]];
+  if (cuda < 0) return std::nullopt;
+  const FileSummary& with = *files_[static_cast<size_t>(cuda)];
+  return with.path + ":" + std::to_string(with.cuda_line);
+}
+
+}  // namespace tl::semantic

@@ -1,0 +1,107 @@
+// The project index: what each file of a project tells the others, as plain data (no trees), so that a
+// summary can be computed once per file, in parallel, kept while the file's content is the same, and
+// read by the checks of other files. A summary holds the file's imports, whether it runs on CUDA, its
+// classes and their bases, and the functions and methods that sync with the device on every call. The
+// index resolves relative and absolute imports between the files, puts files that import each other
+// in one component (a component with one CUDA file runs on CUDA), and finds the function a call names,
+// through re-exports and inherited methods. Rules never read it: they ask the model, which asks it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tl::semantic {
+
+enum class SyncKind : uint8_t;
+
+struct FunctionSummary {
+  std::string qualname;  // "all_reduce_mean", "MetricLogger.update"
+  uint32_t line = 0;     // the `def`
+  // The first host-device sync the function runs on every call (directly or through a function of its
+  // own file), when it has one.
+  bool syncs = false;
+  bool on_params = false;  // the synced value comes from the parameters: only tensor arguments sync
+  uint8_t sync_kind = 0;   // semantic::SyncKind
+  uint32_t sync_line = 0;
+  uint32_t sync_column = 0;
+  std::string sync_message;  // "`.item()` synchronizes with the GPU"
+};
+
+struct ClassSummary {
+  std::string name;
+  std::vector<std::string> bases;  // canonical through the file's imports ("util.misc.Base", "torch.nn.Module"), or
+                                   // the local name of a class of the file
+};
+
+struct ImportSummary {
+  std::string local;      // the name the file binds ("utils", "MetricLogger")
+  std::string canonical;  // "util.misc", "util.misc.MetricLogger", ".misc.MetricLogger" (relative)
+};
+
+struct FileSummary {
+  std::string path;         // as the check names the file
+  std::string module;       // dotted, relative to the project root ("util.misc"); set by the index
+  bool is_package = false;  // an __init__.py
+  uint64_t content_hash = 0;
+  bool own_cuda = false;  // the file itself shows CUDA use
+  uint32_t cuda_line = 0;
+  // What a project could change in this file's findings: it has device-gated candidates (a per-step
+  // site, a DataLoader) without CUDA evidence of its own, or per-step calls into other modules.
+  bool device_candidates = false;
+  bool project_calls = false;
+  std::vector<ImportSummary> imports;
+  std::vector<ClassSummary> classes;
+  std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names
+};
+
+// Module name of a file path relative to the project root: "util/misc.py" -> "util.misc",
+// "pkg/__init__.py" -> "pkg". Empty when the path is not a Python module name.
+std::string ModuleName(std::string_view relative_path, bool* is_package);
+
+class ProjectIndex {
+ public:
+  // Adds a file; `summary.module` must be set (ModuleName). A module seen twice keeps the first.
+  void Add(FileSummary summary);
+  // Resolves imports and components; call once, after the last Add and before any lookup.
+  void Finish();
+
+  size_t size() const { return files_.size(); }
+  const FileSummary* Find(std::string_view module) const;
+  // "path:line" of the CUDA evidence of the file's component, when the file has none of its own but a
+  // file it imports or that imports it (transitively) has.
+  std::optional<std::string> InheritedCuda(const FileSummary& file) const;
+
+  struct Function {
+    const FileSummary* file = nullptr;
+    const FunctionSummary* function = nullptr;
+  };
+  // The function a dotted name of `from` means: "util.misc.all_reduce_mean", ".misc.f", a re-export
+  // through a package's __init__. nullopt when the name is not a function of the project.
+  std::optional<Function> ResolveFunction(const FileSummary& from, std::string_view dotted) const;
+  // The method `method` of the class a dotted name of `from` means, looking through the bases of the
+  // class that are classes of the project.
+  std::optional<Function> ResolveMethod(const FileSummary& from, std::string_view class_dotted,
+                                        std::string_view method) const;
+
+ private:
+  struct Symbol {
+    const FileSummary* file = nullptr;
+    std::string rest;  // qualname inside the file ("f", "Class"), empty for the module itself
+  };
+  std::optional<Symbol> ResolveSymbol(const FileSummary& from, std::string_view dotted, int depth) const;
+  const FileSummary* ResolveModule(const FileSummary& from, std::string_view dotted) const;
+  std::optional<Function> MethodIn(const FileSummary& file, std::string_view cls, std::string_view method,
+                                   int depth) const;
+
+  std::vector<std::unique_ptr<FileSummary>> files_;
+  std::unordered_map<std::string, size_t> by_module_;
+  std::vector<size_t> component_;    // file -> representative
+  std::vector<int> component_cuda_;  // representative -> file with CUDA evidence, or -1
+};
+
+}  // namespace tl::semantic

@@ -1,0 +1,238 @@
+// What this file tells the rest of the project (Summarize), and what the project tells this file's
+// checks (AttachProject, CrossFileSync). See project.h.
+#include <functional>
+#include <string>
+
+#include "linter/semantic/builder.h"
+
+namespace tl::semantic {
+namespace {
+
+// Prefixes of names that are never functions of the checked project.
+bool ThirdParty(std::string_view canonical) {
+  static constexpr std::array<std::string_view, 14> kPrefixes = {
+      "torch",  "numpy", "math",         "os",   "sys",        "time",      "json",
+      "random", "tqdm",  "transformers", "timm", "accelerate", "lightning", "pytorch_lightning"};
+  const std::string_view head = canonical.substr(0, canonical.find('.'));
+  return OneOf(head, kPrefixes);
+}
+
+// The leftmost name of `a.b(c).d[0]`.
+ts::Node HeadName(ts::Node expr) {
+  for (int depth = 0; depth < 32; ++depth) {
+    expr = Unparen(expr);
+    switch (KindOf(expr)) {
+      case K::kIdentifier: return expr;
+      case K::kAttribute: expr = Field(expr, F::kObject); break;
+      case K::kSubscript: expr = Field(expr, F::kValue); break;
+      case K::kCall: expr = Field(expr, F::kFunction); break;
+      default: return ts::Node();
+    }
+  }
+  return ts::Node();
+}
+
+}  // namespace
+
+bool Model::RunsOnEachCall(const Site& site) const {
+  if (site.off_device) return false;
+  for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
+    if (guards_[static_cast<size_t>(g)].periodic) return false;
+  }
+  for (int l = site.loop; l >= 0; l = loops_[static_cast<size_t>(l)].parent) {
+    if (loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return false;
+  }
+  return true;
+}
+
+bool Model::FromParameters(ts::Node expr, int scope, int depth) const {
+  if (depth > 6) return false;
+  const ts::Node head = HeadName(expr);
+  if (head.IsNull()) return false;
+  for (const Binding& binding : BindingsOf(Text(head))) {
+    if (binding.scope != scope) continue;
+    if (binding.kind == BindingKind::kParameter) return true;
+    if ((binding.kind == BindingKind::kLoopTarget || binding.kind == BindingKind::kAssign) && binding.value != expr &&
+        FromParameters(binding.value, scope, depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+FileSummary Model::Summarize(const SourceFile& file) const {
+  FileSummary out;
+  out.path = file.path();
+  out.content_hash = std::hash<std::string_view>{}(source_);
+  out.own_cuda = !cuda_evidence_.IsNull();
+  if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
+  for (const Import& import : imports_) out.imports.push_back({std::string(import.local), import.canonical});
+
+  // The first sync each function runs on every call, then through the file's own calls.
+  struct PerCall {
+    int site = -1;
+    bool on_params = false;
+  };
+  std::vector<PerCall> per_call(scopes_.size());
+  for (size_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    const Scope& scope = scopes_[static_cast<size_t>(site.scope)];
+    if (site.per_step()) {
+      out.device_candidates = true;
+      if (!ProjectCallees(site).empty()) out.project_calls = true;
+    }
+    if (site.kind == SiteKind::kCall && site.name == "DataLoader") out.device_candidates = true;
+    if (scope.kind != ScopeKind::kFunction || per_call[static_cast<size_t>(site.scope)].site >= 0) continue;
+    if (!RunsOnEachCall(site)) continue;
+    const auto sync = SyncAt(site);
+    if (!sync) continue;
+    ts::Node synced = site.Receiver();
+    if (synced.IsNull())
+      synced = site.kind == SiteKind::kCall && !site.Arguments().IsNull() && site.Arguments().NamedChildCount() > 0
+                   ? site.Arguments().NamedChild(0)
+                   : site.node;
+    per_call[static_cast<size_t>(site.scope)] = {static_cast<int>(i), FromParameters(synced, site.scope, 0)};
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [index, callees] : local_calls_) {
+      const Site& site = sites_[index];
+      PerCall& caller = per_call[static_cast<size_t>(site.scope)];
+      if (caller.site >= 0 || scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction ||
+          !RunsOnEachCall(site)) {
+        continue;
+      }
+      for (int callee : callees) {
+        if (per_call[static_cast<size_t>(callee)].site >= 0) {
+          caller = per_call[static_cast<size_t>(callee)];
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  for (size_t s = 1; s < scopes_.size(); ++s) {
+    const Scope& scope = scopes_[s];
+    const Scope& parent = scopes_[static_cast<size_t>(scope.parent)];
+    if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
+      ClassSummary cls;
+      cls.name = std::string(scope.name);
+      ts::Node bases = Field(scope.node, F::kSuperclasses);
+      for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
+        ts::Node base = bases.NamedChild(i);
+        if (KindOf(base) == K::kKeywordArgument) continue;  // metaclass=...
+        std::string canonical = CanonicalName(base);
+        cls.bases.push_back(canonical.empty() ? std::string(Text(base)) : std::move(canonical));
+      }
+      out.classes.push_back(std::move(cls));
+      continue;
+    }
+    if (scope.kind != ScopeKind::kFunction || scope.name.empty()) continue;
+    FunctionSummary function;
+    if (scope.parent == 0) {
+      function.qualname = std::string(scope.name);
+    } else if (parent.kind == ScopeKind::kClass && parent.parent == 0) {
+      function.qualname = std::string(parent.name) + "." + std::string(scope.name);
+    } else {
+      continue;  // nested functions are not reachable from other files
+    }
+    function.line = file.lines().Locate(scope.node.StartByte()).line;
+    if (const PerCall& p = per_call[s]; p.site >= 0) {
+      const Site& site = sites_[static_cast<size_t>(p.site)];
+      const auto sync = SyncAt(site);
+      const LineColumn at = file.lines().Locate(site.node.StartByte());
+      function.syncs = sync.has_value();
+      function.on_params = p.on_params;
+      function.sync_kind = static_cast<uint8_t>(sync ? sync->kind : SyncKind::kScalar);
+      function.sync_line = at.line;
+      function.sync_column = at.column;
+      function.sync_message = sync ? sync->message : std::string();
+    }
+    out.functions.push_back(std::move(function));
+  }
+  return out;
+}
+
+void Model::AttachProject(const ProjectIndex* project, const std::string& module) {
+  project_ = project;
+  self_summary_ = project == nullptr ? nullptr : project->Find(module);
+  inherited_cuda_.clear();
+  if (self_summary_ != nullptr) {
+    if (auto cuda = project->InheritedCuda(*self_summary_)) inherited_cuda_ = std::move(*cuda);
+  }
+}
+
+std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
+  std::vector<Callee> out;
+  if (call.kind != SiteKind::kCall) return out;
+  // `utils.all_reduce_mean(x)`, `all_reduce_mean(x)` imported from a module of the project.
+  if (std::string canonical = CanonicalName(call.callee); !canonical.empty()) {
+    if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::move(canonical), {}});
+    return out;
+  }
+  if (KindOf(call.callee) != K::kAttribute) return out;
+  ts::Node object = Unparen(call.Receiver());
+  const K ok = KindOf(object);
+  // `metric_logger.update(...)` with `metric_logger = utils.MetricLogger()` (or `self.logger = ...`).
+  if (ok == K::kIdentifier || ok == K::kAttribute) {
+    const std::string_view text = Text(object);
+    if (text == "self" || text == "cls") {
+      // An inherited method of a base class from another module.
+      const int cls = scopes_[static_cast<size_t>(call.scope)].parent;
+      if (cls < 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass) return out;
+      for (const auto& [name, scope] : FunctionsNamed(call.name)) {
+        if (scopes_[static_cast<size_t>(scope)].parent == cls) return out;  // the class's own method
+      }
+      ts::Node bases = Field(scopes_[static_cast<size_t>(cls)].node, F::kSuperclasses);
+      for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
+        std::string canonical = CanonicalName(bases.NamedChild(i));
+        if (!canonical.empty() && !ThirdParty(canonical)) {
+          out.push_back({Callee::kMethod, std::move(canonical), call.name});
+        }
+      }
+      return out;
+    }
+    const Binding* binding = SingleBinding(text, call.scope);
+    if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
+        KindOf(Unparen(binding->value)) != K::kCall) {
+      return out;
+    }
+    std::string canonical = CanonicalName(Field(Unparen(binding->value), F::kFunction));
+    if (!canonical.empty() && !ThirdParty(canonical)) out.push_back({Callee::kMethod, std::move(canonical), call.name});
+  }
+  return out;
+}
+
+std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call) const {
+  if (project_ == nullptr || self_summary_ == nullptr || call.kind != SiteKind::kCall) return std::nullopt;
+  for (const Callee& callee : ProjectCallees(call)) {
+    const auto found = callee.kind == Callee::kFunction
+                           ? project_->ResolveFunction(*self_summary_, callee.dotted)
+                           : project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
+    if (!found || !found->function->syncs || found->file == self_summary_) continue;
+    if (found->function->on_params) {
+      // Only a tensor argument makes it sync: `update(loss=loss.item())` passes a float.
+      bool tensor = false;
+      const ts::Node args = call.Arguments();
+      for (uint32_t i = 0; !args.IsNull() && i < args.NamedChildCount() && !tensor; ++i) {
+        ts::Node arg = args.NamedChild(i);
+        if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+        const K k = KindOf(arg);
+        if (k == K::kListSplat || k == K::kDictionarySplat || k == K::kComment) continue;
+        tensor = IsDeviceTensor(arg, call.scope);
+      }
+      if (!tensor) continue;
+    }
+    RemoteSync out;
+    out.path = found->file->path;
+    out.line = found->function->sync_line;
+    out.column = found->function->sync_column;
+    out.function = found->function->qualname;
+    out.message = found->function->sync_message;
+    out.kind = static_cast<SyncKind>(found->function->sync_kind);
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tl::semantic

@@ -1,0 +1,114 @@
+// Host-device syncs: which sites make the host wait for the device (`.item()`, `.cpu()`, printing or
+// formatting a tensor, `float(t)`, branching on a tensor, `torch.cuda.synchronize()`), whatever their
+// cadence. TL101 asks it of the sites that run every step; the project index asks it of every function
+// to know which ones sync on each call.
+#include <fmt/core.h>
+
+#include <array>
+#include <string>
+
+#include "linter/semantic/builder.h"
+
+namespace tl::semantic {
+namespace {
+
+// `x.cpu().item()`: the first `.cpu()` already synchronised; what follows reads host memory.
+bool AfterSync(const Model& model, ts::Node receiver) {
+  static constexpr std::array<std::string_view, 4> kSync = {"cpu", "numpy", "item", "tolist"};
+  for (int depth = 0; depth < 16 && !receiver.IsNull(); ++depth) {
+    const K kind = KindOf(receiver);
+    if (kind == K::kCall) {
+      ts::Node callee = Field(receiver, F::kFunction);
+      if (KindOf(callee) != K::kAttribute) return false;
+      if (OneOf(model.Text(Field(callee, F::kAttribute)), kSync)) return true;
+      receiver = Field(callee, F::kObject);
+      continue;
+    }
+    if (kind == K::kAttribute) {
+      receiver = Field(receiver, F::kObject);
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Model::IsDeviceTensor(ts::Node expr, int scope) const {
+  return TensorKindOf(expr, scope) == TensorKind::kTensor && PlacementOf(expr, scope) != Placement::kHost;
+}
+
+bool Model::IsTensorCondition(ts::Node condition, int scope) const {
+  // Python evaluates the truth of each operand of `not`, `and`, `or`.
+  std::vector<ts::Node> work{condition};
+  for (size_t guard = 0; !work.empty() && guard < 64; ++guard) {
+    ts::Node node = Unparen(work.back());
+    work.pop_back();
+    const K kind = KindOf(node);
+    if (kind == K::kNot) {
+      work.push_back(Field(node, F::kArgument));
+    } else if (kind == K::kBoolean) {
+      work.push_back(Field(node, F::kLeft));
+      work.push_back(Field(node, F::kRight));
+    } else if (IsDeviceTensor(node, scope)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<SyncOp> Model::SyncAt(const Site& site) const {
+  switch (site.kind) {
+    case SiteKind::kInterpolation: {
+      ts::Node expr = Field(site.node, F::kExpression);
+      if (!expr.IsNull() && IsDeviceTensor(expr, site.scope)) {
+        return SyncOp{SyncKind::kScalar, "Formatting a tensor in an f-string synchronizes with the GPU"};
+      }
+      return std::nullopt;
+    }
+    case SiteKind::kCondition:
+      if (IsTensorCondition(site.node, site.scope)) {
+        return SyncOp{SyncKind::kScalar, "Branching on a tensor synchronizes with the GPU"};
+      }
+      return std::nullopt;
+    case SiteKind::kCall: break;
+  }
+  const std::string_view name = site.name;
+  const ts::Node receiver = site.Receiver();
+  if (!receiver.IsNull()) {
+    if (name == "item" || name == "tolist" || name == "cpu" || name == "numpy") {
+      if (TensorKindOf(receiver, site.scope) == TensorKind::kNotTensor) return std::nullopt;
+      if (PlacementOf(receiver, site.scope) == Placement::kHost) return std::nullopt;
+      if (AfterSync(*this, receiver)) return std::nullopt;
+      return SyncOp{name == "item" ? SyncKind::kScalar : SyncKind::kCopy,
+                    fmt::format("`.{}()` synchronizes with the GPU", name)};
+    }
+    if (name == "synchronize") {
+      return SyncOp{SyncKind::kExplicit, IsCanonical(site, "torch.cuda.synchronize")
+                                             ? "`torch.cuda.synchronize()` blocks the host"
+                                             : "`.synchronize()` blocks the host"};
+    }
+    return std::nullopt;
+  }
+  const ts::Node args = site.Arguments();
+  if (KindOf(site.callee) != K::kIdentifier || args.IsNull()) return std::nullopt;
+  if (name == "float" || name == "int" || name == "bool") {
+    if (args.NamedChildCount() == 0) return std::nullopt;
+    if (IsDeviceTensor(args.NamedChild(0), site.scope)) {
+      return SyncOp{SyncKind::kScalar, fmt::format("`{}()` of a tensor synchronizes with the GPU", name)};
+    }
+    return std::nullopt;
+  }
+  if (name == "print") {
+    for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
+      ts::Node arg = args.NamedChild(i);
+      if (KindOf(arg) == K::kKeywordArgument) continue;
+      if (IsDeviceTensor(arg, site.scope))
+        return SyncOp{SyncKind::kScalar, "Printing a tensor synchronizes with the GPU"};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tl::semantic
