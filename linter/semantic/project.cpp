@@ -56,6 +56,8 @@ std::string ModuleName(std::string_view relative_path, bool* is_package) {
 void ProjectIndex::Add(FileSummary summary) {
   if (summary.module.empty() || by_module_.count(summary.module) != 0) return;
   by_module_.emplace(summary.module, files_.size());
+  const size_t dot = summary.module.rfind('.');
+  by_last_[dot == std::string::npos ? summary.module : summary.module.substr(dot + 1)].push_back(files_.size());
   files_.push_back(std::make_unique<FileSummary>(std::move(summary)));
 }
 
@@ -90,7 +92,11 @@ const FileSummary* ProjectIndex::ResolveModule(const FileSummary& from, std::str
   const FileSummary* best = nullptr;
   size_t best_shared = 0;
   const std::string suffix = "." + std::string(dotted);
-  for (const auto& file : files_) {
+  const size_t dot = dotted.rfind('.');
+  auto candidates = by_last_.find(std::string(dot == std::string_view::npos ? dotted : dotted.substr(dot + 1)));
+  if (candidates == by_last_.end()) return nullptr;
+  for (size_t index : candidates->second) {
+    const auto& file = files_[index];
     if (!std::string_view(file->module).ends_with(suffix)) continue;
     const size_t shared = SharedDirs(file->path, from.path) + 1;
     if (shared > best_shared) {

@@ -100,8 +100,9 @@ class ProjectIndex {
 
   std::vector<std::unique_ptr<FileSummary>> files_;
   std::unordered_map<std::string, size_t> by_module_;
-  std::vector<size_t> component_;    // file -> representative
-  std::vector<int> component_cuda_;  // representative -> file with CUDA evidence, or -1
+  std::unordered_map<std::string, std::vector<size_t>> by_last_;  // last module segment -> files
+  std::vector<size_t> component_;                                 // file -> representative
+  std::vector<int> component_cuda_;                               // representative -> file with CUDA evidence, or -1
 };
 
 }  // namespace tl::semantic

@@ -1,5 +1,6 @@
 // What this file tells the rest of the project (Summarize), and what the project tells this file's
 // checks (AttachProject, CrossFileSync). See project.h.
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -74,6 +75,11 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     bool on_params = false;
   };
   std::vector<PerCall> per_call(scopes_.size());
+  // Across files only the explicit syncs are summarised (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`,
+  // `.synchronize()`): the implicit ones (printing, `float(t)`, branching) need a tensor type for
+  // every `if` and `print` of every function of a large tree, and a helper that prints a tensor is
+  // still reported in its own file when that file's loop calls it.
+  static constexpr std::array<std::string_view, 5> kExplicit = {"item", "tolist", "cpu", "numpy", "synchronize"};
   for (size_t i = 0; i < sites_.size(); ++i) {
     const Site& site = sites_[i];
     const Scope& scope = scopes_[static_cast<size_t>(site.scope)];
@@ -83,6 +89,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     }
     if (site.kind == SiteKind::kCall && site.name == "DataLoader") out.device_candidates = true;
     if (scope.kind != ScopeKind::kFunction || per_call[static_cast<size_t>(site.scope)].site >= 0) continue;
+    if (site.kind != SiteKind::kCall || !OneOf(site.name, kExplicit) || site.Receiver().IsNull()) continue;
     if (!RunsOnEachCall(site)) continue;
     const auto sync = SyncAt(site);
     if (!sync) continue;
