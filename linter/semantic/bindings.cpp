@@ -25,6 +25,23 @@ std::optional<bool> Value::Truthy() const {
   return std::nullopt;
 }
 
+std::optional<int64_t> IntArithmetic(std::string_view op, int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (op == "+") return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+  if (op == "-") return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+  if (op == "*") return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+  if (op == "//" && b > 0 && a >= 0) return a / b;
+  if (op == "**" && b >= 0) {
+    r = 1;
+    for (int64_t i = 0; i < b; ++i) {
+      if (__builtin_mul_overflow(r, a, &r)) return std::nullopt;
+      if (r == 0 || r == 1) break;  // 0 ** n and 1 ** n stay put; so does the loop's bound
+    }
+    return r;
+  }
+  return std::nullopt;
+}
+
 std::span<const Model::Binding> Model::BindingsOf(std::string_view name) const {
   auto [first, last] = std::equal_range(bindings_.begin(), bindings_.end(), name, NameLess{});
   return {first, last};
@@ -70,7 +87,7 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       if (auto v = ParseIntLiteral(Text(expr))) {
         out.kind = ValueKind::kInt;
         out.int_value = *v;
-        out.origin = expr;
+        out.origin = out.source = expr;
       }
       return out;
     case K::kFloat: {
@@ -81,24 +98,24 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       out.float_value = std::strtod(text.c_str(), &end);
       if (end != text.c_str() + text.size()) return Value{};
       out.kind = ValueKind::kFloat;
-      out.origin = expr;
+      out.origin = out.source = expr;
       return out;
     }
     case K::kTrue:
     case K::kFalse:
       out.kind = ValueKind::kBool;
       out.int_value = KindOf(expr) == K::kTrue ? 1 : 0;
-      out.origin = expr;
+      out.origin = out.source = expr;
       return out;
     case K::kNone:
       out.kind = ValueKind::kNone;
-      out.origin = expr;
+      out.origin = out.source = expr;
       return out;
     case K::kString:
       if (auto s = StringContent(expr, source_)) {
         out.kind = ValueKind::kString;
         out.string_value = *s;
-        out.origin = expr;
+        out.origin = out.source = expr;
       }
       return out;
     case K::kUnary: {
@@ -121,23 +138,10 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       const Value a = ResolveDepth(Field(expr, F::kLeft), scope, depth + 1);
       const Value b = ResolveDepth(Field(expr, F::kRight), scope, depth + 1);
       if (a.kind != ValueKind::kInt || b.kind != ValueKind::kInt) return out;
-      const std::string_view op = Text(Field(expr, F::kOperator));
-      int64_t r = 0;
-      bool ok = true;
-      if (op == "+") {
-        ok = !__builtin_add_overflow(a.int_value, b.int_value, &r);
-      } else if (op == "-") {
-        ok = !__builtin_sub_overflow(a.int_value, b.int_value, &r);
-      } else if (op == "*") {
-        ok = !__builtin_mul_overflow(a.int_value, b.int_value, &r);
-      } else if (op == "//" && b.int_value > 0 && a.int_value >= 0) {
-        r = a.int_value / b.int_value;
-      } else {
-        ok = false;
-      }
-      if (!ok) return out;
+      const auto r = IntArithmetic(Text(Field(expr, F::kOperator)), a.int_value, b.int_value);
+      if (!r) return out;
       out.kind = ValueKind::kInt;
-      out.int_value = r;
+      out.int_value = *r;
       return out;
     }
     case K::kConditional: {

@@ -2,6 +2,9 @@
 // model.h (and syntax.h), never this.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -15,11 +18,14 @@ namespace tl::semantic {
 using K = NodeKind;
 using F = FieldName;
 
-// Orders bindings and (name, scope) pairs by name, and compares them with a bare name in lookups.
+// Orders bindings, (name, scope) pairs, config writes (by field) and item writes (by dict) by name, and
+// compares them with a bare name in lookups.
 struct NameLess {
   static std::string_view Key(std::string_view name) { return name; }
   static std::string_view Key(const Model::Binding& binding) { return binding.name; }
   static std::string_view Key(const std::pair<std::string_view, int>& function) { return function.first; }
+  static std::string_view Key(const Model::ConfigWrite& write) { return write.field; }
+  static std::string_view Key(const Model::ItemWrite& write) { return write.object; }
   template <typename A, typename B>
   bool operator()(const A& a, const B& b) const {
     return Key(a) < Key(b);
@@ -30,6 +36,50 @@ constexpr int kMaxDepth = 24;  // bound on resolution chains (x = y; y = z ...) 
 
 // `torch.nn.modules.linear.Linear` -> `torch.nn.Linear`; anything else unchanged (names.cpp).
 void PublicName(std::string& dotted);
+
+// `a <op> b` on ints for + - * // and ** (bindings.cpp); nullopt on overflow, a negative exponent or an
+// operator it does not evaluate.
+std::optional<int64_t> IntArithmetic(std::string_view op, int64_t a, int64_t b);
+
+// ---------------------------------------------------------------------------------------------------
+// ValueFlow: the resolver behind Model::ResolveAll (configs.cpp), with the step budget of one query so
+// that fan-out through call sites and config fields stays bounded however the file is written.
+
+class ValueFlow {
+ public:
+  // An expression and the scope it is read in.
+  struct Place {
+    ts::Node expr;
+    int scope = 0;
+  };
+  static constexpr int kBudget = 4000;  // resolution steps for one query
+
+  explicit ValueFlow(const Model& model) : m_(model) {}
+  void Resolve(ts::Node expr, int scope, int depth, std::vector<Value>& out);
+  // The dict, tuple and list literals (and `dict(...)` calls) an expression can be.
+  std::vector<Place> Containers(ts::Node expr, int scope, int depth, bool& unknown);
+
+ private:
+  bool Spend(int depth);
+  void Identifier(ts::Node expr, int scope, int depth, std::vector<Value>& out);
+  void Attribute(ts::Node expr, int scope, int depth, std::vector<Value>& out);
+  void Subscript(ts::Node expr, int scope, int depth, std::vector<Value>& out);
+  void Binary(ts::Node expr, int scope, int depth, std::vector<Value>& out);
+  // Values written to `field` of the file's config objects, and the argparse default of that name.
+  bool FieldValues(std::string_view field, int depth, std::vector<Value>& out);
+  // The expressions a parameter receives at the file's call sites (its default where one omits it);
+  // `unknown` is set when some call cannot be read.
+  std::vector<Place> Arguments(const Model::Binding& parameter, int depth, bool& unknown);
+  // `self.name` in the class around `scope`: every value its methods (or the class body) assign.
+  std::vector<Place> Members(std::string_view name, int scope, bool& unknown) const;
+  void Select(const Place& container, const Value& key, std::vector<Place>& out, bool& unknown) const;
+  bool ConfigLike(ts::Node object, int scope, int depth);
+
+  const Model& m_;
+  int budget_ = kBudget;
+  std::vector<const Model::Binding*> active_;    // parameters being resolved, innermost last
+  std::vector<std::string_view> active_fields_;  // config fields being resolved
+};
 
 // ---------------------------------------------------------------------------------------------------
 // Builder: one iterative preorder walk that records scopes, loops, guards, sites, bindings and
@@ -68,6 +118,13 @@ class Builder {
   void NameCalls();
   void ReadArgparse();
   bool ChoicesNameCuda(const Site& site) const;
+  // configs.cpp: config classes, the variables that hold configs and dicts, and their live writes.
+  void CollectConfigs();
+  void FindConfigClasses();
+  void FindConfigRecords();
+  void MarkConfigArguments();
+  void CollectRecordWrites();
+  void CollectClassWrites();
   void FindCudaEvidence();
   // Accelerate's Accelerator(), torch.cuda.amp.GradScaler(), Lightning's Trainer(accelerator="gpu").
   bool IsDeviceCall(const Site& site) const;
@@ -108,6 +165,21 @@ class Builder {
   std::vector<uint32_t> add_argument_calls_;
   std::vector<int> skip_guards_;  // guards of the `if i % N != 0: continue` shape
   std::unordered_map<std::string_view, int> import_index_;
+  // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before
+  // the overwritten ones are dropped, with the positions of the calls that hand the record on.
+  struct RecordWrite {
+    Model::ConfigWrite write;
+    ts::Node statement;
+  };
+  struct ByField {
+    bool operator()(const RecordWrite& a, const RecordWrite& b) const { return a.write.field < b.write.field; }
+  };
+  std::unordered_map<std::string_view, int> class_by_name_;
+  std::vector<std::vector<RecordWrite>> record_writes_;                    // each sorted by field
+  std::unordered_map<std::string_view, std::vector<uint32_t>> handed_on_;  // record name -> call offsets
+  int AddRecord(std::string_view name, int scope);
+  bool Supplies(const Site& construction, const Model::ConfigClass& klass, size_t field) const;
+  bool Overwritten(const RecordWrite& earlier, const std::vector<RecordWrite>& writes, std::string_view name) const;
 };
 
 }  // namespace tl::semantic

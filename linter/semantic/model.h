@@ -6,8 +6,10 @@
 // per batch), epoch loops or per-element loops, which functions of the file run every step because a
 // step loop calls them (transitively), `if step % N == 0` guards with N resolved, constants (module
 // and function assignments, dict literals passed as `**kwargs`, argparse defaults read as
-// `args.name`), and whether the script can run on CUDA. Anything it cannot resolve stays unknown; it
-// never guesses a value. Nodes borrowed from the tree stay valid while the tree lives.
+// `args.name`), every value an expression can take through the file's config classes, config objects
+// and dicts and the arguments at its call sites (ResolveAll), and whether the script can run on CUDA.
+// Anything it cannot resolve stays unknown; it never guesses a value. Nodes borrowed from the tree
+// stay valid while the tree lives.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "linter/core/source_file.h"
@@ -25,7 +28,10 @@
 namespace tl::semantic {
 
 // A resolved constant. `origin` is the literal that produced it (null when computed, e.g. `4 * 192`),
-// so a fix can point at the definition rather than the use.
+// so a fix can point at the definition rather than the use. `source` is where the value is written, what
+// a user edits to change it: the origin for a literal, and for arithmetic on one written value and
+// literals of the expression itself (`out_channels // 2`) that written value's source; null when the
+// value comes from more than one written place (`patch_size**2 * in_chans`) or from the expression alone.
 enum class ValueKind : uint8_t { kUnknown, kInt, kFloat, kBool, kNone, kString };
 struct Value {
   ValueKind kind = ValueKind::kUnknown;
@@ -33,6 +39,7 @@ struct Value {
   double float_value = 0;         // kFloat
   std::string_view string_value;  // kString: the content between the quotes (no escapes decoded)
   ts::Node origin;
+  ts::Node source;
 
   bool known() const { return kind != ValueKind::kUnknown; }
   // The value as an integer when it is an int or a bool (True is 1, as Python says).
@@ -217,6 +224,20 @@ class Model {
   // names bound once (in the scope, then enclosing ones, then the module), `args.name` read from an
   // argparse default. Unknown otherwise.
   Value Resolve(ts::Node expr, int scope) const;
+  // Every constant an expression can take seen from `scope`, for rules that report a value where it is
+  // written rather than at each use (TL401). Where Resolve needs a single binding, this follows every
+  // write that can reach the expression (configs.cpp): the parameters of a function or `__init__` through
+  // the arguments at the file's call sites; fields of config objects (`config.vocab_size`, `cfg["x"]`)
+  // through the config classes' defaults, the constructors' keyword arguments, attribute and item writes
+  // and dicts splatted into a constructor; `self.x` through every write in its class; tables of literals
+  // (`configs[size]["out_channels"][1]`); both branches of `a if c else b`; `**` besides + - * //.
+  // A possibility it cannot resolve is returned as an unknown Value, so "50257, or something else" is
+  // both; equal values from the same source are returned once.
+  std::vector<Value> ResolveAll(ts::Node expr, int scope) const;
+  // The name a written literal is bound to: the field, dict key, keyword, parameter, variable or
+  // argparse option whose value it is (`vocab_size` for `config_args['vocab_size'] = 50257`, the tuple's
+  // name for one of its elements); empty when it has none.
+  std::string_view WrittenName(ts::Node literal) const;
   TensorKind TensorKindOf(ts::Node expr, int scope) const;
   Placement PlacementOf(ts::Node expr, int scope) const;
   // A tensor not known to live on the host.
@@ -283,8 +304,49 @@ class Model {
     bool conflicting = false;
   };
 
+  // Configs (configs.cpp). A class whose fields are configuration: a dataclass (or NamedTuple, pydantic
+  // model), a class named *Config/*Args/*Cfg/*Params/*HParams, or one with class-level annotated values.
+  struct ConfigField {
+    std::string_view name;
+    ts::Node value;  // null for `name: int`
+    bool annotated = false;
+  };
+  struct ConfigClass {
+    std::string_view name;
+    int scope = 0;  // the class body
+    bool config = false;
+    bool fields_are_arguments = false;  // dataclass / NamedTuple: the constructor takes the fields
+    bool has_init = false;
+    std::vector<ConfigField> fields;  // class-level assignments in order
+  };
+  // A variable of one scope that holds a config object or a dict: a config class's construction, an
+  // `argparse.Namespace`, a dict literal, or an object passed to a class of the file under a config name.
+  struct ConfigRecord {
+    std::string_view name;
+    int scope = 0;
+    bool config = false;  // its writes reach reads of config fields
+    bool closed = false;  // a dict built from literals only: a key it lacks is absent
+  };
+  // A value written to a field (or dict key) and not overwritten later in the same flow.
+  struct ConfigWrite {
+    std::string_view field;
+    ts::Node value;   // null: written with something the model cannot read
+    int scope = 0;    // where `value` is resolved
+    int record = -1;  // index into config_records_; -1 for a class's default
+    bool config = false;
+  };
+  // `d["key"] = value` (value null for `d["key"] += 1`).
+  struct ItemWrite {
+    std::string_view object;
+    ts::Node key;
+    ts::Node value;
+    ts::Node target;
+    int scope = 0;
+  };
+
  private:
   friend class Builder;
+  friend class ValueFlow;
   Model() = default;
 
   std::span<const Binding> BindingsOf(std::string_view name) const;
@@ -300,6 +362,13 @@ class Model {
   std::string_view ResolvedHead(std::string_view local) const;
   const Import* FindImport(std::string_view local) const;
   const ArgparseDefault* FindArgparse(std::string_view dest) const;
+  // configs.cpp: the record of a variable (-1 if none), the scope a name is bound in as Python looks it
+  // up (-1 if none), the one class of the file with that name, and the live writes of one record.
+  int RecordOf(std::string_view name, int scope) const;
+  int BindingScope(std::string_view name, int scope) const;
+  const ConfigClass* ClassNamed(std::string_view name) const;
+  std::pair<std::vector<uint32_t>::const_iterator, std::vector<uint32_t>::const_iterator> RecordWrites(
+      int record) const;
 
   std::string_view source_;
   std::vector<Scope> scopes_;
@@ -310,8 +379,14 @@ class Model {
   std::vector<Import> imports_;
   std::vector<std::string> star_imports_;  // modules imported with `*`
   std::vector<ArgparseDefault> argparse_;
-  std::vector<std::pair<std::string_view, int>> functions_;  // (name, scope), sorted by name
-  std::vector<std::string_view> open_dicts_;                 // dict names mutated after creation
+  std::vector<std::pair<std::string_view, int>> functions_;         // (name, scope), sorted by name
+  std::vector<std::string_view> open_dicts_;                        // dict names mutated after creation
+  std::vector<ItemWrite> item_writes_;                              // sorted by object name
+  std::vector<ConfigClass> config_classes_;                         // every class of the file
+  std::vector<ConfigRecord> config_records_;                        // sorted by (name, scope)
+  std::vector<ConfigWrite> config_writes_;                          // sorted by field
+  std::vector<uint32_t> writes_by_record_;                          // indices into config_writes_, by record
+  std::vector<std::pair<std::string_view, int>> local_call_sites_;  // (callee, site) of the file's own, by name
   ts::Node cuda_evidence_;
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
   // Call sites that reach functions of this file, with those functions (few per file).

@@ -73,6 +73,12 @@ SyntaxTables::SyntaxTables() {
       {"wildcard_import", K::kWildcardImport},
       {"with_statement", K::kWith},
       {"type", K::kType},
+      {"expression_list", K::kExpressionList},
+      {"decorator", K::kDecorator},
+      {"list_splat_pattern", K::kListSplatPattern},
+      {"dictionary_splat_pattern", K::kDictionarySplatPattern},
+      {"keyword_separator", K::kKeywordSeparator},
+      {"positional_separator", K::kPositionalSeparator},
   };
   const TSLanguage* language = ts::PythonLanguage();
   const uint32_t count = ts_language_symbol_count(language);

@@ -77,6 +77,12 @@ enum class NodeKind : uint8_t {
   kWildcardImport,
   kWith,
   kType,
+  kExpressionList,
+  kDecorator,
+  kListSplatPattern,
+  kDictionarySplatPattern,
+  kKeywordSeparator,
+  kPositionalSeparator,
   kToken,  // anonymous tokens (punctuation, keywords): leaves
 };
 
@@ -101,12 +107,15 @@ enum class FieldName : uint8_t {
   kRight,
   kSuperclasses,
   kValue,
+  kType,
+  kSubscript,
+  kDefinition,
   kCount,
 };
 inline constexpr std::array<std::string_view, static_cast<size_t>(FieldName::kCount)> kFieldNames = {
-    "alias",      "argument",   "arguments", "attribute",    "body",        "condition", "consequence",
-    "expression", "function",   "key",       "left",         "module_name", "name",      "object",
-    "operator",   "parameters", "right",     "superclasses", "value",
+    "alias",    "argument",     "arguments", "attribute",   "body",      "condition",  "consequence", "expression",
+    "function", "key",          "left",      "module_name", "name",      "object",     "operator",    "parameters",
+    "right",    "superclasses", "value",     "type",        "subscript", "definition",
 };
 
 // The symbol -> kind table and the field ids of the loaded grammar, built on first use.

@@ -56,7 +56,12 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
   if (k == K::kSubscript) {
     // `d["k"] = v` mutates a dict: a `**d` built from a literal can no longer be trusted as closed.
     ts::Node object = Unparen(Field(target, F::kValue));
-    if (KindOf(object) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(object));
+    if (KindOf(object) == K::kIdentifier) {
+      m_.open_dicts_.push_back(m_.Text(object));
+      const bool whole = kind == Model::BindingKind::kAssign && position == -1;
+      m_.item_writes_.push_back(
+          {m_.Text(object), Field(target, F::kSubscript), whole ? value : ts::Node(), target, scope_});
+    }
   }
 }
 
@@ -261,6 +266,8 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       const K lk = KindOf(left);
       if (lk == K::kIdentifier || lk == K::kAttribute) {
         m_.bindings_.push_back({m_.Text(left), scope_, Model::BindingKind::kAugmented, LastChild(node), left, -1, -1});
+      } else if (lk == K::kSubscript) {
+        BindTarget(left, LastChild(node), Model::BindingKind::kAugmented, -1, -1);
       }
       return true;
     }
@@ -301,6 +308,7 @@ void Builder::Run() {
 
   std::stable_sort(m_.bindings_.begin(), m_.bindings_.end(), NameLess{});
   std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
+  std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
   NameCalls();
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
@@ -308,6 +316,7 @@ void Builder::Run() {
     if (!callees.empty()) m_.local_calls_.emplace_back(i, std::move(callees));
   }
   ReadArgparse();
+  CollectConfigs();
   FindCudaEvidence();
   EvaluateGuards();
   FindHooks();

@@ -3,8 +3,11 @@
 // of the next multiple of 8.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <string>
+#include <vector>
 
 #include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
@@ -15,11 +18,43 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Checks the dimensions given to `nn.Linear`, `nn.Embedding`, `nn.Conv1d`/`2d`/`3d`,
-`nn.MultiheadAttention`, `nn.LSTM` and `nn.GRU` (as literals or as constants torchlint can resolve:
-module and function assignments, argparse defaults, simple arithmetic) and reports those that are
-not multiples of 8. Small dims are never reported (below `min-dim`, 64 by default): 3 input
-channels or a 10-class head cost nothing worth padding. The file need not mention CUDA: model
-definitions often live apart from the training script.
+`nn.MultiheadAttention`, `nn.LSTM` and `nn.GRU` and reports those that are not multiples of 8. Small
+dims are never reported (below `min-dim`, 64 by default): 3 input channels or a 10-class head cost
+nothing worth padding. The file need not mention CUDA: model definitions often live apart from the
+training script.
+
+Each dimension is reported once, where it is written, since that is what you edit: a literal in the
+layer call at that argument; a value written elsewhere at its write, with the layer arguments it
+reaches as related locations (two layers using one `vocab_size` make one finding). A size computed
+from one written value (`out_channels // 2`) is reported at that value, naming the size it makes; one
+computed from several (`patch_size**2 * in_chans`) at the layer.
+
+Within the file, torchlint follows a dimension through:
+- names bound once, `a, b = 768, 3070`, both branches of `x if c else y`, and `+ - * // **` on ints;
+- config fields read as `config.x` or `cfg["x"]`, on a parameter or variable with a config's name
+  (`config`, `cfg`, `args`, `opt`, `hparams`...), one annotated with a config class, or one the file's
+  call sites pass a config: the defaults of the file's config classes (a `@dataclass`, `NamedTuple`
+  or pydantic model, a class named `*Config`/`*Args`/`*Cfg`/`*Params`, one with annotated class
+  attributes, or one that holds nothing but class attributes), `field(default=...)` included; the
+  keyword and positional arguments of their constructors; `config.x = ...` and `config["x"] = ...`
+  on a variable made by such a constructor, by `argparse.Namespace` or `SimpleNamespace`, or by a
+  dict literal that is splatted into a constructor (`GPTConfig(**config_args)`) or passed to a class
+  of the file, and on a variable with a config's name passed to a class of the file
+  (`config = cls.get_default_config(); config.vocab_size = 50257; GPT(config)`); argparse defaults;
+- `self.x` through every assignment of it in the class;
+- the parameters of an `__init__`, a method or a function, through the arguments at the file's call
+  sites (the default where a call omits it, and a config class's `__init__` defaults when the file
+  never calls it);
+- tables of literals: `configs[size]["widths"][1]` takes every row when the key is not a constant.
+
+The object sensitivity is coarse on purpose: a config field may take any value written to that field
+of any config of the file. A default is dropped when every construction in the file sets the field, and
+a write when a later one replaces it in the same flow (in the same block or one around it, with no call
+in between that the object is passed to), even when the later value is unknown. What torchlint cannot
+resolve stays unknown and is never reported: values from other files (a dataclass default that the
+training script always overrides is still reported), a call's result (`len(tokenizer)`), a name bound
+more than once in a scope, parameters of functions the file never calls, `d.update(...)` and other
+changes to a dict's keys, nested fields (`config.model.width`), and arguments behind `*args`.
 
 ## Why is this bad?
 Tensor cores run GEMMs in tiles; with FP16/BF16 they need the reduction (K) and output (N) dimensions
@@ -42,7 +77,10 @@ The suggestion is the next multiple of 64 when that adds at most 1% (50257 becom
 GEMMs run best on cuBLAS's 64-wide tiles), otherwise the next multiple of 8 (100 becomes 104). It is
 **display-only**, never applied: a different size changes
 the model's parameters, checkpoints no longer load, and padded vocabularies or features must be
-handled by the code around the layer.
+handled by the code around the layer. It edits the literal that holds the size, wherever that is
+written. There is none for a size derived from a written value (`out_channels // 2`), since rounding
+the value does not round what it makes, nor for an argument computed from values that differ from one
+call to the next.
 
 ## Trace evidence
 GEMMs with unaligned K or N, their time, and whether tensor-core kernels ran.
@@ -106,7 +144,7 @@ class UnalignedDim final : public Rule {
                                "compute",
                                "Layer dimension is not a multiple of 8 and misses tensor cores",
                                kDocs,
-                               FixAvailability::kAlways,
+                               FixAvailability::kSometimes,
                                Severity::kWarning,
                                kOptions};
     return meta;
@@ -115,6 +153,7 @@ class UnalignedDim final : public Rule {
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
     const int64_t min_dim = context.options.Get(kOptions[0]);
+    std::vector<Written> written;
     for (const Layer& layer : kLayers) {
       const std::string canonical = fmt::format("torch.nn.{}", layer.name);
       for (uint32_t index : model.CallsNamed(layer.name)) {
@@ -125,25 +164,110 @@ class UnalignedDim final : public Rule {
           if (param.empty()) continue;
           auto arg = model.FindArgument(call, param, position);
           if (!arg) continue;
-          const semantic::Value value = model.Resolve(arg->value, call.scope);
-          const auto dim = value.AsInt();
-          if (value.kind != semantic::ValueKind::kInt || !dim || *dim < min_dim || *dim % 8 == 0) {
-            continue;
+          const std::vector<semantic::Value> values = model.ResolveAll(arg->value, call.scope);
+          for (const semantic::Value& value : values) {
+            if (value.kind != semantic::ValueKind::kInt || value.int_value < min_dim || value.int_value % 8 == 0) {
+              continue;
+            }
+            const Use use{arg->value, layer.name, param, position == 0};
+            const bool here = value.source.IsNull() || (call.node.StartByte() <= value.source.StartByte() &&
+                                                        value.source.EndByte() <= call.node.EndByte());
+            if (here) {
+              out.push_back(AtLayer(value, use, values.size() == 1));
+              continue;
+            }
+            auto group = std::find_if(written.begin(), written.end(), [&](const Written& w) {
+              return w.value.source == value.source && w.value.int_value == value.int_value;
+            });
+            if (group == written.end()) group = written.insert(written.end(), Written{value, {}});
+            group->uses.push_back(use);
           }
-          const int64_t aligned = Aligned(*dim);
-          Diagnostic diagnostic = MakeDiagnostic(
-              arg->value.Range(), fmt::format("`{}` of `nn.{}` is {}, not a multiple of 8; {} would use tensor cores",
-                                              param, layer.name, *dim, aligned));
-          // Point the suggestion at the literal that holds the number, wherever it is defined.
-          const ts::Node target = value.origin.IsNull() ? arg->value : value.origin;
-          diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", param, aligned),
-                               Applicability::kDisplayOnly,
-                               {Edit{target.Range(), std::to_string(aligned)}}};
-          diagnostic.payload = DimFinding{*dim, layer.name, param, position == 0};
-          out.push_back(std::move(diagnostic));
         }
       }
     }
+    for (const Written& w : written) out.push_back(AtWrite(model, w));
+  }
+
+ private:
+  // A layer argument a dimension reaches.
+  struct Use {
+    ts::Node arg;
+    std::string_view layer;
+    std::string_view param;
+    bool is_k = false;
+  };
+  // A dimension written away from the layers that use it (a config field, a constant, a call's
+  // argument), with those layers: reported once, where it is written.
+  struct Written {
+    semantic::Value value;
+    std::vector<Use> uses;
+  };
+
+  // The literal in the layer call, or a value computed from more than one place: reported at the argument.
+  Diagnostic AtLayer(const semantic::Value& value, const Use& use, bool only_value) const {
+    const int64_t dim = value.int_value;
+    const int64_t aligned = Aligned(dim);
+    Diagnostic diagnostic = MakeDiagnostic(
+        use.arg.Range(), fmt::format("`{}` of `nn.{}` is {}, not a multiple of 8; {} would use tensor cores", use.param,
+                                     use.layer, dim, aligned));
+    // Point the suggestion at the literal that holds the number; a computed argument is rewritten whole
+    // only when it has no other value.
+    if (!value.origin.IsNull() || only_value) {
+      const ts::Node target = value.origin.IsNull() ? use.arg : value.origin;
+      diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", use.param, aligned),
+                           Applicability::kDisplayOnly,
+                           {Edit{target.Range(), std::to_string(aligned)}}};
+    }
+    diagnostic.payload = DimFinding{dim, use.layer, use.param, use.is_k};
+    return diagnostic;
+  }
+
+  Diagnostic AtWrite(const semantic::Model& model, Written w) const {
+    std::stable_sort(w.uses.begin(), w.uses.end(),
+                     [](const Use& a, const Use& b) { return a.arg.StartByte() < b.arg.StartByte(); });
+    w.uses.erase(std::unique(w.uses.begin(), w.uses.end(), [](const Use& a, const Use& b) { return a.arg == b.arg; }),
+                 w.uses.end());
+    const int64_t dim = w.value.int_value;
+    const int64_t aligned = Aligned(dim);
+    // "`num_embeddings` of `nn.Embedding` and `out_features` of `nn.Linear`", each role once.
+    std::vector<std::string> roles;
+    for (const Use& use : w.uses) {
+      std::string role = fmt::format("`{}` of `nn.{}`", use.param, use.layer);
+      if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(std::move(role));
+    }
+    std::string joined;
+    for (size_t i = 0; i < roles.size(); ++i) {
+      joined += i == 0 ? "" : i + 1 == roles.size() ? " and " : ", ";
+      joined += roles[i];
+    }
+    const std::string_view name = model.WrittenName(w.value.source);
+    const std::string subject = name.empty() ? std::string("The value written here") : fmt::format("`{}`", name);
+    const bool derived = w.value.origin.IsNull();  // `out_channels // 2` of a written `out_channels`
+    std::string message;
+    if (derived) {
+      message = fmt::format("{} is {}, which makes {} {}, not a multiple of 8; {} would use tensor cores", subject,
+                            model.Text(w.value.source), joined, dim, aligned);
+    } else {
+      message = fmt::format("{} is {}, not a multiple of 8, as {}; {} would use tensor cores", subject, dim, joined,
+                            aligned);
+    }
+    Diagnostic diagnostic = MakeDiagnostic(w.value.source.Range(), std::move(message));
+    for (const Use& use : w.uses) {
+      RelatedLocation related;
+      related.range = use.arg.Range();
+      related.message = derived ? fmt::format("{} as `{}` of `nn.{}` here", dim, use.param, use.layer)
+                                : fmt::format("used as `{}` of `nn.{}` here", use.param, use.layer);
+      diagnostic.related.push_back(std::move(related));
+    }
+    // The literal holds the number itself; a derived size has no single literal to round.
+    if (!derived) {
+      diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", name.empty() ? w.uses.front().param : name, aligned),
+                           Applicability::kDisplayOnly,
+                           {Edit{w.value.origin.Range(), std::to_string(aligned)}}};
+    }
+    const Use& first = w.uses.front();
+    diagnostic.payload = DimFinding{dim, first.layer, first.param, first.is_k};
+    return diagnostic;
   }
 };
 

@@ -3,7 +3,9 @@
 // and that nothing recurses on deeply nested input.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "linter/core/source_file.h"
 #include "linter/semantic/model.h"
@@ -243,6 +245,88 @@ TEST_CASE("constants, argparse and kwargs") {
   CHECK(m.KwargsLookupIn(*g1, "pin_memory").presence == KeyPresence::kAbsent);
   CHECK(m.KwargsLookupIn(*CallStartingWith(m, "g(**other)"), "num_workers").presence == KeyPresence::kUnknown);
   CHECK(m.KwargsLookupIn(*CallStartingWith(m, "g(**dict"), "num_workers").value.AsInt() == 2);
+}
+
+// The known ints among ResolveAll's answers, and whether it also said "something unknown".
+std::vector<int64_t> Ints(const std::vector<Value>& values, bool* unknown = nullptr) {
+  std::vector<int64_t> out;
+  for (const Value& v : values) {
+    if (v.kind == ValueKind::kInt) out.push_back(v.int_value);
+    if (unknown != nullptr && !v.known()) *unknown = true;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_CASE("ResolveAll: configs, call sites, tables, and what stays unknown") {
+  auto p = Build(
+      "from dataclasses import dataclass\n"
+      "@dataclass\n"
+      "class Cfg:\n"
+      "    width: int = 1001\n"
+      "    depth: int = 2\n"
+      "big = Cfg(width=4 ** 5)\n"
+      "c = Cfg(3, depth=6)\n"
+      "c.depth = unknown_call()\n"
+      "class Net:\n"
+      "    def __init__(self, config, n, m=7):\n"
+      "        use(config.width, config.depth, n, m, n // 2, self.k)\n"
+      "        self.k = n\n"
+      "Net(Cfg(), 10)\n"
+      "Net(Cfg(), 12, m=9)\n"
+      "table = {'a': (1, 2), 'b': (3, 4)}\n"
+      "def f(key, free):\n"
+      "    use(table[key][1], table['a'][0], free, 5 if key else 6)\n"
+      "f('a', 1)\n");
+  const Model& m = *p->model;
+  const Site* use = CallStartingWith(m, "use(config");
+  REQUIRE(use);
+  auto all = [&](const Site* site, int i, bool* unknown = nullptr) {
+    return Ints(m.ResolveAll(site->Arguments().NamedChild(static_cast<uint32_t>(i)), site->scope), unknown);
+  };
+  // The default (some construction keeps it), the keyword, and the positional argument.
+  CHECK(all(use, 0) == std::vector<int64_t>{3, 1001, 1024});
+  // `c.depth` is overwritten with something unknown: its 6 is gone, the unknown stays.
+  bool unknown = false;
+  CHECK(all(use, 1, &unknown) == std::vector<int64_t>{2});
+  CHECK(unknown);
+  CHECK(all(use, 2) == std::vector<int64_t>{10, 12});
+  CHECK(all(use, 3) == std::vector<int64_t>{7, 9});  // the default where a call omits it
+  CHECK(all(use, 4) == std::vector<int64_t>{5, 6});
+  CHECK(all(use, 5) == std::vector<int64_t>{10, 12});  // `self.k`: every write of the class
+  // Sources: a literal is its own; `n // 2` comes from the argument written at the call.
+  const std::vector<Value> halves = m.ResolveAll(use->Arguments().NamedChild(4), use->scope);
+  REQUIRE(!halves.empty());
+  CHECK(halves[0].origin.IsNull());
+  CHECK(m.Text(halves[0].source) == "10");
+  CHECK(m.WrittenName(halves[0].source) == "n");
+
+  const Site* g = CallStartingWith(m, "use(table");
+  REQUIRE(g);
+  CHECK(all(g, 0) == std::vector<int64_t>{2, 4});  // every row: the key is not taken from call sites
+  CHECK(all(g, 1) == std::vector<int64_t>{1});
+  unknown = false;
+  CHECK(all(g, 2, &unknown) == std::vector<int64_t>{1});
+  CHECK_FALSE(unknown);
+  CHECK(all(g, 3) == std::vector<int64_t>{5, 6});
+  // Resolve keeps its single-value answers: a parameter is unknown, a conditional must agree.
+  CHECK_FALSE(m.Resolve(g->Arguments().NamedChild(2), g->scope).known());
+  CHECK_FALSE(m.Resolve(g->Arguments().NamedChild(3), g->scope).known());
+  CHECK(m.Resolve(CallStartingWith(m, "Cfg(width")->Arguments().NamedChild(0), 0).known() == false);
+}
+
+TEST_CASE("ResolveAll is bounded on recursive call chains") {
+  auto p = Build(
+      "def f(n):\n"
+      "    use(n)\n"
+      "    return f(n + 1) + f(n * 2)\n"
+      "f(3)\n");
+  const Site* use = CallStartingWith(*p->model, "use(");
+  REQUIRE(use);
+  bool unknown = false;
+  const std::vector<int64_t> values = Ints(p->model->ResolveAll(use->Arguments().NamedChild(0), use->scope), &unknown);
+  CHECK(std::find(values.begin(), values.end(), 3) != values.end());
+  CHECK(unknown);  // the chain is cut, and says so
 }
 
 TEST_CASE("device facts") {

@@ -11,7 +11,7 @@
 #
 # Usage: python3 unaligned.py OUT_DIR    writes OUT_DIR/unaligned.pt.trace.json
 # Profiled: schedule(wait=1, warmup=1, active=2, repeat=1): the trace holds ProfilerStep#2 and #3.
-# Lines marked `# error: [TLxxx]` are what the linter must report.
+# Lines marked `# error: [TLxxx]` are what the linter must report (TL401 where each size is written).
 import os
 import sys
 
@@ -21,17 +21,17 @@ from torch.profiler import ProfilerActivity, profile, schedule
 
 BATCH_SIZE = 64
 STEPS = 6
-IN_FEATURES = 250
-HIDDEN = 1001
+IN_FEATURES = 250  # error: [TL401]
+HIDDEN = 1001  # error: [TL401]
 CLASSES = 10
 
 
 class Classifier(nn.Module):
     def __init__(self):
         super().__init__()
-        self.proj = nn.Linear(IN_FEATURES, HIDDEN)  # error: [TL401]
+        self.proj = nn.Linear(IN_FEATURES, HIDDEN)
         self.act = nn.GELU()
-        self.head = nn.Linear(HIDDEN, CLASSES)  # error: [TL401]
+        self.head = nn.Linear(HIDDEN, CLASSES)
 
     def forward(self, x):
         return self.head(self.act(self.proj(x)))

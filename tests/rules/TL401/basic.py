@@ -1,10 +1,11 @@
 # torchlint-test: select=TL401
+# A constant written once is reported where it is written (line 8), not at the layer that uses it.
 import torch
 import torch.nn as nn
 from torch import nn as tnn
 from mylib import Linear
 
-VOCAB_SIZE = 50257
+VOCAB_SIZE = 50257  # error: [TL401]
 D_MODEL = 768
 HIDDEN = 3 * 100
 
@@ -12,7 +13,7 @@ HIDDEN = 3 * 100
 class GPT(nn.Module):
     def __init__(self, n_classes=10):
         super().__init__()
-        self.wte = nn.Embedding(VOCAB_SIZE, D_MODEL)  # error: [TL401]
+        self.wte = nn.Embedding(VOCAB_SIZE, D_MODEL)
         self.lm_head = nn.Linear(D_MODEL, 50257, bias=False)  # error: [TL401]
         self.proj = torch.nn.Linear(in_features=D_MODEL, out_features=1000)
         self.mlp = tnn.Linear(D_MODEL, HIDDEN)  # error: [TL401]
