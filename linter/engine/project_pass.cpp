@@ -64,6 +64,18 @@ void CandidateFiles(const semantic::FileSummary& summary, const fs::path& file_d
   }
 }
 
+// The module name of a path under the root; when a folder on the way is not a package name (a root
+// above `.venv/lib/python3.11/`), the longest tail of the path that is one.
+std::string ModuleFor(std::string_view relative, bool* is_package) {
+  for (std::string_view rest = relative;;) {
+    std::string module = semantic::ModuleName(rest, is_package);
+    if (!module.empty()) return module;
+    const size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) return {};
+    rest.remove_prefix(slash + 1);
+  }
+}
+
 }  // namespace
 
 void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
@@ -87,7 +99,17 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   std::vector<FileOutcome> outcomes;
   outcomes.reserve(tasks.size());
   const std::vector<FileTask> kept = tasks;
-  RunChecksAlone(std::move(tasks), options, [&](FileOutcome&& outcome) { outcomes.push_back(std::move(outcome)); });
+  RunChecksAlone(std::move(tasks), options, [&](FileOutcome&& outcome) {
+    // A file with nothing to report that the project cannot change gives its text back now: the pass
+    // holds every outcome until the end, and the texts are most of that memory.
+    const size_t i = outcomes.size();
+    const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
+    if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
+        !(s->device_candidates && !s->own_cuda) && !originals[i]->collect_facts) {
+      outcome.source.emplace(outcome.display_path, std::string());
+    }
+    outcomes.push_back(std::move(outcome));
+  });
 
   // 2. The index: the checked files, then the project modules they import (transitively, bounded).
   std::error_code ec;
@@ -95,25 +117,31 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   semantic::ProjectIndex index;
   std::vector<std::string> modules(outcomes.size());
   std::unordered_set<std::string> seen;
-  std::deque<std::pair<semantic::FileSummary, fs::path>> pending;
+  std::deque<std::pair<const semantic::FileSummary*, fs::path>> pending;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].summary) continue;
     const fs::path path = fs::absolute(kept[i].path, ec).lexically_normal();
     seen.insert(path.string());
     bool package = false;
-    modules[i] = semantic::ModuleName(RelativeTo(kept[i].path, root), &package);
-    semantic::FileSummary summary = *outcomes[i].summary;
+    modules[i] = ModuleFor(RelativeTo(kept[i].path, root), &package);
+    semantic::FileSummary summary = std::move(*outcomes[i].summary);
+    outcomes[i].summary.reset();
     summary.module = modules[i];
     summary.is_package = package;
-    pending.emplace_back(summary, path.parent_path());
     index.Add(std::move(summary));
+    if (const semantic::FileSummary* added = index.Find(modules[i]);
+        added != nullptr && added->path == kept[i].display_path) {
+      pending.emplace_back(added, path.parent_path());
+    } else {
+      modules[i].clear();  // a second file of the same module name: checked alone
+    }
   }
   size_t context = 0;
   while (!pending.empty() && context < kMaxContextFiles) {
     auto [summary, dir] = std::move(pending.front());
     pending.pop_front();
     std::vector<fs::path> candidates;
-    CandidateFiles(summary, dir, root, candidates);
+    CandidateFiles(*summary, dir, root, candidates);
     for (const fs::path& candidate : candidates) {
       const fs::path path = candidate.lexically_normal();
       if (!seen.insert(path.string()).second || !fs::is_regular_file(path, ec)) continue;
@@ -125,10 +153,13 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
       auto found = SummarizeSource(source);
       if (!found) continue;
       bool package = false;
-      found->module = semantic::ModuleName(relative, &package);
+      found->module = ModuleFor(relative, &package);
       found->is_package = package;
-      pending.emplace_back(*found, path.parent_path());
+      const std::string module = found->module;
       index.Add(std::move(*found));
+      if (const semantic::FileSummary* added = index.Find(module); added != nullptr && added->path == relative) {
+        pending.emplace_back(added, path.parent_path());
+      }
       if (++context >= kMaxContextFiles) break;
     }
   }
@@ -137,9 +168,9 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   // 3. The files the project changes, checked again against it.
   for (size_t i = 0; i < outcomes.size(); ++i) {
     FileOutcome& outcome = outcomes[i];
-    if (!outcome.summary || !outcome.source || modules[i].empty()) continue;
+    if (!outcome.source || modules[i].empty()) continue;
     const semantic::FileSummary* summary = index.Find(modules[i]);
-    if (summary == nullptr || summary->path != outcome.summary->path) continue;
+    if (summary == nullptr) continue;
     const bool device = summary->device_candidates && index.InheritedCuda(*summary).has_value();
     if (!device && !summary->project_calls) continue;
     auto project_options = std::make_shared<CheckOptions>(*originals[i]);
