@@ -135,7 +135,7 @@ class Builder {
   };
   Rarity RareCondition(ts::Node condition, int scope, int depth) const;
   Rarity Periodic(ts::Node modulo, int scope) const;
-  bool OffDevice(ts::Node condition, int scope) const;
+  bool OffDevice(ts::Node condition) const;
   void EvaluateGuards();
   void EvaluateSkipGuard(Guard& guard);
   // The `X % N` side of a comparison `X % N <op> K` whose other side resolves to an integer; null if not.

@@ -57,7 +57,7 @@ Builder::Rarity Builder::Periodic(ts::Node modulo, int scope) const {
 
 // `device.type == "cpu"`, `args.device == "mps"`, `elif device.type == "npu":`, `if not
 // torch.cuda.is_available():`: the branch runs only off CUDA.
-bool Builder::OffDevice(ts::Node condition, int scope) const {
+bool Builder::OffDevice(ts::Node condition) const {
   ts::Node node = Unparen(condition);
   if (KindOf(node) == K::kNot) {
     ts::Node arg = Unparen(Field(node, F::kArgument));
@@ -77,13 +77,12 @@ bool Builder::OffDevice(ts::Node condition, int scope) const {
       return true;
     }
   }
-  (void)scope;
   return false;
 }
 
 void Builder::EvaluateGuards() {
   for (Guard& guard : m_.guards_) {
-    guard.off_device = OffDevice(guard.condition, guard.scope);
+    guard.off_device = OffDevice(guard.condition);
     const Rarity rarity = RareCondition(guard.condition, guard.scope, 0);
     guard.period = rarity.period;  // also when N == 1 makes the guard run every step
     if (rarity.rare) {

@@ -282,7 +282,6 @@ void Builder::PropagatePerStep() {
     const StepOf step = StepLoopOf(site);
     site.step_loop = step.loop;
     site.cadence = step.cadence;
-    if (step.loop >= 0 && step.cadence == Cadence::kNone) site.cadence = Cadence::kTrainingStep;
     for (int g = site.guard; g >= 0 && !site.off_device; g = m_.guards_[static_cast<size_t>(g)].parent) {
       site.off_device = m_.guards_[static_cast<size_t>(g)].off_device;
     }

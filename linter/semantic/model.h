@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -357,6 +358,8 @@ class Model {
   Placement PlacementDepth(ts::Node expr, int scope, int depth) const;
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
+  // Some assignment of the whole value to the name `expr` spells (not a tuple element) satisfies `holds`.
+  bool AnyAssignment(ts::Node expr, const std::function<bool(const Binding&)>& holds) const;
   bool IsOptimizerLike(ts::Node expr, int scope) const;
   bool IsLossCall(const Site& call) const;
   std::string_view ResolvedHead(std::string_view local) const;

@@ -73,6 +73,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   struct PerCall {
     int site = -1;
     bool on_params = false;
+    SyncOp sync;
   };
   std::vector<PerCall> per_call(scopes_.size());
   // Across files only the explicit syncs are summarised (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`,
@@ -98,7 +99,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       synced = site.kind == SiteKind::kCall && !site.Arguments().IsNull() && site.Arguments().NamedChildCount() > 0
                    ? site.Arguments().NamedChild(0)
                    : site.node;
-    per_call[static_cast<size_t>(site.scope)] = {static_cast<int>(i), FromParameters(synced, site.scope, 0)};
+    per_call[static_cast<size_t>(site.scope)] = {static_cast<int>(i), FromParameters(synced, site.scope, 0), *sync};
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -145,15 +146,13 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     }
     function.line = file.lines().Locate(scope.node.StartByte()).line;
     if (const PerCall& p = per_call[s]; p.site >= 0) {
-      const Site& site = sites_[static_cast<size_t>(p.site)];
-      const auto sync = SyncAt(site);
-      const LineColumn at = file.lines().Locate(site.node.StartByte());
-      function.syncs = sync.has_value();
+      const LineColumn at = file.lines().Locate(sites_[static_cast<size_t>(p.site)].node.StartByte());
+      function.syncs = true;
       function.on_params = p.on_params;
-      function.sync_kind = static_cast<uint8_t>(sync ? sync->kind : SyncKind::kScalar);
+      function.sync_kind = static_cast<uint8_t>(p.sync.kind);
       function.sync_line = at.line;
       function.sync_column = at.column;
-      function.sync_message = sync ? sync->message : std::string();
+      function.sync_message = p.sync.message;
     }
     out.functions.push_back(std::move(function));
   }

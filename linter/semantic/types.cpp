@@ -5,9 +5,19 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <functional>
 #include <string>
 
 namespace tl::semantic {
+
+bool Model::AnyAssignment(ts::Node expr, const std::function<bool(const Binding&)>& holds) const {
+  for (const Binding& binding : BindingsOf(Text(expr))) {
+    if (binding.kind == BindingKind::kAssign && binding.position == -1 && binding.value != expr && holds(binding)) {
+      return true;
+    }
+  }
+  return false;
+}
 
 bool Model::IsOptimizerLike(ts::Node expr, int scope) const {
   expr = Unparen(expr);
@@ -87,15 +97,7 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
       (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net"))) {
     return true;
   }
-  const std::span<const Binding> all = BindingsOf(text);
-  if (all.empty()) return false;
-  for (const Binding& binding : all) {
-    if (binding.kind == BindingKind::kAssign && binding.position == -1 && binding.value != expr &&
-        IsModelLike(binding.value, binding.scope, depth + 1)) {
-      return true;
-    }
-  }
-  return false;
+  return AnyAssignment(expr, [&](const Binding& b) { return IsModelLike(b.value, b.scope, depth + 1); });
 }
 
 bool Model::IsLossCall(const Site& call) const {
@@ -146,15 +148,7 @@ bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth) const {
   // collection of them, not one.
   const std::string_view last = LastSegment(text);
   if (ContainsIgnoreCase(last, "loader") && !last.ends_with("loaders") && !last.ends_with("Loaders")) return true;
-  const std::span<const Binding> all = BindingsOf(text);
-  if (all.empty()) return false;
-  for (const Binding& binding : all) {
-    if (binding.kind == BindingKind::kAssign && binding.position == -1 && binding.value != expr &&
-        LoaderLikeDepth(binding.value, binding.scope, depth + 1)) {
-      return true;
-    }
-  }
-  return false;
+  return AnyAssignment(expr, [&](const Binding& b) { return LoaderLikeDepth(b.value, b.scope, depth + 1); });
 }
 
 TensorKind Model::TensorKindOf(ts::Node expr, int scope) const { return TensorKindDepth(expr, scope, 0); }

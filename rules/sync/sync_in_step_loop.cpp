@@ -136,7 +136,7 @@ class SyncInStepLoop final : public Rule {
     for (const semantic::Site& site : model.Sites()) {
       if (!site.per_step() || site.off_device) continue;
       if (const auto sync = model.SyncAt(site)) {
-        Report(site, sync->message, KindOf(sync->kind), {}, out);
+        Report(site, sync->message, FromModel(sync->kind), {}, out);
         continue;
       }
       // A helper of another file of the project that syncs on every call: reported here, at the call
@@ -147,14 +147,14 @@ class SyncInStepLoop final : public Rule {
         related.line = remote->line;
         related.column = remote->column;
         related.message = fmt::format("`{}` syncs here: {}", remote->function, remote->message);
-        Report(site, fmt::format("`{}()` synchronizes with the GPU", remote->function), KindOf(remote->kind),
+        Report(site, fmt::format("`{}()` synchronizes with the GPU", remote->function), FromModel(remote->kind),
                std::move(related), out);
       }
     }
   }
 
  private:
-  static SyncKind KindOf(semantic::SyncKind kind) {
+  static SyncKind FromModel(semantic::SyncKind kind) {
     switch (kind) {
       case semantic::SyncKind::kCopy: return SyncKind::kCopy;
       case semantic::SyncKind::kExplicit: return SyncKind::kExplicit;
