@@ -22,6 +22,7 @@
 #include "linter/engine/config.h"
 #include "linter/engine/discovery.h"
 #include "linter/engine/driver.h"
+#include "linter/engine/project_builder.h"
 #include "linter/engine/torch_pin.h"
 #include "linter/output/report.h"
 
@@ -29,22 +30,6 @@ namespace tl::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The project a checked path belongs to: the nearest folder at or above it with a project marker
-// (pyproject.toml, setup.py, setup.cfg, torchlint.toml, .git), else the folder itself (or the file's).
-fs::path ProjectRoot(const fs::path& checked) {
-  std::error_code ec;
-  fs::path start = fs::absolute(checked, ec).lexically_normal();
-  if (!fs::is_directory(start, ec)) start = start.parent_path();
-  static constexpr std::string_view kMarkers[] = {"pyproject.toml", "setup.py", "setup.cfg", "torchlint.toml", ".git"};
-  for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
-    for (std::string_view marker : kMarkers) {
-      if (fs::exists(dir / marker, ec)) return dir;
-    }
-    if (dir == dir.parent_path()) break;
-  }
-  return start;
-}
 
 struct CheckArgs {
   std::vector<std::string> paths;
@@ -194,29 +179,14 @@ int RunCheck(const CheckArgs& args) {
     if (!config.ok()) return config.error();
     auto options = std::make_shared<CheckOptions>();
     options->collect_facts = cross_check.has_value();
-    options->selection = ResolveSelection(**config, cli, absolute);
-    RuleOptions& rule_options = options->rule_options;
-    if (cli.target_torch) {
-      rule_options.target_torch = *cli.target_torch;
-    } else if ((*config)->target_torch) {
-      rule_options.target_torch = *(*config)->target_torch;
-    } else if (trace_torch) {
-      rule_options.target_torch = *trace_torch;
-      if (announced_pins.insert(fs::path(args.trace)).second) {
-        fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n",
-                   trace_torch->ToString(), cross_check->TraceTorchReason());
-      }
-    } else if (auto pin = pins.ForDirectory(absolute.parent_path())) {
-      rule_options.target_torch = pin->version;
-      if (announced_pins.insert(pin->source).second) {
-        fmt::print(stderr, "note: target PyTorch {} inferred from `{}` in {}; pass --target-torch to override\n",
-                   pin->version.ToString(), pin->requirement, ForDisplay(pin->source));
-      }
-    } else {
-      rule_options.target_torch_inferred = true;
+    const TargetTorchSource target = ConfigureOptions(**config, cli, absolute, trace_torch, pins, *options);
+    if (target.kind == TargetTorchSource::kTrace && announced_pins.insert(fs::path(args.trace)).second) {
+      fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n",
+                 trace_torch->ToString(), cross_check->TraceTorchReason());
+    } else if (target.kind == TargetTorchSource::kPin && announced_pins.insert(target.pin->source).second) {
+      fmt::print(stderr, "note: target PyTorch {} inferred from `{}` in {}; pass --target-torch to override\n",
+                 target.pin->version.ToString(), target.pin->requirement, ForDisplay(target.pin->source));
     }
-    rule_options.values = (*config)->rule_options;
-    for (const auto& [key, value] : cli.rule_options) rule_options.values[key] = value;
     return std::shared_ptr<const CheckOptions>(std::move(options));
   };
 
@@ -269,7 +239,7 @@ int RunCheck(const CheckArgs& args) {
   driver_options.max_file_bytes = max_file_bytes;
   driver_options.fix_mode = args.diff ? FixMode::kDiff : args.fix ? FixMode::kApply : FixMode::kNone;
   driver_options.project = !args.no_project;
-  driver_options.project_root = ProjectRoot(
+  driver_options.project_root = FindProjectRoot(
       read_stdin ? (args.stdin_filename.empty() ? fs::path(".") : fs::path(args.stdin_filename))
                  : fs::path(paths.front()));
 

@@ -269,13 +269,24 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
     report.parse_error = true;
     return report;
   }
-  const ts::Tree& tree = *parsed;
+  return CheckParsed(file, *parsed, options);
+}
 
+FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const CheckOptions& options) {
+  FileReport report;
   const LineSuppression file_noqa = FileSuppression(file, tree);
   std::vector<Diagnostic> found;
   if (!(file_noqa.present && file_noqa.all)) {
     const std::unique_ptr<semantic::Model> model = semantic::Model::Build(file, tree);
-    if (options.project != nullptr) model->AttachProject(options.project, options.module);
+    ProjectView provided;
+    if (options.project_for) {
+      semantic::FileSummary own = model->Summarize(file);
+      provided = options.project_for(own);
+      if (provided.index) model->AttachProject(provided.index.get(), provided.module);
+      if (options.collect_summary) report.summary = std::move(own);
+    } else if (options.project != nullptr) {
+      model->AttachProject(options.project, options.module);
+    }
     const CheckContext context{file, tree, *model, options.rule_options};
     for (const Rule* rule : AllRules()) {
       if (!options.selection.Enabled(rule->Meta().code)) continue;
@@ -284,7 +295,7 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
     }
     for (Diagnostic& diagnostic : found) diagnostic.scope = ScopeOf(file, *model, diagnostic.range.begin);
     if (options.collect_facts) report.facts = CollectFacts(file, *model);
-    if (options.collect_summary) report.summary = model->Summarize(file);
+    if (options.collect_summary && !report.summary) report.summary = model->Summarize(file);
   }
 
   // Suppressions: look each reported line up once (diagnostics are few; lines are many).

@@ -3,6 +3,8 @@
 // --fix, the LSP server and the cross-check all call CheckSource; nothing else runs rules.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +14,17 @@
 #include "linter/engine/rule.h"
 #include "linter/semantic/project.h"
 
+namespace tl::ts {
+class Tree;
+}
+
 namespace tl {
+
+// The project a file is checked in: an index and the file's module name in it.
+struct ProjectView {
+  std::shared_ptr<const semantic::ProjectIndex> index;
+  std::string module;
+};
 
 // Which rules run: codes or prefixes ("TL1", "TL201"); empty select means all rules.
 struct RuleSelection {
@@ -30,6 +42,10 @@ struct CheckOptions {
   // the file's module name in it. Null: the file is checked alone.
   const semantic::ProjectIndex* project = nullptr;
   std::string module;
+  // Asked, when set, with the file's own summary (from the same parse) before the rules run, for the
+  // project to check it in; overrides `project`. The editor server builds the index around the open
+  // documents this way, so that the file's current imports are the ones resolved.
+  std::function<ProjectView(const semantic::FileSummary&)> project_for;
 };
 
 // What the semantic model knows about a file that the cross-check needs to decide whether a trace was
@@ -55,6 +71,8 @@ struct FileReport {
 };
 
 FileReport CheckSource(const SourceFile& file, const CheckOptions& options);
+// The same on a tree already parsed from `file`'s text (the editor server parses incrementally).
+FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const CheckOptions& options);
 
 // The project summary of a file that is not checked itself (a module the checked files import);
 // nullopt when it cannot be parsed.

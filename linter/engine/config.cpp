@@ -246,4 +246,31 @@ Result<std::shared_ptr<const Config>> ConfigResolver::ForDirectory(const std::fi
   return answer;
 }
 
+TargetTorchSource ConfigureOptions(const Config& config, const CliOverrides& cli, const std::filesystem::path& absolute,
+                                   const std::optional<TorchVersion>& trace_torch, TorchPinResolver& pins,
+                                   CheckOptions& options) {
+  TargetTorchSource source;
+  options.selection = ResolveSelection(config, cli, absolute);
+  RuleOptions& rule_options = options.rule_options;
+  if (cli.target_torch) {
+    rule_options.target_torch = *cli.target_torch;
+    source.kind = TargetTorchSource::kCli;
+  } else if (config.target_torch) {
+    rule_options.target_torch = *config.target_torch;
+    source.kind = TargetTorchSource::kConfig;
+  } else if (trace_torch) {
+    rule_options.target_torch = *trace_torch;
+    source.kind = TargetTorchSource::kTrace;
+  } else if (auto pin = pins.ForDirectory(absolute.parent_path())) {
+    rule_options.target_torch = pin->version;
+    source.kind = TargetTorchSource::kPin;
+    source.pin = std::move(pin);
+  } else {
+    rule_options.target_torch_inferred = true;
+  }
+  rule_options.values = config.rule_options;
+  for (const auto& [key, value] : cli.rule_options) rule_options.values[key] = value;
+  return source;
+}
+
 }  // namespace tl

@@ -20,6 +20,7 @@
 #include "linter/engine/check.h"
 #include "linter/engine/path_pattern.h"
 #include "linter/engine/rule.h"
+#include "linter/engine/torch_pin.h"
 
 namespace tl {
 
@@ -64,6 +65,19 @@ struct CliOverrides {
 // Ruff's layering for two levels: a `select` on the command line replaces the config's select and its
 // ignores; otherwise the config's select applies and both ignore lists are switched off.
 RuleSelection ResolveSelection(const Config& config, const CliOverrides& cli, const std::filesystem::path& file);
+
+// Where a file's target PyTorch came from, for the note that says so.
+struct TargetTorchSource {
+  enum Kind { kCli, kConfig, kTrace, kPin, kUnknown } kind = kUnknown;
+  std::optional<TorchPin> pin;  // kPin
+};
+
+// Fills `options` for the file at `absolute`: the rule selection (ResolveSelection), the target
+// PyTorch (the command line, else the config, else the trace's, else a pin beside the file, else
+// unknown and inferred), and the rules' options (the config's, then the command line's).
+TargetTorchSource ConfigureOptions(const Config& config, const CliOverrides& cli, const std::filesystem::path& absolute,
+                                   const std::optional<TorchVersion>& trace_torch, TorchPinResolver& pins,
+                                   CheckOptions& options);
 
 // Finds the config in force for a folder. Thread-safe; results are cached per folder.
 class ConfigResolver {

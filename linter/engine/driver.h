@@ -63,6 +63,8 @@ struct DriverOptions {
   // `util.misc`); the modules the checked files import from under it are summarised too.
   bool project = false;
   std::filesystem::path project_root;
+  // Summaries kept across runs by path and content (the editor server holds one); may be null.
+  semantic::SummaryCache* summary_cache = nullptr;
 };
 
 // The number of worker threads `jobs` means on this machine.

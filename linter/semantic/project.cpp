@@ -29,6 +29,41 @@ size_t SharedDirs(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+bool SameForProject(const FileSummary& a, const FileSummary& b) {
+  FileSummary x = a;
+  FileSummary y = b;
+  x.content_hash = y.content_hash = 0;
+  x.module = y.module;
+  x.is_package = y.is_package;
+  return x == y;
+}
+
+uint64_t ContentHash(std::string_view text) { return std::hash<std::string_view>{}(text); }
+
+std::optional<FileSummary> SummaryCache::Find(std::string_view path, uint64_t content_hash) const {
+  const std::lock_guard lock(mu_);
+  auto it = by_path_.find(std::string(path));
+  if (it == by_path_.end() || it->second.content_hash != content_hash) return std::nullopt;
+  ++hits_;
+  return it->second;
+}
+
+void SummaryCache::Put(const FileSummary& summary) {
+  const std::lock_guard lock(mu_);
+  if (by_path_.size() >= capacity_ && !by_path_.contains(summary.path)) by_path_.clear();
+  by_path_.insert_or_assign(summary.path, summary);
+}
+
+size_t SummaryCache::size() const {
+  const std::lock_guard lock(mu_);
+  return by_path_.size();
+}
+
+size_t SummaryCache::hits() const {
+  const std::lock_guard lock(mu_);
+  return hits_;
+}
+
 std::string ModuleName(std::string_view relative_path, bool* is_package) {
   std::string_view path = relative_path;
   while (path.starts_with("./")) path.remove_prefix(2);

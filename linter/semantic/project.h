@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,17 +31,20 @@ struct FunctionSummary {
   uint32_t sync_line = 0;
   uint32_t sync_column = 0;
   std::string sync_message;  // "`.item()` synchronizes with the GPU"
+  friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 
 struct ClassSummary {
   std::string name;
   std::vector<std::string> bases;  // canonical through the file's imports ("util.misc.Base", "torch.nn.Module"), or
                                    // the local name of a class of the file
+  friend bool operator==(const ClassSummary&, const ClassSummary&) = default;
 };
 
 struct ImportSummary {
   std::string local;      // the name the file binds ("utils", "MetricLogger")
   std::string canonical;  // "util.misc", "util.misc.MetricLogger", ".misc.MetricLogger" (relative)
+  friend bool operator==(const ImportSummary&, const ImportSummary&) = default;
 };
 
 struct FileSummary {
@@ -57,6 +61,32 @@ struct FileSummary {
   std::vector<ImportSummary> imports;
   std::vector<ClassSummary> classes;
   std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names
+  friend bool operator==(const FileSummary&, const FileSummary&) = default;
+};
+
+// Whether two summaries of one file tell the project the same (their bytes may differ).
+bool SameForProject(const FileSummary& a, const FileSummary& b);
+
+// The hash a summary's `content_hash` holds: equal bytes, equal hash, within one process.
+uint64_t ContentHash(std::string_view text);
+
+// Summaries kept by path and content, so that a file whose bytes did not change is not parsed again to
+// learn what it tells the project: the project pass asks for the modules it follows beyond the checked
+// files, the editor server for every file of the workspace on each keystroke. Thread-safe. It holds at
+// most `capacity` files and starts again empty when a new one would pass that.
+class SummaryCache {
+ public:
+  explicit SummaryCache(size_t capacity = 50'000) : capacity_(capacity) {}
+  std::optional<FileSummary> Find(std::string_view path, uint64_t content_hash) const;
+  void Put(const FileSummary& summary);
+  size_t size() const;
+  size_t hits() const;
+
+ private:
+  size_t capacity_;
+  mutable std::mutex mu_;
+  mutable size_t hits_ = 0;
+  std::unordered_map<std::string, FileSummary> by_path_;
 };
 
 // Module name of a file path relative to the project root: "util/misc.py" -> "util.misc",

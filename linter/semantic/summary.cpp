@@ -64,7 +64,7 @@ bool Model::FromParameters(ts::Node expr, int scope, int depth) const {
 FileSummary Model::Summarize(const SourceFile& file) const {
   FileSummary out;
   out.path = file.path();
-  out.content_hash = std::hash<std::string_view>{}(source_);
+  out.content_hash = ContentHash(source_);
   out.own_cuda = !cuda_evidence_.IsNull();
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
   for (const Import& import : imports_) out.imports.push_back({std::string(import.local), import.canonical});

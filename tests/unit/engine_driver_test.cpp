@@ -170,3 +170,50 @@ TEST_CASE("the input guard counts brackets left open, outside comments and strin
   CHECK_FALSE(tl::UnparsableReason(std::string(100000, '(') + std::string(60000, ')')));
   CHECK(tl::UnparsableReason(std::string(60000, '[')));
 }
+
+namespace {
+
+
+std::vector<FileOutcome> RunProject(const TempDir& dir, tl::semantic::SummaryCache* cache, size_t jobs) {
+  std::vector<FileOutcome> outcomes;
+  tl::DriverOptions options;
+  options.jobs = jobs;
+  options.project = true;
+  options.project_root = dir.path();
+  options.summary_cache = cache;
+  std::vector<FileTask> tasks;
+  tasks.push_back(Task(dir / "train.py", "train.py"));  // helpers/ is not checked: the pass follows the import
+  tl::RunChecks(std::move(tasks), options, [&](FileOutcome&& outcome) { outcomes.push_back(std::move(outcome)); });
+  return outcomes;
+}
+
+}  // namespace
+
+TEST_CASE("the project pass follows an imported module, and the summary cache answers for it while its bytes hold") {
+  TempDir dir;
+  dir.Write("train.py", tl::test::ProjectLoop("helpers.logging"));
+  dir.Write("helpers/__init__.py", "");
+  dir.Write("helpers/logging.py", "def log_loss(loss):\n    print(loss.item())\n");
+  tl::semantic::SummaryCache cache;
+
+  const auto first = RunProject(dir, &cache, 1);
+  REQUIRE(first.size() == 1);
+  const auto tl101 = std::find_if(first[0].diagnostics.begin(), first[0].diagnostics.end(),
+                                  [](const tl::Diagnostic& d) { return d.code == "TL101"; });
+  REQUIRE(tl101 != first[0].diagnostics.end());
+  REQUIRE(tl101->related.size() == 1);
+  CHECK(tl101->related[0].path == "helpers/logging.py");
+  CHECK(cache.hits() == 0);
+  CHECK(cache.size() == 3);  // train.py, helpers/logging.py, helpers/__init__.py
+
+  // Same bytes: the followed modules come from the cache, and the findings are the same, with 2 jobs too.
+  const auto second = RunProject(dir, &cache, 2);
+  CHECK(cache.hits() == 2);
+  CHECK(Summary(second) == Summary(first));
+
+  // Changed bytes: the cached summary is not used, and the finding goes with the sync.
+  dir.Write("helpers/logging.py", "def log_loss(loss):\n    print('step done')\n");
+  const auto third = RunProject(dir, &cache, 1);
+  CHECK(cache.hits() == 3);  // __init__.py only
+  CHECK(Summary(third).find("TL101") == std::string::npos);
+}

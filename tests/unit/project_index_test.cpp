@@ -120,5 +120,27 @@ TEST_CASE("10,000 modules index and resolve") {
   CHECK_FALSE(index.ResolveFunction(*first, "m0.helpers.nxt.nxt.nxt.nxt.nxt.nxt.nxt.nxt.nxt.nxt.sync").has_value());
 }
 
+TEST_CASE("the summary cache answers for the same path and bytes only, and stays bounded") {
+  SummaryCache cache(2);
+  FileSummary a = Summary("a.py", "def f(x):\n    return x.item()\n");
+  CHECK(a.content_hash == ContentHash("def f(x):\n    return x.item()\n"));
+  cache.Put(a);
+  REQUIRE(cache.Find("a.py", a.content_hash).has_value());
+  CHECK(cache.Find("a.py", a.content_hash)->functions.size() == 1);
+  CHECK_FALSE(cache.Find("a.py", ContentHash("def f(x):\n    return x\n")).has_value());
+  CHECK_FALSE(cache.Find("b.py", a.content_hash).has_value());
+  CHECK(cache.hits() == 2);
+  // A new version of a file replaces the old one; a third file over the capacity starts it again.
+  FileSummary a2 = Summary("a.py", "x = 1\n");
+  cache.Put(a2);
+  CHECK(cache.size() == 1);
+  CHECK_FALSE(cache.Find("a.py", a.content_hash).has_value());
+  cache.Put(Summary("b.py", "y = 2\n"));
+  CHECK(cache.size() == 2);
+  cache.Put(Summary("c.py", "z = 3\n"));
+  CHECK(cache.size() == 1);
+  CHECK(cache.Find("c.py", ContentHash("z = 3\n")).has_value());
+}
+
 }  // namespace
 }  // namespace tl::semantic

@@ -1,0 +1,213 @@
+// The project index around some files: their summaries, then the project modules they import under the
+// root, level by level through the import graph, each level summarised in parallel (or taken from the
+// cache when its bytes did not change). See project_builder.h.
+#include "linter/engine/project_builder.h"
+
+#include <algorithm>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "linter/core/fs.h"
+#include "linter/core/parallel.h"
+
+namespace tl {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string RelativeTo(const fs::path& path, const fs::path& root) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  if (ec) return path.generic_string();
+  fs::path relative = absolute.lexically_relative(root);
+  if (relative.empty() || relative.begin()->string() == "..") return path.filename().generic_string();
+  return relative.generic_string();
+}
+
+// Files under `root` that an import of `summary` may name: `a.b` as `a/b.py` or `a/b/__init__.py`,
+// from the root and from the importing file's folder (scripts import their neighbours). Paths are
+// built as strings from normalised folders and identifier segments, so no normalising is needed: this
+// runs for every prefix of every import of every file.
+void CandidateFiles(const semantic::FileSummary& summary, const std::string& file_dir, const std::string& root,
+                    std::vector<std::string>& out) {
+  for (const semantic::ImportSummary& import : summary.imports) {
+    std::string_view dotted = import.canonical;
+    std::string_view base = root;
+    if (dotted.starts_with('.')) {
+      size_t level = 0;
+      while (level < dotted.size() && dotted[level] == '.') ++level;
+      base = file_dir;
+      for (size_t up = 1; up < level; ++up) {
+        const size_t slash = base.rfind('/');
+        if (slash == std::string_view::npos || slash == 0) break;
+        base = base.substr(0, slash);
+      }
+      dotted.remove_prefix(level);
+    }
+    std::string_view bases[2] = {base, {}};
+    if (!import.canonical.starts_with('.') && file_dir != root) bases[1] = file_dir;
+    for (std::string_view b : bases) {
+      if (b.empty()) continue;
+      std::string p(b);
+      std::string_view rest = dotted;
+      // Every prefix of the dotted name may be the module (`a.b.f` is `a/b.py`'s f).
+      while (!rest.empty()) {
+        const size_t dot = rest.find('.');
+        const std::string_view segment = rest.substr(0, dot);
+        if (segment.empty() || segment.find('/') != std::string_view::npos) break;
+        if (p.empty() || p.back() != '/') p += '/';
+        p += segment;
+        out.push_back(p + ".py");
+        out.push_back(p + "/__init__.py");
+        if (dot == std::string_view::npos) break;
+        rest.remove_prefix(dot + 1);
+      }
+    }
+  }
+}
+
+// Directory listings, each read once: the import search asks whether `a/b.py` or `a/b/__init__.py`
+// exists for every prefix of every import of every file, and most of them do not (the standard
+// library, third-party packages), so one listing per folder replaces a stat per question.
+class Listings {
+ public:
+  bool IsFile(std::string_view path) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) return false;
+    const std::string dir(path.substr(0, slash == 0 ? 1 : slash));
+    auto [it, added] = dirs_.try_emplace(dir);
+    if (added) {
+      std::error_code ec;
+      for (fs::directory_iterator entry(dir, ec), end; !ec && entry != end; entry.increment(ec)) {
+        std::error_code type_ec;
+        if (entry->is_regular_file(type_ec)) it->second.insert(entry->path().filename().string());
+      }
+    }
+    return it->second.contains(std::string(path.substr(slash + 1)));
+  }
+
+ private:
+  std::unordered_map<std::string, std::unordered_set<std::string>> dirs_;
+};
+
+// The module name of a path under the root; when a folder on the way is not a package name (a root
+// above `.venv/lib/python3.11/`), the longest tail of the path that is one.
+std::string ModuleFor(std::string_view relative, bool* is_package) {
+  for (std::string_view rest = relative;;) {
+    std::string module = semantic::ModuleName(rest, is_package);
+    if (!module.empty()) return module;
+    const size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) return {};
+    rest.remove_prefix(slash + 1);
+  }
+}
+
+}  // namespace
+
+std::filesystem::path FindProjectRoot(const std::filesystem::path& checked) {
+  std::error_code ec;
+  fs::path start = fs::absolute(checked, ec).lexically_normal();
+  if (!fs::is_directory(start, ec)) start = start.parent_path();
+  static constexpr std::string_view kMarkers[] = {"pyproject.toml", "setup.py", "setup.cfg", "torchlint.toml", ".git"};
+  for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+    for (std::string_view marker : kMarkers) {
+      if (fs::exists(dir / marker, ec)) return dir;
+    }
+    if (dir == dir.parent_path()) break;
+  }
+  return start;
+}
+
+std::filesystem::path NormalizedRoot(const std::filesystem::path& root) {
+  std::error_code ec;
+  fs::path out = fs::absolute(root, ec).lexically_normal();
+  if (!out.has_filename() && out.has_parent_path() && out != out.root_path()) out = out.parent_path();
+  return out;
+}
+
+std::string ModuleNameUnder(const std::filesystem::path& path, const std::filesystem::path& root, bool* is_package) {
+  return ModuleFor(RelativeTo(path, root), is_package);
+}
+
+BuiltIndex BuildProjectIndex(std::vector<IndexSeed> seeds, const ProjectIndexOptions& options) {
+  BuiltIndex out;
+  out.index = std::make_shared<semantic::ProjectIndex>();
+  semantic::ProjectIndex& index = *out.index;
+  out.modules.resize(seeds.size());
+  const fs::path root = NormalizedRoot(options.root);
+  const std::string root_string = root.string();
+  std::error_code ec;
+  std::unordered_set<std::string> seen;
+  std::vector<std::pair<const semantic::FileSummary*, std::string>> pending;
+  for (IndexSeed& seed : seeds) seen.insert(fs::absolute(seed.path, ec).lexically_normal().string());
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    const fs::path path = fs::absolute(seeds[i].path, ec).lexically_normal();
+    bool package = false;
+    std::string module = ModuleNameUnder(seeds[i].path, root, &package);
+    semantic::FileSummary& summary = seeds[i].summary;
+    const std::string display = summary.path;
+    summary.module = module;
+    summary.is_package = package;
+    index.Add(std::move(summary));
+    if (const semantic::FileSummary* added = index.Find(module); added != nullptr && added->path == display) {
+      pending.emplace_back(added, path.parent_path().string());
+      out.modules[i] = std::move(module);
+    }  // else a second file of the same module name: it is checked alone
+  }
+  Listings listings;
+  size_t context = 0;
+  while (!pending.empty() && context < options.max_context_files) {
+    struct Candidate {
+      fs::path path;
+      std::string relative;
+      std::optional<semantic::FileSummary> summary;
+    };
+    std::vector<Candidate> level;
+    std::vector<std::string> candidates;
+    for (const auto& [summary, dir] : pending) {
+      candidates.clear();
+      CandidateFiles(*summary, dir, root_string, candidates);
+      for (std::string& candidate : candidates) {
+        if (context + level.size() >= options.max_context_files) break;
+        if (!seen.insert(candidate).second || !listings.IsFile(candidate)) continue;
+        fs::path path(std::move(candidate));
+        std::string relative = RelativeTo(path, root);
+        if (relative.starts_with("..")) continue;
+        level.push_back({std::move(path), std::move(relative), std::nullopt});
+      }
+    }
+    pending.clear();
+    context += level.size();
+    ParallelFor(level.size(), options.jobs, [&](size_t i) {
+      Candidate& c = level[i];
+      auto text = ReadFile(c.path, options.max_file_bytes);
+      if (!text.ok() || text->find('\0') != std::string::npos) return;
+      if (options.cache != nullptr) {
+        if (auto cached = options.cache->Find(c.relative, semantic::ContentHash(*text))) {
+          c.summary = std::move(cached);
+          return;
+        }
+      }
+      const SourceFile source(c.relative, std::move(*text));
+      c.summary = SummarizeSource(source);
+      if (c.summary && options.cache != nullptr) options.cache->Put(*c.summary);
+    });
+    for (Candidate& c : level) {
+      if (!c.summary) continue;
+      bool package = false;
+      c.summary->module = ModuleFor(c.relative, &package);
+      c.summary->is_package = package;
+      const std::string module = c.summary->module;
+      index.Add(std::move(*c.summary));
+      if (const semantic::FileSummary* added = index.Find(module); added != nullptr && added->path == c.relative) {
+        pending.emplace_back(added, c.path.parent_path().string());
+      }
+    }
+  }
+  out.context_files = context;
+  index.Finish();
+  return out;
+}
+
+}  // namespace tl
