@@ -192,6 +192,35 @@ std::vector<DiffOp> DiffLines(const std::vector<std::string_view>& a, const std:
 
 }  // namespace
 
+std::vector<Edit> LineEdits(std::string_view before, std::string_view after) {
+  std::vector<Edit> edits;
+  if (before == after) return edits;
+  const auto ops = DiffLines(SplitLinesKeepEnds(before), SplitLinesKeepEnds(after));
+  uint32_t offset = 0;  // in `before`
+  bool open = false;
+  Edit current;
+  for (const DiffOp& op : ops) {
+    if (op.kind == ' ') {
+      if (open) edits.push_back(std::move(current));
+      open = false;
+      offset += static_cast<uint32_t>(op.line.size());
+      continue;
+    }
+    if (!open) {
+      current = Edit{{offset, offset}, {}};
+      open = true;
+    }
+    if (op.kind == '-') {
+      offset += static_cast<uint32_t>(op.line.size());
+      current.range.end = offset;
+    } else {
+      current.replacement += op.line;
+    }
+  }
+  if (open) edits.push_back(std::move(current));
+  return edits;
+}
+
 std::string UnifiedDiff(std::string_view path, std::string_view before, std::string_view after) {
   if (before == after) return {};
   const auto a = SplitLinesKeepEnds(before);

@@ -32,4 +32,9 @@ FixOutcome ApplyFixes(std::string_view text, const std::vector<const Fix*>& fixe
 // headers `--- a/PATH` and `+++ b/PATH`. Empty when the texts are equal.
 std::string UnifiedDiff(std::string_view path, std::string_view before, std::string_view after);
 
+// The edits, line by line, that turn `before` into `after`: each run of changed lines is one edit of
+// `before`'s bytes, so applying them with ApplyEdits gives `after` exactly. For an editor, which keeps
+// the unchanged lines (and the cursor, and the undo history) where they were.
+std::vector<Edit> LineEdits(std::string_view before, std::string_view after);
+
 }  // namespace tl

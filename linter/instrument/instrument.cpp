@@ -651,6 +651,7 @@ Result<Outcome> Instrument(const SourceFile& file, const Options& options) {
                     file.path())};
   }
   outcome->changed = outcome->text != file.text();
+  outcome->edits = LineEdits(file.text(), outcome->text);
   return outcome;
 }
 
@@ -665,6 +666,7 @@ Result<Outcome> Remove(const SourceFile& file) {
   if (!restored) return restored.error();
   outcome.text = std::move(*restored);
   outcome.changed = outcome.text != file.text();
+  outcome.edits = LineEdits(file.text(), outcome.text);
   return outcome;
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "linter/core/diagnostic.h"
 #include "linter/core/result.h"
 #include "linter/core/source_file.h"
 
@@ -43,6 +44,7 @@ Status ValidateOptions(const Options& options);
 
 struct Outcome {
   std::string text;                // the whole new script
+  std::vector<Edit> edits;         // the edits of the input that give `text`, line by line (LineEdits)
   bool changed = false;            // text differs from the input
   uint32_t loop_line = 0;          // 1-based line of the step loop (0 for removal)
   std::vector<std::string> notes;  // what the user needs next: where the trace appears, what to run

@@ -42,7 +42,11 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 }  // namespace
 
-Result<Tree> Parser::Parse(std::string_view source) {
+Result<Tree> Parser::Parse(std::string_view source) { return ParseWith(source, nullptr); }
+
+Result<Tree> Parser::Parse(std::string_view source, const Tree& old) { return ParseWith(source, old.raw()); }
+
+Result<Tree> Parser::ParseWith(std::string_view source, const TSTree* old) {
   if (source.size() > UINT32_MAX) return Error{"file is too large to parse (over 4 GiB)"};
   if (auto reason = UnparsableReason(source)) return Error{std::move(*reason)};
   // A UTF-8 BOM is left out of the parse with an included range rather than by handing tree-sitter a
@@ -54,7 +58,7 @@ Result<Tree> Parser::Parse(std::string_view source) {
   } else {
     ts_parser_set_included_ranges(parser_.get(), nullptr, 0);
   }
-  TSTree* tree = ts_parser_parse_string(parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size()));
+  TSTree* tree = ts_parser_parse_string(parser_.get(), old, source.data(), static_cast<uint32_t>(source.size()));
   if (tree == nullptr) {
     ts_parser_reset(parser_.get());
     return Error{"the parser gave up on this file"};

@@ -70,6 +70,11 @@ class Tree {
   explicit Tree(TSTree* tree) : tree_(tree, &ts_tree_delete) {}
   Node Root() const { return Node(ts_tree_root_node(tree_.get())); }
   TSTree* raw() const { return tree_.get(); }
+  // A shallow copy (tree-sitter shares the nodes): what another thread may read or parse against.
+  Tree Copy() const { return Tree(ts_tree_copy(tree_.get())); }
+  // Records an edit of the text, so that the next parse with this tree as the old one reuses what
+  // the edit did not touch.
+  void Edit(const TSInputEdit& edit) { ts_tree_edit(tree_.get(), &edit); }
 
  private:
   std::unique_ptr<TSTree, decltype(&ts_tree_delete)> tree_;
@@ -82,8 +87,12 @@ class Parser {
   // input the runtime cannot handle safely (over 4 GiB; see parse_guard.h) or when
   // tree-sitter gives up; syntax errors come back as ERROR / MISSING nodes inside the tree.
   Result<Tree> Parse(std::string_view source);
+  // An incremental parse: `old` is the previous tree of this text with every edit since recorded
+  // (Tree::Edit). The result is the same tree a full parse gives.
+  Result<Tree> Parse(std::string_view source, const Tree& old);
 
  private:
+  Result<Tree> ParseWith(std::string_view source, const TSTree* old);
   std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser_;
 };
 

@@ -1,0 +1,272 @@
+#include "lsp/workspace.h"
+
+#include <fmt/core.h>
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <system_error>
+
+#include "linter/engine/check.h"
+#include "linter/engine/project_builder.h"
+#include "linter/ts/ts.h"
+
+namespace tl::lsp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where a byte offset sits as tree-sitter counts it: rows by '\n', columns in bytes.
+TSPoint PointAt(const SourceFile& file, uint32_t offset) {
+  const uint32_t line0 = file.lines().Locate(offset).line - 1;
+  return TSPoint{line0, offset - file.lines().LineStart(line0)};
+}
+
+TSPoint Advance(TSPoint start, std::string_view text) {
+  const size_t last = text.rfind('\n');
+  if (last == std::string_view::npos) return TSPoint{start.row, start.column + static_cast<uint32_t>(text.size())};
+  return TSPoint{start.row + static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n')),
+                 static_cast<uint32_t>(text.size() - last - 1)};
+}
+
+}  // namespace
+
+struct Workspace::Document {
+  std::string text;
+  int64_t version = 0;
+  std::optional<ts::Tree> tree;              // the last parse, with every edit since recorded
+  std::shared_ptr<const SourceFile> source;  // the current text with its line index; made on demand
+  std::optional<semantic::FileSummary> summary;
+
+  const std::shared_ptr<const SourceFile>& Source(const std::string& path) {
+    if (!source) source = std::make_shared<const SourceFile>(path, text);
+    return source;
+  }
+};
+
+Workspace::Workspace(size_t jobs)
+    : jobs_(std::max<size_t>(1, jobs)),
+      configs_(std::make_unique<ConfigResolver>()),
+      pins_(std::make_unique<TorchPinResolver>()) {}
+
+Workspace::~Workspace() = default;
+
+void Workspace::SetSettings(Settings settings) {
+  const std::lock_guard lock(mu_);
+  settings_ = std::move(settings);
+}
+
+Settings Workspace::CurrentSettings() const {
+  const std::lock_guard lock(mu_);
+  return settings_;
+}
+
+void Workspace::ReloadConfigs() {
+  const std::lock_guard lock(mu_);
+  configs_ = std::make_unique<ConfigResolver>();
+  pins_ = std::make_unique<TorchPinResolver>();
+}
+
+void Workspace::Open(const std::string& path, std::string text, int64_t version) {
+  const std::lock_guard lock(mu_);
+  auto document = std::make_unique<Document>();
+  document->text = std::move(text);
+  document->version = version;
+  documents_[path] = std::move(document);
+}
+
+bool Workspace::Change(const std::string& path, int64_t version, std::optional<TextRange> range,
+                       std::string_view text) {
+  const std::lock_guard lock(mu_);
+  auto it = documents_.find(path);
+  if (it == documents_.end()) return false;
+  Document& doc = *it->second;
+  if (!range) {
+    doc.text.assign(text);
+    doc.tree.reset();  // a whole new text: nothing to reuse
+  } else {
+    if (range->begin > range->end || range->end > doc.text.size()) return false;
+    if (doc.tree) {
+      const std::shared_ptr<const SourceFile>& before = doc.Source(path);
+      TSInputEdit edit{};
+      edit.start_byte = range->begin;
+      edit.old_end_byte = range->end;
+      edit.new_end_byte = range->begin + static_cast<uint32_t>(text.size());
+      edit.start_point = PointAt(*before, range->begin);
+      edit.old_end_point = PointAt(*before, range->end);
+      edit.new_end_point = Advance(edit.start_point, text);
+      doc.tree->Edit(edit);
+    }
+    doc.text.replace(range->begin, range->end - range->begin, text);
+  }
+  doc.version = version;
+  doc.source.reset();
+  return true;
+}
+
+void Workspace::Close(const std::string& path) {
+  const std::lock_guard lock(mu_);
+  documents_.erase(path);
+}
+
+bool Workspace::IsOpen(const std::string& path) const {
+  const std::lock_guard lock(mu_);
+  return documents_.contains(path);
+}
+
+std::vector<std::string> Workspace::OpenPaths() const {
+  const std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [path, doc] : documents_) out.push_back(path);
+  return out;
+}
+
+std::optional<Workspace::Snapshot> Workspace::Get(const std::string& path) const {
+  const std::lock_guard lock(mu_);
+  auto it = documents_.find(path);
+  if (it == documents_.end()) return std::nullopt;
+  return Snapshot{it->second->Source(path), it->second->version};
+}
+
+std::shared_ptr<const CheckOptions> Workspace::OptionsFor(const std::string& path, std::string& error) {
+  ConfigResolver* configs = nullptr;
+  TorchPinResolver* pins = nullptr;
+  Settings settings;
+  std::shared_ptr<const CrossCheck> trace;
+  {
+    const std::lock_guard lock(mu_);
+    configs = configs_.get();
+    pins = pins_.get();
+    settings = settings_;
+    trace = trace_;
+  }
+  auto options = std::make_shared<CheckOptions>();
+  const fs::path absolute(path);
+  auto config = configs->ForDirectory(absolute.parent_path());
+  std::shared_ptr<const Config> defaults;
+  if (!config.ok()) {
+    error = config.error().message;  // checked with the defaults, and the problem is said
+    defaults = std::make_shared<const Config>();
+  }
+  CliOverrides cli;
+  cli.select = settings.select;
+  cli.ignore = settings.ignore;
+  cli.target_torch = settings.target_torch;
+  std::optional<TorchVersion> trace_torch;
+  if (trace) trace_torch = trace->TraceTorch();
+  ConfigureOptions(config.ok() ? **config : *defaults, cli, absolute, trace_torch, *pins, *options);
+  options->collect_facts = trace != nullptr;
+  return options;
+}
+
+std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
+  Checked out;
+  std::optional<ts::Tree> old;
+  std::vector<IndexSeed> others;
+  std::optional<semantic::FileSummary> previous;
+  std::shared_ptr<const CrossCheck> trace;
+  {
+    const std::lock_guard lock(mu_);
+    auto it = documents_.find(path);
+    if (it == documents_.end()) return std::nullopt;
+    Document& doc = *it->second;
+    out.snapshot = {doc.Source(path), doc.version};
+    if (doc.tree) old = doc.tree->Copy();
+    previous = doc.summary;
+    for (const auto& [other_path, other] : documents_) {
+      if (other_path != path && other->summary) others.push_back({*other->summary, other_path});
+    }
+    trace = trace_;
+  }
+  std::shared_ptr<const CheckOptions> base = OptionsFor(path, out.error);
+  auto options = std::make_shared<CheckOptions>(*base);
+  options->collect_summary = true;
+  const fs::path root = FindProjectRoot(path);
+  options->project_for = [&](const semantic::FileSummary& own) {
+    std::vector<IndexSeed> seeds;
+    seeds.push_back({own, path});
+    for (const IndexSeed& seed : others) {
+      const std::string relative = fs::path(seed.path).lexically_relative(root).generic_string();
+      if (!relative.empty() && !relative.starts_with("..")) seeds.push_back(seed);
+    }
+    ProjectIndexOptions index_options;
+    index_options.root = root;
+    index_options.jobs = jobs_;
+    index_options.cache = &cache_;
+    BuiltIndex built = BuildProjectIndex(std::move(seeds), index_options);
+    return ProjectView{built.index, built.modules.empty() ? std::string() : built.modules.front()};
+  };
+
+  const SourceFile& file = *out.snapshot.source;
+  thread_local ts::Parser parser;
+  Result<ts::Tree> parsed = old ? parser.Parse(file.text(), *old) : parser.Parse(file.text());
+  out.incremental = old.has_value() && parsed.ok();
+  FileReport report;
+  if (parsed.ok()) {
+    report = CheckParsed(file, *parsed, *options);
+  } else {
+    report = CheckSource(file, *options);  // the one-line parse-error notice
+  }
+  if (trace) trace->Annotate(file, report.facts, report.diagnostics);
+  out.diagnostics = std::move(report.diagnostics);
+
+  const std::lock_guard lock(mu_);
+  auto it = documents_.find(path);
+  if (it != documents_.end() && it->second->version == out.snapshot.version &&
+      it->second->source == out.snapshot.source) {
+    Document& doc = *it->second;
+    if (parsed.ok()) doc.tree = std::move(*parsed);
+    if (report.summary) {
+      out.summary_changed = !previous || !SameForProject(*previous, *report.summary);
+      doc.summary = std::move(report.summary);
+    }
+  }
+  return out;
+}
+
+Status Workspace::LoadTrace(const std::string& path) {
+  auto loaded = CrossCheck::Load(path);
+  if (!loaded.ok()) {
+    DropTrace();
+    return loaded.error();
+  }
+  auto trace = std::make_shared<const CrossCheck>(std::move(*loaded));
+  const std::lock_guard lock(mu_);
+  trace_ = std::move(trace);
+  trace_path_ = path;
+  return Ok{};
+}
+
+void Workspace::DropTrace() {
+  const std::lock_guard lock(mu_);
+  trace_.reset();
+  trace_path_.clear();
+}
+
+bool Workspace::HasTrace() const {
+  const std::lock_guard lock(mu_);
+  return trace_ != nullptr;
+}
+
+std::string Workspace::TracePath() const {
+  const std::lock_guard lock(mu_);
+  return trace_path_;
+}
+
+std::optional<std::string> Workspace::FindTrace(const fs::path& script) {
+  // `instrument`'s default trace folder (tensorboard_trace_handler's), beside the script or at the
+  // project root, when it holds a trace.
+  std::error_code ec;
+  for (const fs::path& dir : {script.parent_path() / "profiler_logs", FindProjectRoot(script) / "profiler_logs"}) {
+    if (!fs::is_directory(dir, ec)) continue;
+    for (fs::directory_iterator entry(dir, ec), end; !ec && entry != end; entry.increment(ec)) {
+      const std::string name = entry->path().filename().string();
+      if (name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz") || name.ends_with(".json") ||
+          name.ends_with(".json.gz")) {
+        return dir.string();
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tl::lsp

@@ -1,0 +1,96 @@
+// The workspace of `torchlint server`, over the engine and without LSP types: the open documents (text,
+// version, and a tree kept up to date with every edit so that the next parse is incremental), the
+// settings, the configs of their folders, the project index around the open documents (with a
+// summary cache, so that files that did not change are not read again), and a profiler trace to
+// cross-check against. Thread-safe: the server's reading thread edits documents while its checking
+// thread checks snapshots of them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crosscheck/crosscheck.h"
+#include "linter/core/diagnostic.h"
+#include "linter/core/result.h"
+#include "linter/core/source_file.h"
+#include "linter/engine/config.h"
+#include "linter/engine/torch_pin.h"
+#include "linter/semantic/project.h"
+
+namespace tl::lsp {
+
+struct Settings {
+  std::optional<std::vector<std::string>> select;  // normalised selectors; nullopt: the config's
+  std::vector<std::string> ignore;
+  std::optional<TorchVersion> target_torch;
+  bool unsafe_fixes = false;
+  std::string trace;  // a trace file or folder; empty: the one `instrument` writes, when there is one
+};
+
+class Workspace {
+ public:
+  explicit Workspace(size_t jobs = 1);
+  ~Workspace();
+
+  void SetSettings(Settings settings);
+  Settings CurrentSettings() const;
+  // Forgets the configs and pins read so far (a pyproject.toml or torchlint.toml changed).
+  void ReloadConfigs();
+
+  // Documents, by absolute path. Change applies one edit (a byte range of the current text, or the
+  // whole text when `range` is empty); false when the document is not open or the range is outside it.
+  void Open(const std::string& path, std::string text, int64_t version);
+  bool Change(const std::string& path, int64_t version, std::optional<TextRange> range, std::string_view text);
+  void Close(const std::string& path);
+  bool IsOpen(const std::string& path) const;
+  std::vector<std::string> OpenPaths() const;
+  // A snapshot of a document's text and version; null when it is not open.
+  struct Snapshot {
+    std::shared_ptr<const SourceFile> source;
+    int64_t version = 0;
+  };
+  std::optional<Snapshot> Get(const std::string& path) const;
+
+  // Checks the current version of a document. `summary_changed` says that what the document tells the
+  // rest of the project changed, so that the other open documents should be checked again.
+  struct Checked {
+    Snapshot snapshot;
+    std::vector<Diagnostic> diagnostics;
+    bool summary_changed = false;
+    bool incremental = false;  // the parse reused the previous tree
+    std::string error;         // a one-line problem (a config that cannot be read); the check still ran
+  };
+  std::optional<Checked> Check(const std::string& path);
+
+  // The trace: loaded with the streaming reader (call it off the reading thread). An error leaves no
+  // trace loaded. `FindTrace` is where `instrument` writes its trace beside a script, when it exists.
+  Status LoadTrace(const std::string& path);
+  void DropTrace();
+  bool HasTrace() const;
+  std::string TracePath() const;
+  static std::optional<std::string> FindTrace(const std::filesystem::path& script);
+
+  const semantic::SummaryCache& Cache() const { return cache_; }
+
+ private:
+  struct Document;
+  std::shared_ptr<const CheckOptions> OptionsFor(const std::string& path, std::string& error);
+
+  size_t jobs_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<Document>> documents_;
+  Settings settings_;
+  std::unique_ptr<ConfigResolver> configs_;
+  std::unique_ptr<TorchPinResolver> pins_;
+  semantic::SummaryCache cache_;
+  std::shared_ptr<const CrossCheck> trace_;
+  std::string trace_path_;
+};
+
+}  // namespace tl::lsp

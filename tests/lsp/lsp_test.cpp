@@ -1,0 +1,276 @@
+// The language server's layers on their own: framing (good, lenient and hostile frames), messages,
+// positions and URIs, the line edits code actions carry, and the workspace (incremental parses that
+// give what a full check gives, stale versions, the project index around the open documents).
+#include <doctest/doctest.h>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <variant>
+
+#include "../unit/engine_test_support.h"
+#include "linter/core/fix.h"
+#include "linter/engine/check.h"
+#include "lsp/protocol.h"
+#include "lsp/transport.h"
+#include "lsp/workspace.h"
+
+namespace tl::lsp {
+namespace {
+
+// A byte source over a string, handing out at most `chunk` bytes per read (frames split anywhere).
+struct StringSource {
+  std::string data;
+  size_t pos = 0;
+  size_t chunk = 7;
+  static std::ptrdiff_t Read(void* context, char* buffer, size_t size) {
+    auto* self = static_cast<StringSource*>(context);
+    const size_t n = std::min({size, self->chunk, self->data.size() - self->pos});
+    std::memcpy(buffer, self->data.data() + self->pos, n);
+    self->pos += n;
+    return static_cast<std::ptrdiff_t>(n);
+  }
+};
+
+std::string Framed(std::string_view body) { return fmt::format("Content-Length: {}\r\n\r\n{}", body.size(), body); }
+
+std::vector<std::string> ReadAll(std::string bytes, size_t max_body = kDefaultMaxBody) {
+  StringSource source{std::move(bytes)};
+  FrameReader reader(&StringSource::Read, &source, max_body);
+  std::vector<std::string> out;
+  for (;;) {
+    ReadResult r = reader.Next();
+    if (std::holds_alternative<EndOfInput>(r)) return out;
+    if (auto* f = std::get_if<Frame>(&r)) out.push_back("frame:" + f->body);
+    if (auto* e = std::get_if<FrameError>(&r)) out.push_back("error:" + e->message);
+  }
+}
+
+TEST_CASE("frames are read across any split, with lenient headers") {
+  const auto frames = ReadAll(Framed(R"({"a":1})") +
+                              "content-length: 2\nContent-Type: application/vscode-jsonrpc; charset=utf-8\n\n{}" +
+                              "\r\n" + Framed("[]"));
+  REQUIRE(frames.size() == 3);
+  CHECK(frames[0] == R"(frame:{"a":1})");
+  CHECK(frames[1] == "frame:{}");
+  CHECK(frames[2] == "frame:[]");
+}
+
+TEST_CASE("bad frames are errors, and the reader goes on with the next frame") {
+  const auto frames = ReadAll("Content-Type: x\r\n\r\n" + std::string("Content-Length: ten\r\n\r\n") +
+                              "garbage without colon\r\n\r\n" + Framed("{}"));
+  REQUIRE(frames.size() == 4);
+  CHECK(frames[0] == "error:a frame without a Content-Length header");
+  CHECK(frames[1] == "error:a Content-Length that is not a number");
+  CHECK(frames[2] == "error:a header line without a colon");
+  CHECK(frames[3] == "frame:{}");
+}
+
+TEST_CASE("a body over the limit is skipped and reported; a truncated body ends the input") {
+  const auto frames = ReadAll(Framed(std::string(1000, 'x')) + Framed("{}"), 100);
+  REQUIRE(frames.size() == 2);
+  CHECK(frames[0] == "error:a message of 1000 bytes, over the limit of 100 bytes");
+  CHECK(frames[1] == "frame:{}");
+  CHECK(ReadAll("Content-Length: 50\r\n\r\n{\"short\":").empty());
+  CHECK(ReadAll(std::string(100000, 'h')).size() == 0);  // one endless header line, then the end
+  const auto binary = ReadAll(std::string("\0\xff\r\n\r\n", 6) + Framed("{}"));
+  CHECK(binary.back() == "frame:{}");
+}
+
+TEST_CASE("messages: requests, notifications, responses and what is none of them") {
+  int code = 0;
+  Json id;
+  auto request = ParseMessage(R"({"jsonrpc":"2.0","id":3,"method":"shutdown"})", code, id);
+  REQUIRE(request.ok());
+  CHECK(request->kind == Message::Kind::kRequest);
+  CHECK(request->id == 3);
+  auto note = ParseMessage(R"({"jsonrpc":"2.0","method":"exit"})", code, id);
+  REQUIRE(note.ok());
+  CHECK(note->kind == Message::Kind::kNotification);
+  auto response = ParseMessage(R"({"jsonrpc":"2.0","id":"r1","result":null})", code, id);
+  REQUIRE(response.ok());
+  CHECK(response->kind == Message::Kind::kResponse);
+
+  CHECK_FALSE(ParseMessage("{not json", code, id).ok());
+  CHECK(code == kParseError);
+  CHECK_FALSE(ParseMessage("[1,2]", code, id).ok());
+  CHECK(code == kInvalidRequest);
+  CHECK_FALSE(ParseMessage(R"({"jsonrpc":"2.0","id":7,"method":5})", code, id).ok());
+  CHECK(id == 7);  // still answerable
+  CHECK_FALSE(ParseMessage(R"({"id":1,"method":"x"})", code, id).ok());
+  CHECK_FALSE(ParseMessage(R"({"jsonrpc":"2.0","id":{},"method":"x"})", code, id).ok());
+  CHECK_FALSE(ParseMessage(R"({"jsonrpc":"2.0","method":"x","params":3})", code, id).ok());
+}
+
+TEST_CASE("file URIs and paths, both ways") {
+  CHECK(PathFromUri("file:///home/u/my%20project/train.py") == "/home/u/my project/train.py");
+  CHECK(PathFromUri("FILE://localhost/a.py") == "/a.py");
+  CHECK(PathFromUri("file:///a/%E4%B8%AD.py") == "/a/\xE4\xB8\xAD.py");
+  CHECK_FALSE(PathFromUri("untitled:Untitled-1").has_value());
+  CHECK_FALSE(PathFromUri("file://server/share/a.py").has_value());
+  CHECK_FALSE(PathFromUri("file:///a/%zz.py").has_value());
+  CHECK_FALSE(PathFromUri("file:///a/%00.py").has_value());
+  CHECK_FALSE(PathFromUri("file:///a/%4").has_value());
+  const std::string path = "/tmp/a b/#1/\xE4\xB8\xAD.py";
+  CHECK(UriFromPath(path) == "file:///tmp/a%20b/%231/%E4%B8%AD.py");
+  CHECK(PathFromUri(UriFromPath(path)) == path);
+}
+
+TEST_CASE("positions: utf-8 when offered, utf-16 otherwise, non-ASCII lines, clamping") {
+  CHECK(NegotiateEncoding(Json::parse(R"({"general":{"positionEncodings":["utf-16","utf-8"]}})")) ==
+        PositionEncoding::kUtf8);
+  CHECK(NegotiateEncoding(Json::parse(R"({"general":{"positionEncodings":["utf-32"]}})")) == PositionEncoding::kUtf16);
+  CHECK(NegotiateEncoding(Json()) == PositionEncoding::kUtf16);
+  // "é" is 2 bytes, 1 UTF-16 unit; "𝔸" 4 bytes, 2 units.
+  const LineIndex lines("x = 'é𝔸'; y.item()\nz\n");
+  const uint32_t item = 14;  // byte offset of "y" (after x = 'é𝔸'; )
+  REQUIRE(std::string_view("x = 'é𝔸'; y.item()\nz\n").substr(item, 1) == "y");
+  CHECK(lines.ToLsp(item, PositionEncoding::kUtf16).character == 11);
+  CHECK(lines.ToLsp(item, PositionEncoding::kUtf8).character == 14);
+  const Range r{{0, 11}, {0, 12}};
+  CHECK(ByteRange(lines, r, PositionEncoding::kUtf16).begin == item);
+  // Past the end of a line: its end; past the last line: the end of the text.
+  CHECK(ByteRange(lines, Range{{1, 99}, {1, 99}}, PositionEncoding::kUtf16).begin == 24);
+  CHECK(ByteRange(lines, Range{{99, 0}, {99, 5}}, PositionEncoding::kUtf16).end == 25);
+  CHECK_FALSE(PositionFrom(Json::parse(R"({"line":-1,"character":0})")).has_value());
+  CHECK_FALSE(RangeFrom(Json::parse(R"({"start":{"line":0}})")).has_value());
+}
+
+TEST_CASE("line edits turn one text into the other and keep unchanged lines out") {
+  const std::string before = "a\nb\nc\nd\n";
+  const std::string after = "a\nB\nc\nd\ne\n";
+  const auto edits = LineEdits(before, after);
+  REQUIRE(edits.size() == 2);
+  CHECK(edits[0].range.begin == 2);
+  CHECK(edits[0].replacement == "B\n");
+  CHECK(edits[1].range.begin == 8);
+  CHECK(ApplyEdits(before, edits).value() == after);
+  CHECK(LineEdits(before, before).empty());
+  CHECK(ApplyEdits("x", LineEdits("x", "")).value().empty());
+}
+
+constexpr std::string_view kTrain = R"(import torch
+from torch.utils.data import DataLoader
+
+model = torch.nn.Linear(1000, 1000).cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(dataset, batch_size=32, num_workers=4, pin_memory=True)
+for x, y in loader:
+    loss = model(x.cuda()).sum()
+    loss.backward()
+    optimizer.step()
+    print(loss.item())
+)";
+
+std::vector<std::string> Codes(const std::vector<Diagnostic>& diagnostics) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : diagnostics) out.push_back(fmt::format("{}@{}", d.code, d.range.begin));
+  return out;
+}
+
+std::vector<std::string> Fresh(const std::string& path, std::string_view text) {
+  const SourceFile file(path, std::string(text));
+  return Codes(CheckSource(file, CheckOptions{}).diagnostics);
+}
+
+TEST_CASE("incremental edits give what a fresh check of the same text gives") {
+  test::TempDir dir;
+  const std::string path = (dir / "train.py").string();
+  Workspace ws;
+  ws.Open(path, std::string(kTrain), 1);
+  auto first = ws.Check(path);
+  REQUIRE(first.has_value());
+  CHECK_FALSE(first->incremental);
+  CHECK(Codes(first->diagnostics) == Fresh(path, kTrain));
+  REQUIRE(Codes(first->diagnostics).size() == 1);  // the .item()
+
+  // Take the sync out, put it back elsewhere, insert lines above it: each check is incremental and
+  // equal to a fresh check.
+  std::string text(kTrain);
+  auto edit = [&](int64_t version, std::string_view find, std::string_view replacement) {
+    const size_t at = text.find(find);
+    REQUIRE(at != std::string::npos);
+    REQUIRE(ws.Change(path, version, TextRange{static_cast<uint32_t>(at), static_cast<uint32_t>(at + find.size())},
+                      replacement));
+    text.replace(at, find.size(), replacement);
+    auto checked = ws.Check(path);
+    REQUIRE(checked.has_value());
+    CHECK(checked->incremental);
+    CHECK(checked->snapshot.version == version);
+    CHECK(checked->snapshot.source->text() == text);
+    CHECK(Codes(checked->diagnostics) == Fresh(path, text));
+    return Codes(checked->diagnostics);
+  };
+  CHECK(edit(2, "print(loss.item())", "pass").empty());
+  CHECK(edit(3, "    loss.backward()\n", "    loss.backward()\n    total = loss.item()\n").size() == 1);
+  CHECK(edit(4, "import torch\n", "import torch\nimport os\n\n").size() == 1);
+  CHECK(edit(5, "x, y in loader", "x, y in   loader").size() == 1);
+}
+
+TEST_CASE("edits outside the document and documents never opened are refused") {
+  Workspace ws;
+  CHECK_FALSE(ws.Change("/nowhere.py", 2, std::nullopt, "x"));
+  ws.Open("/a.py", "x = 1\n", 1);
+  CHECK_FALSE(ws.Change("/a.py", 2, TextRange{3, 99}, "y"));
+  CHECK_FALSE(ws.Change("/a.py", 2, TextRange{4, 2}, "y"));
+  CHECK(ws.Get("/a.py")->source->text() == "x = 1\n");
+  CHECK(ws.Change("/a.py", 3, std::nullopt, "y = 2\n"));
+  CHECK(ws.Get("/a.py")->version == 3);
+  CHECK_FALSE(ws.Check("/b.py").has_value());
+  ws.Close("/a.py");
+  CHECK_FALSE(ws.IsOpen("/a.py"));
+}
+
+TEST_CASE("the project index is built around the open documents: a helper's edit reaches the loop") {
+  test::TempDir dir;
+  dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  const std::string helper_text = "def log_loss(loss):\n    print('step')\n";
+  const std::string helper = dir.Write("helpers.py", helper_text).string();
+  const std::string train = dir.Write("train.py", test::ProjectLoop("helpers")).string();
+  Workspace ws;
+  ws.Open(train, test::ReadAllText(train), 1);
+  auto before = ws.Check(train);
+  REQUIRE(before.has_value());
+  CHECK(Codes(before->diagnostics).empty());  // the helper on disk does not sync
+
+  // The helper is opened and edited (not saved): its buffer, not the disk, is what the loop sees.
+  ws.Open(helper, helper_text, 1);
+  REQUIRE(ws.Check(helper).has_value());
+  REQUIRE(ws.Change(helper, 2, std::nullopt, "def log_loss(loss):\n    print(loss.item())\n"));
+  auto helper_checked = ws.Check(helper);
+  REQUIRE(helper_checked.has_value());
+  CHECK(helper_checked->summary_changed);
+  auto after = ws.Check(train);
+  REQUIRE(after.has_value());
+  REQUIRE(after->diagnostics.size() == 1);
+  CHECK(after->diagnostics[0].code == "TL101");
+  REQUIRE(after->diagnostics[0].related.size() == 1);
+  CHECK(after->diagnostics[0].related[0].path == helper);
+  // A check of an unchanged document reports no summary change.
+  auto again = ws.Check(helper);
+  REQUIRE(again.has_value());
+  CHECK_FALSE(again->summary_changed);
+}
+
+TEST_CASE("settings select rules, and a trace that cannot be read is an error that leaves none") {
+  test::TempDir dir;
+  const std::string path = dir.Write("train.py", kTrain).string();
+  Workspace ws;
+  Settings settings;
+  settings.select = std::vector<std::string>{"TL2"};
+  ws.SetSettings(settings);
+  ws.Open(path, std::string(kTrain), 1);
+  CHECK(ws.Check(path)->diagnostics.empty());  // TL101 is not selected
+  const std::string bad = dir.Write("trace.json", "{not a trace").string();
+  const Status status = ws.LoadTrace(bad);
+  CHECK_FALSE(status.ok());
+  CHECK_FALSE(ws.HasTrace());
+  CHECK_FALSE(Workspace::FindTrace(path).has_value());
+  dir.Write("profiler_logs/host_1.pt.trace.json", "{}");
+  CHECK(Workspace::FindTrace(path) == (dir / "profiler_logs").string());
+}
+
+}  // namespace
+}  // namespace tl::lsp
