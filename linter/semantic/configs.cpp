@@ -138,6 +138,10 @@ std::vector<size_t> ArgumentFields(const Model::ConfigClass& klass) {
 
 void Builder::CollectConfigs() {
   FindConfigClasses();
+  for (size_t i = 0; i < m_.config_classes_.size(); ++i) {
+    m_.class_by_name_.emplace_back(m_.config_classes_[i].name, static_cast<int>(i));
+  }
+  std::stable_sort(m_.class_by_name_.begin(), m_.class_by_name_.end(), NameLess{});
   // Calls of the file's classes and functions, by name: constructions and the call sites whose arguments
   // reach a parameter.
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
@@ -616,13 +620,10 @@ int Model::BindingScope(std::string_view name, int scope) const {
 }
 
 const Model::ConfigClass* Model::ClassNamed(std::string_view name) const {
-  const ConfigClass* found = nullptr;
-  for (const ConfigClass& klass : config_classes_) {
-    if (klass.name != name) continue;
-    if (found != nullptr) return nullptr;  // two classes of that name: neither is known to be the one
-    found = &klass;
-  }
-  return found;
+  auto [first, last] = std::equal_range(class_by_name_.begin(), class_by_name_.end(), name, NameLess{});
+  // Two classes of that name: neither is known to be the one.
+  if (last - first != 1) return nullptr;
+  return &config_classes_[static_cast<size_t>(first->second)];
 }
 
 std::vector<Value> Model::ResolveAll(ts::Node expr, int scope) const {

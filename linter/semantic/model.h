@@ -386,6 +386,7 @@ class Model {
   std::vector<std::string_view> open_dicts_;                        // dict names mutated after creation
   std::vector<ItemWrite> item_writes_;                              // sorted by object name
   std::vector<ConfigClass> config_classes_;                         // every class of the file
+  std::vector<std::pair<std::string_view, int>> class_by_name_;     // (name, index in config_classes_), by name
   std::vector<ConfigRecord> config_records_;                        // sorted by (name, scope)
   std::vector<ConfigWrite> config_writes_;                          // sorted by field
   std::vector<uint32_t> writes_by_record_;                          // indices into config_writes_, by record

@@ -1,0 +1,322 @@
+// The language server's figures, printed side by side from one run (nothing here asserts):
+//  1. a keystroke (`didChange` of one character) to its `publishDiagnostics`, through the real
+//     `torchlint server` over pipes, on a generated 5,000-line training file: p50, p90, p99;
+//  2. in-process on the same file: a full parse, an incremental parse after one edit, and a whole
+//     check (model, rules, project index) after a full and after an incremental parse;
+//  3. opening one file of a generated 500-file project (it imports 100 of them, which import others):
+//     from `didOpen` to the first diagnostics, cold and with the summary cache warm;
+//  4. memory: the server's RSS before and after opening 20 copies of the 5,000-line file, and after
+//     opening the 500-file project's script.
+//
+//   bench_server [--keystrokes N] [--torchlint PATH]
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "linter/core/source_file.h"
+#include "linter/engine/check.h"
+#include "linter/ts/ts.h"
+#include "lsp/transport.h"
+#include "lsp/workspace.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// A 5,000-line training script: model code, helpers and one CUDA step loop at the end.
+std::string BigScript(int lines) {
+  std::string out = "import torch\nfrom torch.utils.data import DataLoader\n\n";
+  int n = 3;
+  for (int f = 0; n < lines - 20; ++f) {
+    out += fmt::format("class Block{}(torch.nn.Module):\n    def __init__(self, dim={}):\n", f, 64 + f % 7);
+    out += "        super().__init__()\n        self.fc = torch.nn.Linear(dim, dim)\n";
+    out += "        self.norm = torch.nn.LayerNorm(dim)\n\n    def forward(self, x):\n";
+    out += "        y = self.fc(x)\n        y = torch.relu(y) + x\n        return self.norm(y)\n\n\n";
+    n += 12;
+  }
+  out += "model = torch.nn.Sequential(Block0(), Block1()).cuda()\n";
+  out += "optimizer = torch.optim.AdamW(model.parameters())\n";
+  out += "loader = DataLoader(dataset, batch_size=32)\n";
+  out += "for step, (x, y) in enumerate(loader):\n    optimizer.zero_grad()\n";
+  out += "    loss = model(x.cuda()).sum()\n    loss.backward()\n    optimizer.step()\n";
+  out += "    print(loss.item())\n";
+  return out;
+}
+
+// The server as a child process, spoken to with frames over pipes.
+class Child {
+ public:
+  explicit Child(const std::string& exe) {
+    int in[2];
+    int out[2];
+    if (::pipe(in) != 0 || ::pipe(out) != 0) std::exit(2);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(in[0], STDIN_FILENO);
+      ::dup2(out[1], STDOUT_FILENO);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, STDERR_FILENO);
+      ::close(in[1]);
+      ::close(out[0]);
+      ::execl(exe.c_str(), exe.c_str(), "server", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    to_ = in[1];
+    reader_ = std::make_unique<tl::lsp::FrameReader>(tl::lsp::FrameReader::ForFd(out[0]));
+    writer_ = std::make_unique<tl::lsp::FrameWriter>(to_);
+  }
+  ~Child() {
+    ::close(to_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  void Send(const Json& message) { writer_->Write(message.dump()); }
+  // The next message that satisfies `want`; others are dropped.
+  template <typename Want>
+  Json Until(Want&& want) {
+    for (;;) {
+      auto next = reader_->Next();
+      if (auto* frame = std::get_if<tl::lsp::Frame>(&next)) {
+        Json m = Json::parse(frame->body, nullptr, false);
+        if (want(m)) return m;
+      } else if (std::holds_alternative<tl::lsp::EndOfInput>(next)) {
+        fmt::print(stderr, "error: the server ended\n");
+        std::exit(1);
+      }
+    }
+  }
+  double RssMb() const {
+    std::ifstream status(fmt::format("/proc/{}/status", pid_));
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.starts_with("VmRSS:")) return std::stod(line.substr(6)) / 1024.0;
+    }
+    return 0;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_ = -1;
+  std::unique_ptr<tl::lsp::FrameReader> reader_;
+  std::unique_ptr<tl::lsp::FrameWriter> writer_;
+};
+
+Json Initialize() {
+  return {{"jsonrpc", "2.0"},
+          {"id", 0},
+          {"method", "initialize"},
+          {"params", {{"capabilities", {{"general", {{"positionEncodings", {"utf-8"}}}}}}}}};
+}
+
+Json DidOpen(const std::string& path, const std::string& text) {
+  return {{"jsonrpc", "2.0"},
+          {"method", "textDocument/didOpen"},
+          {"params",
+           {{"textDocument", {{"uri", "file://" + path}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}}};
+}
+
+bool PublishedFor(const Json& m, const std::string& path, int64_t version) {
+  return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == "file://" + path &&
+         (version < 0 || m["params"].value("version", -1) == version);
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+// A project of `files` modules: mod_i imports mod_{i+1} and defines a helper; train.py imports the
+// first `imported` of them.
+void MakeProject(const fs::path& root, int files, int imported) {
+  fs::create_directories(root / "pkg");
+  std::ofstream(root / "pyproject.toml") << "[project]\nname = \"bench\"\n";
+  std::ofstream(root / "pkg" / "__init__.py") << "";
+  for (int i = 0; i < files; ++i) {
+    std::ofstream out(root / "pkg" / fmt::format("mod{}.py", i));
+    out << "import torch\n";
+    if (i + 1 < files) out << fmt::format("from pkg import mod{}\n", i + 1);
+    out << fmt::format("\n\ndef helper{}(x):\n    return x * {}\n\n\nclass Layer{}(torch.nn.Module):\n", i, i, i);
+    out << "    def forward(self, x):\n        return x\n";
+  }
+  std::ofstream train(root / "train.py");
+  train << "import torch\n";
+  for (int i = 0; i < imported; ++i) train << fmt::format("from pkg.mod{} import helper{}\n", i, i);
+  train << "model = torch.nn.Linear(8, 8).cuda()\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n";
+  train << "for x in loader:\n    loss = model(x.cuda()).sum()\n    loss.backward()\n    optimizer.step()\n";
+  train << "    helper0(loss)\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int keystrokes = 300;
+  std::string exe = TL_TORCHLINT_EXE;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--keystrokes" && i + 1 < argc) {
+      keystrokes = std::max(10, std::atoi(argv[++i]));
+    } else if (arg == "--torchlint" && i + 1 < argc) {
+      exe = argv[++i];
+    } else {
+      fmt::print(stderr, "usage: bench_server [--keystrokes N] [--torchlint PATH]\n");
+      return 2;
+    }
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  const fs::path work = fs::temp_directory_path() / fmt::format("torchlint-bench-server-{}", ::getpid());
+  fs::create_directories(work);
+  const std::string script = BigScript(5000);
+  const std::string big = (work / "big.py").string();
+  std::ofstream(big) << script;
+  const auto lines = static_cast<size_t>(std::count(script.begin(), script.end(), '\n'));
+  fmt::print("file: {} lines, {:.0f} KB; {} keystrokes\n", lines, static_cast<double>(script.size()) / 1024.0,
+             keystrokes);
+
+  // 2. In process.
+  {
+    tl::ts::Parser parser;
+    std::vector<double> full;
+    std::vector<double> incremental;
+    for (int i = 0; i < 20; ++i) {
+      auto t0 = Clock::now();
+      auto tree = parser.Parse(script);
+      full.push_back(Ms(Clock::now() - t0));
+      std::string edited = script;
+      const auto at = static_cast<uint32_t>(script.size() / 2 + static_cast<size_t>(i));
+      edited.insert(at, "x");
+      TSInputEdit edit{};
+      edit.start_byte = at;
+      edit.old_end_byte = at;
+      edit.new_end_byte = at + 1;
+      const tl::LineIndex index(script);
+      const auto lc = index.Locate(at);
+      edit.start_point = {lc.line - 1, at - index.LineStart(lc.line - 1)};
+      edit.old_end_point = edit.start_point;
+      edit.new_end_point = {edit.start_point.row, edit.start_point.column + 1};
+      tree->Edit(edit);
+      t0 = Clock::now();
+      auto again = parser.Parse(edited, *tree);
+      incremental.push_back(Ms(Clock::now() - t0));
+    }
+    tl::lsp::Workspace ws;
+    ws.Open(big, script, 1);
+    std::vector<double> check_full;
+    std::vector<double> check_incremental;
+    for (int i = 0; i < 20; ++i) {
+      ws.Change(big, 2 * i + 2, std::nullopt, script);  // a whole new text: a full parse
+      auto t0 = Clock::now();
+      (void)ws.Check(big);
+      check_full.push_back(Ms(Clock::now() - t0));
+      const auto at = static_cast<uint32_t>(script.size() / 2);
+      ws.Change(big, 2 * i + 3, tl::TextRange{at, at}, " ");
+      t0 = Clock::now();
+      (void)ws.Check(big);
+      check_incremental.push_back(Ms(Clock::now() - t0));
+    }
+    fmt::print("\nin process, median of 20                 ms\n");
+    fmt::print("  parse, full                         {:8.2f}\n", Percentile(full, 0.5));
+    fmt::print("  parse, incremental (one edit)       {:8.2f}\n", Percentile(incremental, 0.5));
+    fmt::print("  check after a full parse            {:8.2f}\n", Percentile(check_full, 0.5));
+    fmt::print("  check after an incremental parse    {:8.2f}\n", Percentile(check_incremental, 0.5));
+  }
+
+  // 1 and 4. Through the server.
+  {
+    Child server(exe);
+    server.Send(Initialize());
+    server.Until([](const Json& m) { return m.contains("id") && m["id"] == 0; });
+    server.Send({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", Json::object()}});
+    const double rss_start = server.RssMb();
+    server.Send(DidOpen(big, script));
+    server.Until([&](const Json& m) { return PublishedFor(m, big, 1); });
+    std::vector<double> latencies;
+    const uint32_t loop_line = static_cast<uint32_t>(lines - 2);
+    for (int k = 0; k < keystrokes; ++k) {
+      const int64_t version = k + 2;
+      // Type into the step loop's body and into model code, alternately.
+      const uint32_t line = k % 2 == 0 ? loop_line : static_cast<uint32_t>(100 + (k * 37) % 4000);
+      const Json change = {
+          {"jsonrpc", "2.0"},
+          {"method", "textDocument/didChange"},
+          {"params",
+           {{"textDocument", {{"uri", "file://" + big}, {"version", version}}},
+            {"contentChanges",
+             {{{"range", {{"start", {{"line", line}, {"character", 0}}}, {"end", {{"line", line}, {"character", 0}}}}},
+               {"text", " "}}}}}}};
+      const auto t0 = Clock::now();
+      server.Send(change);
+      server.Until([&](const Json& m) { return PublishedFor(m, big, version); });
+      latencies.push_back(Ms(Clock::now() - t0));
+    }
+    fmt::print("\nkeystroke to publishDiagnostics, {} lines   ms\n", lines);
+    fmt::print("  p50                                 {:8.2f}   (target <= 5)\n", Percentile(latencies, 0.5));
+    fmt::print("  p90                                 {:8.2f}\n", Percentile(latencies, 0.9));
+    fmt::print("  p99                                 {:8.2f}   (target <= 20)\n", Percentile(latencies, 0.99));
+    const double rss_one = server.RssMb();
+    for (int i = 0; i < 20; ++i) {
+      const std::string copy = (work / fmt::format("copy{}.py", i)).string();
+      server.Send(DidOpen(copy, script));
+      server.Until([&](const Json& m) { return PublishedFor(m, copy, 1); });
+    }
+    const double rss_many = server.RssMb();
+    fmt::print("\nmemory (server RSS)                      MB\n");
+    fmt::print("  started                             {:8.1f}\n", rss_start);
+    fmt::print("  one 5,000-line document open        {:8.1f}\n", rss_one);
+    fmt::print("  21 open                             {:8.1f}   ({:.2f} MB per document)\n", rss_many,
+               (rss_many - rss_one) / 20.0);
+  }
+
+  // 3. A 500-file project.
+  {
+    const fs::path project = work / "project";
+    MakeProject(project, 500, 100);
+    const std::string train = (project / "train.py").string();
+    std::ifstream in(train);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Child server(exe);
+    server.Send(Initialize());
+    server.Until([](const Json& m) { return m.contains("id") && m["id"] == 0; });
+    server.Send({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", Json::object()}});
+    const double rss_before = server.RssMb();
+    auto t0 = Clock::now();
+    server.Send(DidOpen(train, text));
+    const Json first = server.Until([&](const Json& m) { return PublishedFor(m, train, 1); });
+    const double cold = Ms(Clock::now() - t0);
+    const double rss_after = server.RssMb();
+    t0 = Clock::now();
+    server.Send({{"jsonrpc", "2.0"},
+                 {"method", "textDocument/didChange"},
+                 {"params",
+                  {{"textDocument", {{"uri", "file://" + train}, {"version", 2}}},
+                   {"contentChanges",
+                    {{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+                      {"text", " "}}}}}}});
+    server.Until([&](const Json& m) { return PublishedFor(m, train, 2); });
+    const double warm = Ms(Clock::now() - t0);
+    fmt::print("\nopening train.py of a 500-file project (it imports 100 modules, which import the rest)\n");
+    fmt::print("  didOpen to first diagnostics, cold  {:8.1f} ms   (target <= 200; {} findings)\n", cold,
+               first["params"]["diagnostics"].size());
+    fmt::print("  next keystroke, summaries cached    {:8.1f} ms\n", warm);
+    fmt::print("  project index and summaries         {:8.1f} MB of RSS\n", rss_after - rss_before);
+  }
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  return 0;
+}
