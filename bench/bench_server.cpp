@@ -9,9 +9,7 @@
 //     opening the 500-file project's script.
 //
 //   bench_server [--keystrokes N] [--torchlint PATH]
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "linter/core/process.h"
 #include "linter/core/source_file.h"
 #include "linter/engine/check.h"
 #include "linter/ts/ts.h"
@@ -61,38 +60,23 @@ std::string BigScript(int lines) {
 // The server as a child process, spoken to with frames over pipes.
 class Child {
  public:
-  explicit Child(const std::string& exe) {
-    int in[2];
-    int out[2];
-    if (::pipe(in) != 0 || ::pipe(out) != 0) std::exit(2);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(in[0], STDIN_FILENO);
-      ::dup2(out[1], STDOUT_FILENO);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, STDERR_FILENO);
-      ::close(in[1]);
-      ::close(out[0]);
-      ::execl(exe.c_str(), exe.c_str(), "server", static_cast<char*>(nullptr));
-      ::_exit(127);
+  explicit Child(const std::string& exe)
+      : process_(Start(exe)), reader_(tl::lsp::FrameReader::ForFd(process_.out())), writer_(process_.in()) {}
+  static tl::ChildProcess Start(const std::string& exe) {
+    auto child = tl::ChildProcess::Spawn({exe, "server"});
+    if (!child.ok()) {
+      fmt::print(stderr, "error: {}\n", child.error().message);
+      std::exit(2);
     }
-    ::close(in[0]);
-    ::close(out[1]);
-    to_ = in[1];
-    reader_ = std::make_unique<tl::lsp::FrameReader>(tl::lsp::FrameReader::ForFd(out[0]));
-    writer_ = std::make_unique<tl::lsp::FrameWriter>(to_);
+    return std::move(*child);
   }
-  ~Child() {
-    ::close(to_);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
-  void Send(const Json& message) { writer_->Write(message.dump()); }
+  ~Child() { process_.Wait(); }
+  void Send(const Json& message) { writer_.Write(message.dump()); }
   // The next message that satisfies `want`; others are dropped.
   template <typename Want>
   Json Until(Want&& want) {
     for (;;) {
-      auto next = reader_->Next();
+      auto next = reader_.Next();
       if (auto* frame = std::get_if<tl::lsp::Frame>(&next)) {
         Json m = Json::parse(frame->body, nullptr, false);
         if (want(m)) return m;
@@ -103,7 +87,7 @@ class Child {
     }
   }
   double RssMb() const {
-    std::ifstream status(fmt::format("/proc/{}/status", pid_));
+    std::ifstream status(fmt::format("/proc/{}/status", process_.pid()));
     std::string line;
     while (std::getline(status, line)) {
       if (line.starts_with("VmRSS:")) return std::stod(line.substr(6)) / 1024.0;
@@ -112,10 +96,9 @@ class Child {
   }
 
  private:
-  pid_t pid_ = -1;
-  int to_ = -1;
-  std::unique_ptr<tl::lsp::FrameReader> reader_;
-  std::unique_ptr<tl::lsp::FrameWriter> writer_;
+  tl::ChildProcess process_;
+  tl::lsp::FrameReader reader_;
+  tl::lsp::FrameWriter writer_;
 };
 
 Json Initialize() {

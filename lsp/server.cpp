@@ -357,10 +357,14 @@ class Server {
       const Json* settings_json = Find(params, {"settings"});
       if (settings_json == nullptr) return;
       const Json* nested = Find(*settings_json, {"torchlint"});
-      Settings settings = workspace_.CurrentSettings();
-      const std::string old_trace = settings.trace;
+      const Json& given = nested != nullptr ? *nested : *settings_json;
+      // The settings are the whole section as it is now (a key left out is unset), except that an
+      // empty object, which some clients send when they connect, changes nothing.
+      if (!given.is_object() || given.empty()) return;
+      const std::string old_trace = workspace_.CurrentSettings().trace;
+      Settings settings;
       std::vector<std::string> problems;
-      ReadSettings(nested != nullptr ? *nested : *settings_json, settings, docs_base_, problems);
+      ReadSettings(given, settings, docs_base_, problems);
       for (const std::string& problem : problems) Log(kLogError, "torchlint: " + problem);
       workspace_.SetSettings(settings);
       if (settings.trace != old_trace) {

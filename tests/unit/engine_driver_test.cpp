@@ -173,7 +173,6 @@ TEST_CASE("the input guard counts brackets left open, outside comments and strin
 
 namespace {
 
-
 std::vector<FileOutcome> RunProject(const TempDir& dir, tl::semantic::SummaryCache* cache, size_t jobs) {
   std::vector<FileOutcome> outcomes;
   tl::DriverOptions options;

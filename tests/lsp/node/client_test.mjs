@@ -263,6 +263,23 @@ try {
     await connection.sendNotification(rpc.DidChangeConfigurationNotification.type, { settings: { torchlint: { select: ['TL1', 'TL2'], targetTorch: 'not a version' } } });
     await waitFor(trainUri, (q) => codes(q).includes('TL101'), 'TL101 selected again');
     assert.ok(logs.some((m) => m.includes('targetTorch')), logs.join('\n'));
+    // The settings are the whole section: without `select`, the config decides again.
+    await connection.sendNotification(rpc.DidChangeConfigurationNotification.type, { settings: { torchlint: { unsafeFixes: false } } });
+    await connection.sendNotification(rpc.DidChangeConfigurationNotification.type, { settings: {} });  // changes nothing
+  });
+
+  await step('a config file written or removed is read again when the client says it changed', async () => {
+    const config = path.join(project, 'torchlint.toml');
+    fs.writeFileSync(config, 'ignore = ["TL202"]\n');
+    await connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type, { changes: [{ uri: uriOf(config), type: 1 }] });
+    await waitFor(trainUri, (q) => codes(q).join() === 'TL101', 'TL202 ignored by torchlint.toml');
+    fs.writeFileSync(config, 'select = [\n');  // broken: the problem is said, and the defaults apply
+    await connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type, { changes: [{ uri: uriOf(config), type: 2 }] });
+    await waitFor(trainUri, (q) => codes(q).join() === 'TL101,TL202', 'the defaults under a broken config');
+    assert.ok(logs.some((m) => m.includes('torchlint.toml')), logs.join('\n'));
+    fs.rmSync(config);
+    await connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type, { changes: [{ uri: uriOf(config), type: 3 }] });
+    await waitFor(trainUri, (q) => codes(q).join() === 'TL101,TL202', 'TL202 back');
   });
 
   await step('a trace: findings carry its verdict; refuted ones become hints; a watched change reloads it', async () => {
