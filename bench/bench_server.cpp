@@ -9,13 +9,14 @@
 //     opening the 500-file project's script.
 //
 //   bench_server [--keystrokes N] [--torchlint PATH]
-#include <signal.h>
 #include <unistd.h>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -122,7 +123,7 @@ bool PublishedFor(const Json& m, const std::string& path, int64_t version) {
 
 double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+  return v[std::min(v.size() - 1, static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1))))];
 }
 
 // A project of `files` modules: mod_i imports mod_{i+1} and defines a helper; train.py imports the
@@ -146,9 +147,7 @@ void MakeProject(const fs::path& root, int files, int imported) {
   train << "    helper0(loss)\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   int keystrokes = 300;
   std::string exe = TL_TORCHLINT_EXE;
   for (int i = 1; i < argc; ++i) {
@@ -302,4 +301,15 @@ int main(int argc, char** argv) {
   std::error_code ec;
   fs::remove_all(work, ec);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
 }

@@ -13,8 +13,7 @@ namespace {
 constexpr size_t kMaxHeaderLine = 4096;  // a header line longer than this is not a header
 constexpr size_t kChunk = 64 * 1024;
 
-std::ptrdiff_t ReadFd(void* context, char* buffer, size_t size) {
-  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(context));
+std::ptrdiff_t ReadFd(int fd, char* buffer, size_t size) {
   for (;;) {
     const ssize_t n = ::read(fd, buffer, size);
     if (n < 0 && errno == EINTR) continue;
@@ -44,7 +43,9 @@ FrameReader::FrameReader(Source source, void* context, size_t max_body)
     : source_(source), context_(context), max_body_(max_body) {}
 
 FrameReader FrameReader::ForFd(int fd, size_t max_body) {
-  return FrameReader(&ReadFd, reinterpret_cast<void*>(static_cast<intptr_t>(fd)), max_body);
+  FrameReader reader(nullptr, nullptr, max_body);
+  reader.fd_ = fd;
+  return reader;
 }
 
 bool FrameReader::Fill() {
@@ -57,7 +58,8 @@ bool FrameReader::Fill() {
   }
   const size_t old = buffer_.size();
   buffer_.resize(old + kChunk);
-  const std::ptrdiff_t n = source_(context_, buffer_.data() + old, kChunk);
+  const std::ptrdiff_t n = fd_ >= 0 ? ReadFd(fd_, buffer_.data() + old, kChunk)
+                                    : source_(context_, buffer_.data() + old, kChunk);
   buffer_.resize(old + static_cast<size_t>(n > 0 ? n : 0));
   return n > 0;
 }

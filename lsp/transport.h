@@ -51,8 +51,9 @@ class FrameReader {
   // Drops `count` body bytes.
   bool Skip(size_t count);
 
-  Source source_;
-  void* context_;
+  Source source_ = nullptr;
+  void* context_ = nullptr;
+  int fd_ = -1;  // read directly when set (ForFd)
   size_t max_body_;
   std::string buffer_;
   size_t pos_ = 0;

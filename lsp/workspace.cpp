@@ -192,6 +192,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
     index_options.root = root;
     index_options.jobs = jobs_;
     index_options.cache = &cache_;
+    index_options.trust_file_stamps = true;
     BuiltIndex built = BuildProjectIndex(std::move(seeds), index_options);
     return ProjectView{built.index, built.modules.empty() ? std::string() : built.modules.front()};
   };

@@ -201,7 +201,7 @@ std::vector<Edit> LineEdits(std::string_view before, std::string_view after) {
   Edit current;
   for (const DiffOp& op : ops) {
     if (op.kind == ' ') {
-      if (open) edits.push_back(std::move(current));
+      if (open) edits.push_back(current);
       open = false;
       offset += static_cast<uint32_t>(op.line.size());
       continue;

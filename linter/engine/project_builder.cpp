@@ -4,6 +4,7 @@
 #include "linter/engine/project_builder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <system_error>
 #include <unordered_map>
 #include <unordered_set>
@@ -181,9 +182,23 @@ BuiltIndex BuildProjectIndex(std::vector<IndexSeed> seeds, const ProjectIndexOpt
     context += level.size();
     ParallelFor(level.size(), options.jobs, [&](size_t i) {
       Candidate& c = level[i];
+      std::optional<semantic::SummaryCache::Stamp> stamp;
+      if (options.cache != nullptr && options.trust_file_stamps) {
+        std::error_code stat_ec;
+        const auto mtime = fs::last_write_time(c.path, stat_ec);
+        const auto size = stat_ec ? 0 : fs::file_size(c.path, stat_ec);
+        if (!stat_ec) {
+          stamp = semantic::SummaryCache::Stamp{
+              std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count(), size};
+          if (auto cached = options.cache->FindStamped(c.relative, *stamp)) {
+            c.summary = std::move(cached);
+            return;
+          }
+        }
+      }
       auto text = ReadFile(c.path, options.max_file_bytes);
       if (!text.ok() || text->find('\0') != std::string::npos) return;
-      if (options.cache != nullptr) {
+      if (options.cache != nullptr && !stamp) {
         if (auto cached = options.cache->Find(c.relative, semantic::ContentHash(*text))) {
           c.summary = std::move(cached);
           return;
@@ -191,7 +206,13 @@ BuiltIndex BuildProjectIndex(std::vector<IndexSeed> seeds, const ProjectIndexOpt
       }
       const SourceFile source(c.relative, std::move(*text));
       c.summary = SummarizeSource(source);
-      if (c.summary && options.cache != nullptr) options.cache->Put(*c.summary);
+      if (c.summary && options.cache != nullptr) {
+        if (stamp) {
+          options.cache->Put(*c.summary, *stamp);
+        } else {
+          options.cache->Put(*c.summary);
+        }
+      }
     });
     for (Candidate& c : level) {
       if (!c.summary) continue;

@@ -30,6 +30,9 @@ struct ProjectIndexOptions {
   // monorepo for one file.
   size_t max_context_files = 2000;
   semantic::SummaryCache* cache = nullptr;  // may be null
+  // Take a module whose modification time and size did not change from the cache without reading it
+  // (the editor server, on every keystroke); otherwise modules are read and matched by content.
+  bool trust_file_stamps = false;
 };
 
 struct BuiltIndex {

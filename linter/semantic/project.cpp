@@ -43,15 +43,29 @@ uint64_t ContentHash(std::string_view text) { return std::hash<std::string_view>
 std::optional<FileSummary> SummaryCache::Find(std::string_view path, uint64_t content_hash) const {
   const std::lock_guard lock(mu_);
   auto it = by_path_.find(std::string(path));
-  if (it == by_path_.end() || it->second.content_hash != content_hash) return std::nullopt;
+  if (it == by_path_.end() || it->second.summary.content_hash != content_hash) return std::nullopt;
   ++hits_;
-  return it->second;
+  return it->second.summary;
+}
+
+std::optional<FileSummary> SummaryCache::FindStamped(std::string_view path, Stamp stamp) const {
+  const std::lock_guard lock(mu_);
+  auto it = by_path_.find(std::string(path));
+  if (it == by_path_.end() || !it->second.stamp || !(*it->second.stamp == stamp)) return std::nullopt;
+  ++hits_;
+  return it->second.summary;
 }
 
 void SummaryCache::Put(const FileSummary& summary) {
   const std::lock_guard lock(mu_);
   if (by_path_.size() >= capacity_ && !by_path_.contains(summary.path)) by_path_.clear();
-  by_path_.insert_or_assign(summary.path, summary);
+  by_path_.insert_or_assign(summary.path, Entry{summary, std::nullopt});
+}
+
+void SummaryCache::Put(const FileSummary& summary, Stamp stamp) {
+  const std::lock_guard lock(mu_);
+  if (by_path_.size() >= capacity_ && !by_path_.contains(summary.path)) by_path_.clear();
+  by_path_.insert_or_assign(summary.path, Entry{summary, stamp});
 }
 
 size_t SummaryCache::size() const {

@@ -82,11 +82,25 @@ class SummaryCache {
   size_t size() const;
   size_t hits() const;
 
+  // A file on disk as a stat shows it: its modification time (ns) and size. A summary put with a stamp
+  // is found by the stamp alone, so that a file whose stamp did not change is not even read again.
+  struct Stamp {
+    int64_t mtime_ns = 0;
+    uint64_t size = 0;
+    friend bool operator==(const Stamp&, const Stamp&) = default;
+  };
+  std::optional<FileSummary> FindStamped(std::string_view path, Stamp stamp) const;
+  void Put(const FileSummary& summary, Stamp stamp);
+
  private:
+  struct Entry {
+    FileSummary summary;
+    std::optional<Stamp> stamp;
+  };
   size_t capacity_;
   mutable std::mutex mu_;
   mutable size_t hits_ = 0;
-  std::unordered_map<std::string, FileSummary> by_path_;
+  std::unordered_map<std::string, Entry> by_path_;
 };
 
 // Module name of a file path relative to the project root: "util/misc.py" -> "util.misc",

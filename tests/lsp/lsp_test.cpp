@@ -28,7 +28,7 @@ struct StringSource {
   static std::ptrdiff_t Read(void* context, char* buffer, size_t size) {
     auto* self = static_cast<StringSource*>(context);
     const size_t n = std::min({size, self->chunk, self->data.size() - self->pos});
-    std::memcpy(buffer, self->data.data() + self->pos, n);
+    std::copy_n(self->data.data() + self->pos, n, buffer);
     self->pos += n;
     return static_cast<std::ptrdiff_t>(n);
   }
@@ -166,6 +166,7 @@ for x, y in loader:
 
 std::vector<std::string> Codes(const std::vector<Diagnostic>& diagnostics) {
   std::vector<std::string> out;
+  out.reserve(diagnostics.size());
   for (const Diagnostic& d : diagnostics) out.push_back(fmt::format("{}@{}", d.code, d.range.begin));
   return out;
 }

@@ -3,8 +3,8 @@
 // request before initialize, notifications for documents never opened, edits past the end, a 50 MB
 // document, binary garbage. Each is answered with a JSON-RPC error or ignored as the spec says, the
 // server keeps serving, and it exits with the status the spec gives.
-#include <signal.h>
 #include <unistd.h>
+#include <csignal>
 #include <doctest/doctest.h>
 
 #include <fmt/core.h>
@@ -119,7 +119,9 @@ TEST_CASE("hostile frames and messages get errors, and the server keeps serving"
                                      {"position", {{"line", -4}, {"character", "x"}}}});
   CHECK(hover["result"].is_null());
   // A 50 MB document: kept, not analysed, said so.
-  server.Send(Open("file:///tmp/torchlint-bad-input/huge.py", std::string(50'000'000, '#')));
+  std::string huge_text;
+  huge_text.resize(50'000'000, '#');  // 50 MB of comment
+  server.Send(Open("file:///tmp/torchlint-bad-input/huge.py", huge_text));
   const Json huge = server.Request(10, "textDocument/diagnostic",
                                    {{"textDocument", {{"uri", "file:///tmp/torchlint-bad-input/huge.py"}}}});
   REQUIRE(huge["result"]["items"].size() == 1);
