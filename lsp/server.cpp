@@ -252,7 +252,9 @@ class Server {
     if (const Json* options = Find(params, {"initializationOptions"})) {
       // Clients send the settings bare or under a `torchlint` key.
       const Json* nested = Find(*options, {"torchlint"});
-      ReadSettings(nested != nullptr ? *nested : *options, settings, docs_base_, problems);
+      std::string docs_base = DocsBase();
+      ReadSettings(nested != nullptr ? *nested : *options, settings, docs_base, problems);
+      SetDocsBase(std::move(docs_base));
     }
     workspace_.SetSettings(settings);
     initialized_ = true;
@@ -364,7 +366,9 @@ class Server {
       const std::string old_trace = workspace_.CurrentSettings().trace;
       Settings settings;
       std::vector<std::string> problems;
-      ReadSettings(given, settings, docs_base_, problems);
+      std::string docs_base = DocsBase();
+      ReadSettings(given, settings, docs_base, problems);
+      SetDocsBase(std::move(docs_base));
       for (const std::string& problem : problems) Log(kLogError, "torchlint: " + problem);
       workspace_.SetSettings(settings);
       if (settings.trace != old_trace) {
@@ -541,6 +545,16 @@ class Server {
   // ---------------------------------------------------------------------------------------------
   // Diagnostics, hover and code actions.
 
+  // The rules' docs location: set on the reading thread, read on the worker.
+  std::string DocsBase() {
+    const std::lock_guard lock(mu_);
+    return docs_base_;
+  }
+  void SetDocsBase(std::string base) {
+    const std::lock_guard lock(mu_);
+    docs_base_ = std::move(base);
+  }
+
   std::string UriOf(const std::string& path) {
     const std::lock_guard lock(mu_);
     auto it = uris_.find(path);
@@ -560,8 +574,9 @@ class Server {
                 {"code", d.code},
                 {"source", "torchlint"},
                 {"message", message}};
-    if (!docs_base_.empty() && d.code.starts_with("TL"))
-      out["codeDescription"] = {{"href", docs_base_ + d.code + ".md"}};
+    if (const std::string docs = DocsBase(); !docs.empty() && d.code.starts_with("TL")) {
+      out["codeDescription"] = {{"href", docs + d.code + ".md"}};
+    }
     Json related = Json::array();
     const fs::path root = FindProjectRoot(doc.source->path());
     for (const RelatedLocation& r : d.related) {

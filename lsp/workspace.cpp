@@ -45,8 +45,8 @@ struct Workspace::Document {
 
 Workspace::Workspace(size_t jobs)
     : jobs_(std::max<size_t>(1, jobs)),
-      configs_(std::make_unique<ConfigResolver>()),
-      pins_(std::make_unique<TorchPinResolver>()) {}
+      configs_(std::make_shared<ConfigResolver>()),
+      pins_(std::make_shared<TorchPinResolver>()) {}
 
 Workspace::~Workspace() = default;
 
@@ -62,8 +62,8 @@ Settings Workspace::CurrentSettings() const {
 
 void Workspace::ReloadConfigs() {
   const std::lock_guard lock(mu_);
-  configs_ = std::make_unique<ConfigResolver>();
-  pins_ = std::make_unique<TorchPinResolver>();
+  configs_ = std::make_shared<ConfigResolver>();
+  pins_ = std::make_shared<TorchPinResolver>();
 }
 
 void Workspace::Open(const std::string& path, std::string text, int64_t version) {
@@ -128,14 +128,14 @@ std::optional<Workspace::Snapshot> Workspace::Get(const std::string& path) const
 }
 
 std::shared_ptr<const CheckOptions> Workspace::OptionsFor(const std::string& path, std::string& error) {
-  ConfigResolver* configs = nullptr;
-  TorchPinResolver* pins = nullptr;
+  std::shared_ptr<ConfigResolver> configs;
+  std::shared_ptr<TorchPinResolver> pins;
   Settings settings;
   std::shared_ptr<const CrossCheck> trace;
   {
     const std::lock_guard lock(mu_);
-    configs = configs_.get();
-    pins = pins_.get();
+    configs = configs_;
+    pins = pins_;
     settings = settings_;
     trace = trace_;
   }

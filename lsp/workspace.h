@@ -86,8 +86,9 @@ class Workspace {
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Document>> documents_;
   Settings settings_;
-  std::unique_ptr<ConfigResolver> configs_;
-  std::unique_ptr<TorchPinResolver> pins_;
+  // Shared, so that a check holding them survives a reload on the reading thread.
+  std::shared_ptr<ConfigResolver> configs_;
+  std::shared_ptr<TorchPinResolver> pins_;
   semantic::SummaryCache cache_;
   std::shared_ptr<const CrossCheck> trace_;
   std::string trace_path_;
