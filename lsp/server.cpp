@@ -538,7 +538,7 @@ class Server {
     } else if (message.method == "textDocument/hover") {
       Reply(message.id, Hover(*current, message.params));
     } else {
-      Reply(message.id, CodeActions(*path, uri, *current, message.params));
+      Reply(message.id, CodeActions(uri, *current, message.params));
     }
   }
 
@@ -578,13 +578,14 @@ class Server {
       out["codeDescription"] = {{"href", docs + d.code + ".md"}};
     }
     Json related = Json::array();
-    const fs::path root = FindProjectRoot(doc.source->path());
+    std::optional<fs::path> root;  // found once, only for a location in another file
     for (const RelatedLocation& r : d.related) {
       Json location;
       if (r.path.empty()) {
         location = {{"uri", UriOf(std::string(doc.source->path()))}, {"range", RangeJson(lines, r.range, encoding_)}};
       } else {
-        const fs::path other = fs::path(r.path).is_absolute() ? fs::path(r.path) : root / r.path;
+        if (!root) root = FindProjectRoot(doc.source->path());
+        const fs::path other = fs::path(r.path).is_absolute() ? fs::path(r.path) : *root / r.path;
         const LspPosition at = OtherFilePosition(other, r.line, r.column);
         location = {{"uri", UriFromPath(other.lexically_normal().string())}, {"range", ToJson(Range{at, at})}};
       }
@@ -696,7 +697,7 @@ class Server {
     return Edit{{end, end}, fmt::format("  # noqa: {}", code)};
   }
 
-  Json CodeActions(const std::string& path, const std::string& uri, const Published& doc, const Json& params) {
+  Json CodeActions(const std::string& uri, const Published& doc, const Json& params) {
     Json actions = Json::array();
     auto range = RangeFrom(Find(params, {"range"}) != nullptr ? params["range"] : Json());
     if (!range) return actions;
@@ -762,7 +763,6 @@ class Server {
                            {"edit", WorkspaceEdit(uri, doc, removed->edits)}});
       }
     }
-    (void)path;
     return actions;
   }
 

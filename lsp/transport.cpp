@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <optional>
 
 namespace tl::lsp {

@@ -11,9 +11,8 @@
   (let (out)
     (dolist (d (flymake-diagnostics))
       (let ((text (flymake-diagnostic-text d)))
-        (when (string-match "\\(TL[0-9]+\\)" text) (push (match-string 1 text) out))
-        (when (string-match "^\\[?\\(TL[0-9]+\\)" text) nil)))
-    ;; Eglot puts the code in the text when the server gives one; fall back to the backend data.
+        ;; Eglot puts the diagnostic's code in its text.
+        (when (string-match "\\(TL[0-9]+\\)" text) (push (match-string 1 text) out))))
     (mapconcat #'identity (sort (delete-dups out) #'string<) " ")))
 
 (defun tl-wait (predicate)
