@@ -24,6 +24,7 @@ struct RuleArgs {
 struct RulesArgs {
   std::string format = "text";
   std::string write_docs;
+  std::string write_readme;
   std::string check_docs;
 };
 
@@ -57,6 +58,15 @@ int RunRule(const RuleArgs& args) {
 }
 
 int RunRules(const RulesArgs& args) {
+  if (!args.write_readme.empty()) {
+    Status written = WriteReadmeRuleTable(args.write_readme);
+    if (!written.ok()) {
+      fmt::print(stderr, "error: {}\n", written.error().message);
+      return 2;
+    }
+    fmt::print(stderr, "Wrote the rule table of {}\n", args.write_readme);
+    if (args.write_docs.empty()) return 0;
+  }
   if (!args.write_docs.empty()) {
     Status written = WriteRuleDocs(args.write_docs);
     if (!written.ok()) {
@@ -101,6 +111,8 @@ Command AddRulesCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand("rules", "List every rule ([*]: a fix is available)");
   app->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   app->add_option("--write-docs", args->write_docs, "Write docs/rules/<CODE>.md and index.md into this folder");
+  app->add_option("--write-readme", args->write_readme,
+                  "Rewrite the rule table between `<!-- rules:begin -->` and `<!-- rules:end -->` in this file");
   app->add_option("--check-docs", args->check_docs, "Exit 1 when the generated docs in this folder are stale");
   return {app, [args] { return RunRules(*args); }};
 }

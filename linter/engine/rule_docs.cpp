@@ -86,6 +86,38 @@ std::string RenderRulesIndex() {
   return out;
 }
 
+std::string RenderReadmeRuleTable() {
+  std::string out = "| Code | Name | What it finds | Fix |\n| --- | --- | --- | --- |\n";
+  for (const Rule* rule : AllRules()) {
+    const RuleMeta& meta = rule->Meta();
+    const std::string_view fix = meta.fix == FixAvailability::kNone ? "" : "yes";
+    out += fmt::format("| [{}](docs/rules/{}.md) | `{}` | {} | {} |\n", meta.code, meta.code, meta.name, meta.summary,
+                       fix);
+  }
+  return out;
+}
+
+Result<std::string> WithReadmeRuleTable(std::string_view readme) {
+  constexpr std::string_view kBegin = "<!-- rules:begin -->\n";
+  constexpr std::string_view kEnd = "<!-- rules:end -->";
+  const size_t begin = readme.find(kBegin);
+  const size_t end = begin == std::string_view::npos ? begin : readme.find(kEnd, begin);
+  if (begin == std::string_view::npos || end == std::string_view::npos) {
+    return Error{"the README has no `<!-- rules:begin -->` ... `<!-- rules:end -->` block for the rule table"};
+  }
+  const size_t body = begin + kBegin.size();
+  return std::string(readme.substr(0, body)) + RenderReadmeRuleTable() + std::string(readme.substr(end));
+}
+
+Status WriteReadmeRuleTable(const std::filesystem::path& readme) {
+  auto text = ReadFile(readme);
+  if (!text.ok()) return Error{fmt::format("{}: {}", readme.string(), text.error().message)};
+  auto updated = WithReadmeRuleTable(*text);
+  if (!updated.ok()) return Error{fmt::format("{}: {}", readme.string(), updated.error().message)};
+  if (*updated == *text) return Ok{};
+  return WriteFileAtomically(readme, *updated);
+}
+
 std::map<std::string, std::string> RenderAllRuleDocs() {
   std::map<std::string, std::string> files;
   for (const Rule* rule : AllRules()) {

@@ -27,6 +27,13 @@ std::map<std::string, std::string> RenderAllRuleDocs();
 // Writes RenderAllRuleDocs() into `dir` (created when missing) and removes stale <CODE>.md files.
 Status WriteRuleDocs(const std::filesystem::path& dir);
 
+// The README's rule table (the lines between `<!-- rules:begin -->` and `<!-- rules:end -->`), rendered
+// from the metadata, and the README text with that block replaced; an error when the markers are missing.
+std::string RenderReadmeRuleTable();
+Result<std::string> WithReadmeRuleTable(std::string_view readme);
+// Rewrites the README's rule table in place when it differs.
+Status WriteReadmeRuleTable(const std::filesystem::path& readme);
+
 // The names of files in `dir` that differ from what would be generated (missing, changed or stale).
 std::vector<std::string> StaleRuleDocs(const std::filesystem::path& dir);
 
