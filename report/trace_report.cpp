@@ -50,6 +50,7 @@ std::string FormatName(const TraceMetadata& md) {
     case TraceFormat::kKineto: return "kineto";
     case TraceFormat::kKinetoOld: return "kineto-1.8";
     case TraceFormat::kLegacyList: return "legacy";
+    case TraceFormat::kNsys: return "nsys";
     case TraceFormat::kUnknown: return "unknown";
   }
   return "unknown";

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build pkg-config ccache git nodejs npm
           libtree-sitter-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
-          libtomlplusplus-dev libsimdjson-dev zlib1g-dev python3 python3-jsonschema)
+          libtomlplusplus-dev libsimdjson-dev zlib1g-dev libsqlite3-dev python3 python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do

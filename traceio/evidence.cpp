@@ -18,11 +18,12 @@ TraceEvidence::TraceEvidence(const Trace& trace, const TraceAnalysis& analysis)
   caps_.call_stacks = index_->has_call_stacks();
   caps_.shapes = analysis.gemms.has_shapes || trace.metadata().record_shapes;
   caps_.memory = !trace.memory_events().empty();
-  caps_.steps = analysis.steps.source == StepSource::kProfilerStep;
+  caps_.steps = analysis.steps.source == StepSource::kProfilerStep || analysis.steps.source == StepSource::kNamedRange;
   switch (trace.metadata().format) {
     case TraceFormat::kKinetoOld: caps_.torch_era = "1.8-1.9"; break;
     case TraceFormat::kKineto: caps_.torch_era = caps_.call_from ? ">=2.14" : ">=1.10"; break;
     case TraceFormat::kLegacyList: caps_.torch_era = "legacy (no Kineto)"; break;
+    case TraceFormat::kNsys: caps_.torch_era = "nsys"; break;
     case TraceFormat::kUnknown: break;
   }
 }

@@ -50,6 +50,7 @@ enum class TraceFormat : uint8_t {
   kLegacyList,  // bare JSON list from builds without Kineto (e.g. Debian's 1.13): names and times only
   kKinetoOld,   // PyTorch 1.8-1.9 category names
   kKineto,      // PyTorch 1.10 and later
+  kNsys,        // an Nsight Systems SQLite export (traceio/nsys_reader.h)
 };
 
 constexpr uint32_t kNoIndex = 0xffffffffu;

@@ -10,6 +10,8 @@
 
 #include <fmt/core.h>
 
+#include "traceio/nsys_reader.h"
+
 namespace tl::trace {
 
 namespace fs = std::filesystem;
@@ -37,7 +39,7 @@ bool TraceSet::has_cycles() const {
 
 bool LooksLikeTraceFile(const std::string& name) {
   auto ends = [&](std::string_view s) { return name.size() >= s.size() && name.ends_with(s); };
-  return ends(".json") || ends(".json.gz");
+  return ends(".json") || ends(".json.gz") || ends(".sqlite");
 }
 
 std::optional<int> RankFromFileName(const std::string& name) {
@@ -126,7 +128,9 @@ TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options,
       }
     }
     std::sort(files.begin(), files.end());
-    if (files.empty()) set.errors.push_back(fmt::format("{}: no trace files (*.json, *.json.gz) in this folder", path));
+    if (files.empty()) {
+      set.errors.push_back(fmt::format("{}: no trace files (*.json, *.json.gz, *.sqlite) in this folder", path));
+    }
   } else {
     files.push_back(path);
   }
@@ -134,7 +138,38 @@ TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options,
   // Ranks the files state (metadata, else name) first; the others then take free numbers, one per worker.
   std::set<int> used;
   std::vector<size_t> unranked;  // indices into set.ranks of readable files that state no rank
+  // A readable file (or process of an export) with the rank it states, if any, joins the set analysed.
+  auto add = [&](RankTrace r, std::optional<int> rank) {
+    if (rank) {
+      r.rank = *rank;
+      used.insert(*rank);
+    } else {
+      unranked.push_back(set.ranks.size());
+    }
+    r.analysis = Analyze(*r.read.trace, analysis_options);
+    set.ranks.push_back(std::move(r));
+  };
   for (const auto& file : files) {
+    // An Nsight Systems export holds every process of the capture: each is a rank of its own.
+    if (IsSqliteFile(file)) {
+      NsysRead nsys = ReadNsysFile(file);
+      if (!nsys.ok()) {
+        set.errors.push_back(nsys.error);
+        RankTrace r;
+        r.path = file;
+        r.read.error = nsys.error;
+        if (!set.folder) set.ranks.push_back(std::move(r));
+        continue;
+      }
+      for (NsysProcess& process : nsys.processes) {
+        RankTrace r;
+        r.path = nsys.processes.size() > 1 ? fmt::format("{} (pid {})", file, process.pid) : file;
+        r.read = std::move(process.read);
+        const std::optional<int> rank = r.read.trace->metadata().rank;
+        add(std::move(r), rank);
+      }
+      continue;
+    }
     RankTrace r;
     r.path = file;
     r.read = ReadTraceFile(file, read_options);
@@ -146,14 +181,7 @@ TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options,
     const auto& md = r.read.trace->metadata();
     std::optional<int> rank = md.rank;
     if (!rank) rank = RankFromFileName(fs::path(file).filename().string());
-    if (rank) {
-      r.rank = *rank;
-      used.insert(*rank);
-    } else {
-      unranked.push_back(set.ranks.size());
-    }
-    r.analysis = Analyze(*r.read.trace, analysis_options);
-    set.ranks.push_back(std::move(r));
+    add(std::move(r), rank);
   }
   std::map<std::string, int> by_worker;
   int next_free = 0;

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "linter/cli/command.h"
+#include "report/diff_report.h"
 #include "report/trace_report.h"
 #include "traceio/trace_set.h"
 
@@ -20,19 +21,70 @@ struct TraceArgs {
   std::string format = "text";
   std::string lang = "en";
   bool include_last_step = false;
+  std::string step_range;
   size_t top = 10;
   uint64_t max_decompressed_mb = uint64_t{16} << 10;
   bool no_python = false;
   unsigned jobs = 0;
+  // `trace diff BEFORE AFTER`
+  std::string before;
+  std::string after;
 };
 
-int RunTrace(const TraceArgs& args) {
+trace::ReadOptions ReadOptionsOf(const TraceArgs& args) {
   trace::ReadOptions read;
   read.limits.max_decompressed_bytes = args.max_decompressed_mb << 20;
   read.keep_python_functions = !args.no_python;
   read.threads = args.jobs;
+  return read;
+}
+
+// The trace that stands for a path in a comparison: the file itself, or a folder's rank 0.
+const trace::RankTrace* Representative(const trace::TraceSet& set) {
+  for (const auto& r : set.ranks) {
+    if (r.read.ok() && r.analysis && r.representative()) return &r;
+  }
+  return nullptr;
+}
+
+int RunDiff(const TraceArgs& args) {
   trace::AnalysisOptions analysis;
   analysis.steps.include_last_step = args.include_last_step;
+  analysis.steps.step_range = args.step_range;
+  const trace::TraceSet before = trace::LoadTraceSet(args.before, ReadOptionsOf(args), analysis);
+  const trace::TraceSet after = trace::LoadTraceSet(args.after, ReadOptionsOf(args), analysis);
+  for (const auto* set : {&before, &after}) {
+    for (const auto& error : set->errors) fmt::print(stderr, "torchlint: error: {}\n", error);
+  }
+  const trace::RankTrace* b = Representative(before);
+  const trace::RankTrace* a = Representative(after);
+  if (b == nullptr || a == nullptr) {
+    fmt::print(stderr, "torchlint: error: {} cannot be read as a trace; nothing to compare\n",
+               b == nullptr ? args.before : args.after);
+    return 2;
+  }
+  const trace::TraceDiff diff = trace::CompareTraces(*b->read.trace, *b->analysis, *a->read.trace, *a->analysis,
+                                                     args.top);
+  if (args.format == "json") {
+    fmt::print("{}\n", trace::JsonText(trace::DiffToJson(diff)));
+  } else {
+    fmt::print("{}", trace::RenderDiff(
+                         diff, args.format == "markdown" ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText,
+                         args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish));
+  }
+  return 0;
+}
+
+int RunTrace(const TraceArgs& args) {
+  if (args.path.empty()) {
+    fmt::print(stderr,
+               "torchlint: error: `trace` needs a PATH (a trace file or folder), or `trace diff BEFORE AFTER`\n");
+    return 2;
+  }
+  const trace::ReadOptions read = ReadOptionsOf(args);
+  trace::AnalysisOptions analysis;
+  analysis.steps.include_last_step = args.include_last_step;
+  analysis.steps.step_range = args.step_range;
   analysis.top_n = args.top;
 
   trace::TraceSet set = trace::LoadTraceSet(args.path, read, analysis);
@@ -61,14 +113,18 @@ Command AddTraceCommand(CLI::App& root) {
   CLI::App* sub = root.add_subcommand(
       "trace",
       "Analyse a PyTorch profiler trace (file or folder of ranks): steps, GPU use, syncs, DataLoader, bottlenecks");
-  sub->add_option("PATH", args->path, "Trace file (.json, .pt.trace.json, .json.gz) or a folder of them, one per rank")
-      ->required();
+  sub->add_option("PATH", args->path,
+                  "Trace file (.json, .pt.trace.json, .json.gz, or an Nsight Systems .sqlite export) or a folder of "
+                  "them, one per rank");
   sub->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   sub->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
   sub->add_flag("--include-last-step", args->include_last_step,
                 "Count the last ProfilerStep too (by default it is treated as partial, as HTA does)");
+  sub->add_option("--step-range", args->step_range,
+                  "Without ProfilerStep ranges, the NVTX or record_function range that marks one step (default: "
+                  "train_step, as `instrument --template nvtx` writes it)");
   sub->add_option("--top", args->top, "Rows in the op and kernel tables")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -81,9 +137,19 @@ Command AddTraceCommand(CLI::App& root) {
                   "Threads that parse one trace (default 0: one per CPU, at most 8); the result is the same with any")
       ->check(CLI::Range(0u, 64u))
       ->capture_default_str();
+  CLI::App* diff = sub->add_subcommand(
+      "diff", "Compare two traces of the same training (before and after a fix): step time, breakdown, kernels, ops");
+  diff->add_option("BEFORE", args->before, "Trace before the change (file or folder; a folder's rank 0)")->required();
+  diff->add_option("AFTER", args->after, "Trace after the change")->required();
+  diff->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  diff->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
+  diff->add_option("--top", args->top, "Kernels and ops listed")->check(CLI::Range(1, 1000))->capture_default_str();
+  diff->add_option("--step-range", args->step_range, "Without ProfilerStep ranges, the range that marks one step");
   sub->footer(
       "Exit codes: 0 analysed cleanly, 1 analysed with warnings (e.g. a truncated file), 2 unreadable or not a trace.");
-  return {sub, [args] { return RunTrace(*args); }};
+  return {sub, [args, diff] { return diff->parsed() ? RunDiff(*args) : RunTrace(*args); }};
 }
 
 TL_REGISTER_COMMAND(20, AddTraceCommand);

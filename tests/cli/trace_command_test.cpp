@@ -430,3 +430,34 @@ TEST_CASE("trace: no tensor-core tip on a CPU-only trace") {
   CHECK(text.out.find("Pad GEMM") == std::string::npos);
   CHECK(text.out.find("- Scope: 2 steps (ProfilerStep)") != std::string::npos);
 }
+
+TEST_CASE("trace diff: a longer first step is slower, in text and JSON; bad inputs exit 2") {
+  TempFolder dir;
+  TraceSpec slow = Rank(0);
+  slow.first_step_us = 3000;
+  // The analysed steps are 0-3 (the last is partial), so the slow trace's mean step is about
+  // (3000 + 3 * 1000) / 4 = 1500 µs against 1000 µs.
+  dir.Write("before.json", MakeTrace(slow));
+  dir.Write("after.json", MakeTrace(Rank(0)));
+  auto text = RunTorchlint({"trace", "diff", "before.json", "after.json"}, dir.path());
+  INFO(text.Transcript());
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("Before and after") != std::string::npos);
+  CHECK(text.out.find("faster") != std::string::npos);
+  auto json = RunTorchlint({"trace", "diff", "before.json", "after.json", "--format", "json"}, dir.path());
+  REQUIRE(json.exit_code == 0);
+  const auto j = ParseJson(json.out);
+  CHECK(j["step_ms"]["before"].get<double>() > j["step_ms"]["after"].get<double>());
+  CHECK(j["step_ms"]["speedup"].get<double>() > 1.0);
+  CHECK(j["steps"]["before"].get<int>() == 4);
+
+  dir.Write("junk.json", "not a trace");
+  auto bad = RunTorchlint({"trace", "diff", "before.json", "junk.json"}, dir.path());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("junk.json") != std::string::npos);
+  auto missing = RunTorchlint({"trace", "diff", "before.json"}, dir.path());
+  CHECK(missing.exit_code == 2);
+  auto no_path = RunTorchlint({"trace"}, dir.path());
+  CHECK(no_path.exit_code == 2);
+  CHECK(no_path.err.find("needs a PATH") != std::string::npos);
+}

@@ -8,6 +8,7 @@ namespace tl::trace {
 std::string_view StepSourceName(StepSource s) {
   switch (s) {
     case StepSource::kProfilerStep: return "ProfilerStep";
+    case StepSource::kNamedRange: return "named range";
     case StepSource::kOptimizerStep: return "Optimizer.step";
     case StepSource::kWholeTrace: return "whole trace";
   }
@@ -57,7 +58,33 @@ Steps FindSteps(const Trace& trace, const StepOptions& options) {
       s.event = i;
       steps.all.push_back(s);
     }
-  } else {
+  }
+  if (marks.empty()) {
+    const std::string_view wanted = options.step_range.empty() ? std::string_view("train_step") : options.step_range;
+    for (uint32_t i = 0; i < trace.size(); ++i) {
+      if (!IsHostRange(trace.kind(i))) continue;
+      const std::string_view n = trace.name(i);
+      if (n == wanted || (n.size() > wanted.size() && n.starts_with(wanted) && n[wanted.size()] == ' ')) {
+        marks.push_back(i);
+      }
+    }
+    std::sort(marks.begin(), marks.end(), [&](uint32_t a, uint32_t b) { return trace.ts(a) < trace.ts(b); });
+    int64_t number = 0;
+    int64_t last_end = INT64_MIN;
+    for (uint32_t i : marks) {
+      // A range inside the previous one (a nested or repeated marker) is not a new step.
+      if (trace.ts(i) < last_end) continue;
+      Step s;
+      s.number = number++;
+      s.cpu_begin = trace.ts(i);
+      s.cpu_end = trace.end(i);
+      s.event = i;
+      last_end = s.cpu_end;
+      steps.all.push_back(s);
+    }
+    if (!steps.all.empty()) steps.source = StepSource::kNamedRange;
+  }
+  if (steps.all.empty()) {
     std::vector<uint32_t> opt;
     for (uint32_t i = 0; i < trace.size(); ++i) {
       if (IsHostRange(trace.kind(i)) && trace.name(i).starts_with("Optimizer.step#")) opt.push_back(i);

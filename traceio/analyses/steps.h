@@ -14,7 +14,9 @@
 
 namespace tl::trace {
 
-enum class StepSource : uint8_t { kProfilerStep, kOptimizerStep, kWholeTrace };
+// kNamedRange: NVTX (or record_function) ranges of the step, named `train_step` as `instrument --template
+// nvtx` writes them, or with the name the user gives (`--step-range NAME`).
+enum class StepSource : uint8_t { kProfilerStep, kOptimizerStep, kWholeTrace, kNamedRange };
 std::string_view StepSourceName(StepSource s);
 
 struct Step {
@@ -30,6 +32,10 @@ struct Step {
 
 struct StepOptions {
   bool include_last_step = false;
+  // The name of the range that marks one step, when the trace has no ProfilerStep ranges. Empty: the
+  // `train_step` ranges of `instrument --template nvtx`. A range matches by its whole name, or by its
+  // name followed by a space and what the instrumenter appends (`train_step train.py:42`).
+  std::string step_range;
 };
 
 struct Steps {
