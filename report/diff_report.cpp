@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include "report/page.h"
+
 namespace tl::trace {
 namespace {
 
@@ -57,14 +59,11 @@ nlohmann::ordered_json DiffToJson(const TraceDiff& d) {
 }
 
 std::string RenderDiff(const TraceDiff& d, ReportFormat format, Language language) {
-  const bool zh = language == Language::kChinese;
-  const bool md = format == ReportFormat::kMarkdown;
-  auto t = [&](const char* en, const char* cn) { return std::string(zh ? cn : en); };
-  auto heading = [&](const std::string& title) {
-    return md ? fmt::format("\n## {}\n\n", title) : fmt::format("\n{}\n{}\n", title, std::string(title.size(), '-'));
-  };
-  std::string out = md ? "# " + t("Before and after", "修改前后对比") + "\n\n"
-                       : t("Before and after", "修改前后对比") + "\n================\n\n";
+  const Page page(format, language);
+  const bool md = page.md();
+  auto t = [&](const char* en, const char* cn) { return page.T(en, cn); };
+  auto heading = [&](const std::string& title) { return page.Heading(title); };
+  std::string out = page.Title(t("Before and after", "修改前后对比"));
   const double s = d.speedup();
   out += fmt::format(
       "{}: {:.2f} ms -> {:.2f} ms ({}); {} {}, {} {}\n", t("Step time", "单步耗时"), d.step_ms_before, d.step_ms_after,

@@ -461,3 +461,27 @@ TEST_CASE("trace diff: a longer first step is slower, in text and JSON; bad inpu
   CHECK(no_path.exit_code == 2);
   CHECK(no_path.err.find("needs a PATH") != std::string::npos);
 }
+
+TEST_CASE("memory: a snapshot's JSON carries the documented keys; a pickle that names code exits 2 and runs nothing") {
+  TempFolder dir;
+  auto file = tl::test::SharedTrace("memory/assignment2-systems_memory_snapshot.pickle");
+  if (file) {
+    auto json = RunTorchlint({"memory", file->string(), "--format", "json"}, dir.path());
+    REQUIRE(json.exit_code == 0);
+    const auto j = ParseJson(json.out);
+    REQUIRE(j["devices"].size() == 1);
+    CHECK(j["devices"][0]["device"] == 0);
+    CHECK(j["devices"][0]["allocated_bytes"] == 1377753600);
+    CHECK(j["devices"][0]["reserved_bytes"] == 14180941824);
+    CHECK(j["devices"][0]["peak_allocated_bytes"] == 13927832064);
+    auto zh = RunTorchlint({"memory", file->string(), "--lang", "zh"}, dir.path());
+    CHECK(zh.out.find("显存分析") != std::string::npos);
+  }
+  dir.Write("evil.pickle", "cos\nsystem\n(S'touch PWNED'\ntR.");
+  auto evil = RunTorchlint({"memory", "evil.pickle"}, dir.path());
+  CHECK(evil.exit_code == 2);
+  CHECK(evil.err.find("GLOBAL") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "PWNED"));
+  auto missing = RunTorchlint({"memory", "nope.pickle"}, dir.path());
+  CHECK(missing.exit_code == 2);
+}
