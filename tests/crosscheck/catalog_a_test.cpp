@@ -215,5 +215,94 @@ TEST_CASE("shared CPU trace: copies, factories and the allocator need CUDA activ
   }
 }
 
+// ----- a hand-made GPU trace with every pattern, no stacks: the op names decide -----
+
+std::string Ev(std::string_view cat, std::string_view name, int64_t ts, int64_t dur, std::string_view args = "{}") {
+  const bool gpu = cat == "gpu_memcpy";
+  return fmt::format(
+      R"({{"ph": "X", "cat": "{}", "name": "{}", "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {}}})", cat, name,
+      gpu ? 0 : 1, gpu ? 7 : 1, ts, dur, args);
+}
+std::string C(int c) { return fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}}})", c); }
+
+// Two analysed steps of `step_us` each (and a short last one, dropped), with in each step: a sync under
+// aten::nonzero (60 µs), a pinned copy the host waits for (65 µs), a factory then its move (38 µs of
+// aten::to), and a cudaFree (40 µs) then cudaMalloc (20 µs).
+std::string PatternTrace(int64_t step_us) {
+  std::vector<std::string> ev;
+  for (int s = 0; s < 3; ++s) {
+    const int64_t b = s * step_us;
+    const int c = s * 10;
+    ev.push_back(Ev("user_annotation", fmt::format("ProfilerStep#{}", s), b, s == 2 ? 10 : step_us));
+    if (s == 2) break;
+    // What ties the trace to the script without stacks: its DataLoader loop, backward and optimizer step.
+    ev.push_back(Ev("user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", b + 1, 5));
+    ev.push_back(Ev("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", b + 700, 50));
+    ev.push_back(Ev("user_annotation", "Optimizer.step#SGD.step", b + 800, 50));
+    ev.push_back(Ev("cpu_op", "aten::nonzero", b + 10, 100));
+    ev.push_back(
+        Ev("cuda_runtime", "cudaStreamSynchronize", b + 35, 60, fmt::format(R"({{"correlation": {}}})", c + 1)));
+    ev.push_back(Ev("cpu_op", "aten::to", b + 200, 100));
+    ev.push_back(Ev("cpu_op", "aten::_to_copy", b + 201, 98));
+    ev.push_back(Ev("cpu_op", "aten::copy_", b + 202, 96));
+    ev.push_back(Ev("cuda_runtime", "cudaMemcpyAsync", b + 210, 10, fmt::format(R"({{"correlation": {}}})", c + 2)));
+    ev.push_back(Ev("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", b + 215, 60, C(c + 2)));
+    ev.push_back(
+        Ev("cuda_runtime", "cudaStreamSynchronize", b + 225, 65, fmt::format(R"({{"correlation": {}}})", c + 3)));
+    ev.push_back(Ev("cpu_op", "aten::arange", b + 400, 10));
+    ev.push_back(Ev("cpu_op", "aten::to", b + 412, 38));
+    ev.push_back(Ev("cpu_op", "aten::_to_copy", b + 413, 36));
+    ev.push_back(Ev("cpu_op", "aten::copy_", b + 414, 34));
+    ev.push_back(Ev("cuda_runtime", "cudaMemcpyAsync", b + 420, 20, fmt::format(R"({{"correlation": {}}})", c + 4)));
+    ev.push_back(Ev("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", b + 425, 10, C(c + 4)));
+    ev.push_back(Ev("cuda_runtime", "cudaFree", b + 500, 40, fmt::format(R"({{"correlation": {}}})", c + 5)));
+    ev.push_back(Ev("cuda_runtime", "cudaMalloc", b + 600, 20, fmt::format(R"({{"correlation": {}}})", c + 6)));
+  }
+  std::string out = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (size_t i = 0; i < ev.size(); ++i) out += (i ? ",\n" : "\n") + ev[i];
+  return out + "\n]}";
+}
+
+TEST_CASE("hand-made GPU trace: each pattern's events confirm TL102, TL103, TL204 and TL205 with their figures") {
+  TempFolder dir;
+  auto cc = LoadTrace(dir.Write("patterns.json", PatternTrace(1000)));
+  REQUIRE(cc);
+  Checked c = CheckCatalog(*cc, "patterns_train.py");
+  const Diagnostic* mask = Finding(c, "TL102", 14);
+  CHECK(mask->evidence->verdict == Verdict::kConfirmed);
+  CHECK(mask->evidence->per_step_count == doctest::Approx(1.0));
+  CHECK(mask->evidence->cost_ms_per_step == doctest::Approx(0.060));
+  CHECK(mask->evidence->saved_ms_per_step == doctest::Approx(0.060));
+  const Diagnostic* copy = Finding(c, "TL204", 11);
+  CHECK(copy->evidence->verdict == Verdict::kConfirmed);
+  CHECK(copy->evidence->cost_ms_per_step == doctest::Approx(0.065));
+  CHECK(copy->evidence->summary.find("1.0 of 1.0 pinned HtoD copies per step") != std::string::npos);
+  const Diagnostic* fresh = Finding(c, "TL205", 12);
+  CHECK(fresh->evidence->verdict == Verdict::kConfirmed);
+  CHECK(fresh->evidence->cost_ms_per_step == doctest::Approx(0.038));
+  const Diagnostic* cache = Finding(c, "TL103", 19);
+  CHECK(cache->evidence->verdict == Verdict::kConfirmed);
+  CHECK(cache->evidence->cost_ms_per_step == doctest::Approx(0.060));
+  // No Python frames: the start-ups of TL203 cannot be seen.
+  const Diagnostic* workers = Finding(c, "TL203", 7);
+  CHECK(workers->evidence->verdict == Verdict::kUnverifiable);
+  CHECK(workers->evidence->summary.find("with_stack=True") != std::string::npos);
+}
+
+TEST_CASE("hand-made GPU trace with 100 ms steps: the same events are too small to matter: negligible") {
+  TempFolder dir;
+  auto cc = LoadTrace(dir.Write("patterns.json", PatternTrace(100000)));
+  REQUIRE(cc);
+  Checked c = CheckCatalog(*cc, "patterns_train.py");
+  for (const auto& [code, line] :
+       std::vector<std::pair<std::string, int>>{{"TL102", 14}, {"TL103", 19}, {"TL204", 11}, {"TL205", 12}}) {
+    CAPTURE(code);
+    const Diagnostic* d = Finding(c, code, line);
+    CHECK(d->evidence->verdict == Verdict::kNegligible);
+    CHECK(d->evidence->share_of_step < kMaterialShare);
+    CHECK(d->evidence->saved_ms_per_step == 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace tl::test
