@@ -304,5 +304,35 @@ TEST_CASE("hand-made GPU trace with 100 ms steps: the same events are too small 
   }
 }
 
+// Python frames of the script and of the DataLoader: two iterators started with worker processes (one
+// per epoch), 30 ms each, in a trace of two analysed 100 ms steps.
+TEST_CASE("hand-made trace with Python frames: two worker start-ups confirm TL203, the first one not saved") {
+  std::vector<std::string> ev;
+  for (int s = 0; s < 3; ++s) {
+    const int64_t b = s * 100000;
+    ev.push_back(Ev("user_annotation", fmt::format("ProfilerStep#{}", s), b, s == 2 ? 10 : 100000));
+  }
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    const int64_t b = epoch * 100000 + 100;
+    ev.push_back(Ev("python_function", "patterns_train.py(5): train", b, 90000));
+    ev.push_back(Ev("python_function", "torch/utils/data/dataloader.py(493): _get_iterator", b + 10, 30000));
+    ev.push_back(Ev("python_function", "torch/utils/data/dataloader.py(1040): __init__", b + 20, 29000));
+    ev.push_back(Ev("python_function", "multiprocessing/process.py(110): start", b + 30, 20000));
+  }
+  std::string json = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (size_t i = 0; i < ev.size(); ++i) json += (i ? ",\n" : "\n") + ev[i];
+  json += "\n]}";
+  TempFolder dir;
+  auto cc = LoadTrace(dir.Write("startups.json", json));
+  REQUIRE(cc);
+  Checked c = CheckAgainst("patterns_train.py", std::string(kCatalogScript), *cc);
+  const Diagnostic* d = Finding(c, "TL203", 7);
+  CHECK(d->evidence->verdict == Verdict::kConfirmed);
+  CHECK(d->evidence->per_step_count == doctest::Approx(1.0));      // 2 start-ups over 2 steps
+  CHECK(d->evidence->cost_ms_per_step == doctest::Approx(30.0));   // 60 ms over 2 steps
+  CHECK(d->evidence->saved_ms_per_step == doctest::Approx(15.0));  // all but the first start-up
+  CHECK(d->evidence->summary.find("2 DataLoader iterator start-ups with worker processes") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace tl::test
