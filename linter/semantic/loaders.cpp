@@ -12,10 +12,12 @@ constexpr std::array<std::string_view, 5> kWrappers = {"enumerate", "tqdm", "ite
 
 }  // namespace
 
-const Site* Model::LoaderCallOf(ts::Node expr, int scope) const {
+const Site* Model::LoaderCallOf(ts::Node expr, int scope) const { return LoaderCallDepth(expr, scope, 0); }
+
+const Site* Model::LoaderCallDepth(ts::Node expr, int scope, int depth) const {
   // A chain of single steps (a name to its value, a wrapper to its input, a parameter to the one loader
-  // its call sites pass), bounded.
-  for (int depth = 0; depth < kMaxDepth; ++depth) {
+  // its call sites pass), bounded in all: a function that passes its parameter to itself ends here.
+  for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
     if (k == K::kCall) {
@@ -27,7 +29,7 @@ const Site* Model::LoaderCallOf(ts::Node expr, int scope) const {
         // zip(a, b): the first of its inputs that is a loader.
         const ts::Node args = site->Arguments();
         for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
-          if (const Site* found = LoaderCallOf(args.NamedChild(i), scope)) return found;
+          if (const Site* found = LoaderCallDepth(args.NamedChild(i), scope, depth + 1)) return found;
         }
         return nullptr;
       }
@@ -45,34 +47,39 @@ const Site* Model::LoaderCallOf(ts::Node expr, int scope) const {
     }
     if (binding->kind != BindingKind::kParameter) return nullptr;
     // A parameter: every call of its function in the file passes the same loader.
-    const Scope& function = scopes_[static_cast<size_t>(binding->scope)];
-    ts::Node params = Field(function.node, F::kParameters);
-    int position = -1;
-    for (uint32_t i = 0; i < params.NamedChildCount(); ++i) {
-      ts::Node p = params.NamedChild(i);
-      ts::Node name = KindOf(p) == K::kIdentifier ? p : Field(p, F::kName);
-      if (KindOf(p) == K::kTypedParameter && p.NamedChildCount() > 0) name = p.NamedChild(0);
-      if (name == binding->target) {
-        position = static_cast<int>(i);
-        break;
-      }
-    }
+    const int position = ParameterPosition(*binding);
     if (position < 0) return nullptr;
-    const bool method = function.parent >= 0 && scopes_[static_cast<size_t>(function.parent)].kind == ScopeKind::kClass;
-    if (method) --position;  // `self`
     const Site* found = nullptr;
     for (const auto& [index, callees] : local_calls_) {
       if (std::find(callees.begin(), callees.end(), binding->scope) == callees.end()) continue;
       const Site& call = sites_[index];
       const auto arg = FindArgument(call, binding->name, position);
       if (!arg) return nullptr;
-      const Site* passed = LoaderCallOf(arg->value, call.scope);
+      const Site* passed = LoaderCallDepth(arg->value, call.scope, depth + 4);  // fan-out: fewer levels
       if (passed == nullptr || (found != nullptr && found != passed)) return nullptr;
       found = passed;
     }
     return found;
   }
   return nullptr;
+}
+
+int Model::ParameterPosition(const Binding& parameter) const {
+  const Scope& function = scopes_[static_cast<size_t>(parameter.scope)];
+  ts::Node params = Field(function.node, F::kParameters);
+  int position = -1;
+  for (uint32_t i = 0; i < params.NamedChildCount(); ++i) {
+    ts::Node p = params.NamedChild(i);
+    ts::Node name = KindOf(p) == K::kIdentifier ? p : Field(p, F::kName);
+    if (KindOf(p) == K::kTypedParameter && p.NamedChildCount() > 0) name = p.NamedChild(0);
+    if (name == parameter.target) {
+      position = static_cast<int>(i);
+      break;
+    }
+  }
+  if (position < 0) return -1;
+  const bool method = function.parent >= 0 && scopes_[static_cast<size_t>(function.parent)].kind == ScopeKind::kClass;
+  return method ? position - 1 : position;  // `self`
 }
 
 std::vector<int> Model::LoopsOverLoader(const Site& loader) const {
@@ -105,8 +112,10 @@ bool Model::StartsRepeatedly(int loop) const {
   return false;
 }
 
-const Site* Model::BatchLoader(ts::Node expr, int scope) const {
-  for (int depth = 0; depth < kMaxDepth; ++depth) {
+const Site* Model::BatchLoader(ts::Node expr, int scope) const { return BatchLoaderDepth(expr, scope, 0); }
+
+const Site* Model::BatchLoaderDepth(ts::Node expr, int scope, int depth) const {
+  for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
     if (k == K::kSubscript) {  // batch[0], batch["image"]
@@ -119,7 +128,7 @@ const Site* Model::BatchLoader(ts::Node expr, int scope) const {
           site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) {
         return nullptr;
       }
-      return LoaderCallOf(site->Arguments().NamedChild(0), scope);
+      return LoaderCallDepth(site->Arguments().NamedChild(0), scope, depth + 1);
     }
     if (k != K::kIdentifier) return nullptr;
     const Binding* binding = ReachingBinding(expr, scope);
@@ -136,7 +145,23 @@ const Site* Model::BatchLoader(ts::Node expr, int scope) const {
           return nullptr;
         }
       }
-      return LoaderCallOf(loop.iterable, loop.scope);
+      return LoaderCallDepth(loop.iterable, loop.scope, depth + 1);
+    }
+    if (binding->kind == BindingKind::kParameter) {
+      // `def train_step(batch):` called by the file with batches of one loader only.
+      const int position = ParameterPosition(*binding);
+      if (position < 0) return nullptr;
+      const Site* found = nullptr;
+      for (const auto& [index, callees] : local_calls_) {
+        if (std::find(callees.begin(), callees.end(), binding->scope) == callees.end()) continue;
+        const Site& call = sites_[index];
+        const auto arg = FindArgument(call, binding->name, position);
+        if (!arg) return nullptr;
+        const Site* passed = BatchLoaderDepth(arg->value, call.scope, depth + 4);  // fan-out: fewer levels
+        if (passed == nullptr || (found != nullptr && found != passed)) return nullptr;
+        found = passed;
+      }
+      return found;
     }
     if (binding->kind != BindingKind::kAssign) return nullptr;
     // `x, y = batch`, `inputs = batch["x"]`: a part of a batch is a batch; `a, b = x, y` pairs them.

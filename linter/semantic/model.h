@@ -444,6 +444,10 @@ class Model {
   std::vector<Callee> ProjectCallees(const Site& call) const;
   bool RunsOnEachCall(const Site& site) const;
   bool FromParameters(ts::Node expr, int scope, int depth) const;
+  // loaders.cpp: the position a call passes a parameter at (after `self` for methods); -1 if unknown.
+  int ParameterPosition(const Binding& parameter) const;
+  const Site* LoaderCallDepth(ts::Node expr, int scope, int depth) const;
+  const Site* BatchLoaderDepth(ts::Node expr, int scope, int depth) const;
 };
 
 }  // namespace tl::semantic

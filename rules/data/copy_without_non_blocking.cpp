@@ -16,8 +16,9 @@ constexpr std::string_view kDocs = R"md(## What it does
 Checks for `.to(device)` and `.cuda()` calls on a batch of a `DataLoader` built with `pin_memory=True`
 that do not pass `non_blocking=True`, in scripts that run on CUDA (TL101's definition). A batch is a
 loop target of a loop over the loader (also through `enumerate`, `tqdm`, `zip`, `iter`; not
-enumerate's counter), `next()` of its iterator, or a value unpacked or indexed from one (`x, y = batch`,
-`batch["image"]`). The loader is followed through names, `self.` attributes assigned once, and the
+enumerate's counter), `next()` of its iterator, a value unpacked or indexed from one (`x, y = batch`,
+`batch["image"]`), or a parameter of a function of the file whose call sites all pass batches of the
+same loader (`def train_step(model, batch):`). The loader is followed through names, `self.` attributes assigned once, and the
 parameters of functions of the file whose call sites all pass the same loader. `pin_memory` is read as
 TL202 reads it (the keyword, the eighth positional, `**kwargs` dict literals, argparse defaults).
 

@@ -27,3 +27,19 @@ class Trainer:
 def main(dataset, model):
     pinned = DataLoader(dataset, batch_size=8, pin_memory=True)
     train(model, pinned, "cuda")
+
+
+def step(model, batch):
+    x, y = batch
+    return model(x.cuda()), y.cuda()  # error: [TL204, TL204]
+
+
+def fit(model, dataset):
+    loader = DataLoader(dataset, batch_size=8, pin_memory=True)
+    for batch in loader:
+        step(model, batch)
+
+
+def walk(loader, batch):
+    batch.cuda()
+    return walk(loader, batch)
