@@ -250,4 +250,242 @@ Cost TraceEvidence::CostOf(const SourceMatch& where) const {
   return c;
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Rules catalog (TL102-TL205).
+
+namespace {
+
+// Ops that read the device to size their output or to answer a Python truth test.
+bool IsImplicitSyncOp(std::string_view n) {
+  static constexpr std::string_view kOps[] = {
+      "aten::nonzero",  "aten::nonzero_numpy",    "aten::is_nonzero", "aten::masked_select",
+      "aten::_unique",  "aten::_unique2",         "aten::unique_dim", "aten::unique_consecutive",
+      "aten::argwhere", "aten::repeat_interleave"};
+  for (std::string_view op : kOps) {
+    if (n == op) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ImplicitSyncEvidence TraceEvidence::ImplicitSyncs(const SourceMatch* where) const {
+  ImplicitSyncEvidence out;
+  int64_t count = 0, ns = 0;
+  std::vector<uint32_t> events;
+  auto blocking = [&](uint32_t j) {
+    std::string_view n = trace_.name(j);
+    if (IsSyncCall(n)) return true;
+    if (n.starts_with("cudaMemcpy") || n.starts_with("hipMemcpy")) {
+      uint32_t g = trace_.link(j);
+      CopyKind k = g != kNoIndex ? trace_.copy_kind(g) : CopyKind{};
+      return k.direction == CopyDirection::kDtoH && k.dst == MemoryKind::kPageable;
+    }
+    return false;
+  };
+  auto visit = [&](uint32_t j) {
+    if (analysis_.steps.FindHost(trace_.ts(j)) < 0) return;
+    out.code_ran = true;
+    const EventKind kind = trace_.kind(j);
+    if (kind == EventKind::kCpuOp && IsImplicitSyncOp(trace_.name(j))) ++out.implicit_ops;
+    if (!IsLaunch(kind) || !blocking(j)) return;
+    bool implicit = where != nullptr;  // under the line: every blocking call is the line's
+    for (uint32_t p = trace_.parent(j), depth = 0; !implicit && p != kNoIndex && depth < kMaxNestingDepth;
+         p = trace_.parent(p), ++depth) {
+      implicit = IsImplicitSyncOp(trace_.name(p));
+    }
+    if (!implicit) return;
+    ++count;
+    SatAddTo(ns, trace_.dur(j));
+    events.push_back(j);
+  };
+  if (where == nullptr) {
+    for (uint32_t j = 0; j < trace_.size(); ++j) visit(j);
+  } else {
+    ForEachUnder(*where, visit);
+  }
+  out.cost = MakeCost(count, ns, std::move(events));
+  out.cost.summary = fmt::format(
+      "{:.1f} implicit device syncs per step blocking the CPU {:.2f} ms/step; {} "
+      "data-dependent ops or truth tests ran",
+      out.cost.count_per_step, out.cost.ms_per_step, out.implicit_ops);
+  return out;
+}
+
+PinnedCopyEvidence TraceEvidence::PinnedHtoD(const SourceMatch* where) const {
+  PinnedCopyEvidence out;
+  int64_t count = 0, ns = 0;
+  std::vector<uint32_t> events;
+  auto visit = [&](uint32_t j) {
+    if (!IsLaunch(trace_.kind(j)) || analysis_.steps.FindHost(trace_.ts(j)) < 0) return;
+    const uint32_t g = trace_.link(j);
+    if (g == kNoIndex || trace_.kind(g) != EventKind::kMemcpy) return;
+    const CopyKind k = trace_.copy_kind(g);
+    if (k.direction != CopyDirection::kHtoD) return;
+    if (k.src == MemoryKind::kPageable) ++out.pageable_htod;
+    if (k.src != MemoryKind::kPinned) return;
+    ++out.pinned_htod;
+    // The host waited when the copy call itself is synchronous, or when the op that issued it (aten::copy_
+    // of a `.to()` without non_blocking) synchronises the stream after it.
+    int64_t wait = 0;
+    if (IsSyncMemcpyCall(trace_.name(j))) {
+      wait = trace_.dur(j);
+    } else {
+      uint32_t op = trace_.parent(j);
+      while (op != kNoIndex && trace_.kind(op) != EventKind::kCpuOp) op = trace_.parent(op);
+      if (op != kNoIndex) {
+        const Track& track = trace_.tracks()[trace_.track_index(j)];
+        for (uint32_t e = j + 1; e < track.end && trace_.ts(e) < trace_.end(op); ++e) {
+          if (IsLaunch(trace_.kind(e)) && IsSyncCall(trace_.name(e)) && !IsSyncMemcpyCall(trace_.name(e))) {
+            SatAddTo(wait, trace_.dur(e));
+          }
+        }
+      }
+    }
+    if (wait <= 0) return;
+    ++count;
+    SatAddTo(ns, wait);
+    events.push_back(j);
+  };
+  if (where == nullptr) {
+    for (uint32_t j = 0; j < trace_.size(); ++j) visit(j);
+  } else {
+    ForEachUnder(*where, visit);
+  }
+  out.blocking = MakeCost(count, ns, std::move(events));
+  out.blocking.summary = fmt::format("{:.1f} blocking pinned HtoD copies per step, the host waiting {:.2f} ms/step",
+                                     out.blocking.count_per_step, out.blocking.ms_per_step);
+  return out;
+}
+
+LoaderStartupEvidence TraceEvidence::LoaderStartups() const {
+  LoaderStartupEvidence out;
+  out.iterator = analysis_.dataloader.iterator;
+  int64_t ns = 0;
+  std::vector<uint32_t> events;
+  for (uint32_t j = 0; j < trace_.size(); ++j) {
+    if (trace_.kind(j) != EventKind::kPythonFunction) continue;
+    const std::string_view n = trace_.name(j);
+    // `torch/utils/data/dataloader.py(LINE): _get_iterator`: DataLoader.__iter__ making a new iterator.
+    if (!n.ends_with(": _get_iterator") || n.find("dataloader.py(") == std::string_view::npos) continue;
+    SatAddTo(ns, trace_.dur(j));
+    events.push_back(j);
+    // A multi-process iterator's __init__ runs under it and starts the workers.
+    const Track& track = trace_.tracks()[trace_.track_index(j)];
+    for (uint32_t e = j + 1; e < track.end && trace_.ts(e) < trace_.end(j); ++e) {
+      if (trace_.kind(e) == EventKind::kPythonFunction && trace_.name(e).ends_with(": __init__") &&
+          trace_.name(e).find("dataloader.py(") != std::string_view::npos) {
+        // _MultiProcessingDataLoaderIter.__init__ is the long one; the single-process one starts nothing.
+        if (trace_.dur(e) > 0 && trace_.name(e) != trace_.name(j)) {
+          bool workers = false;
+          for (uint32_t w = e + 1; w < track.end && trace_.ts(w) < trace_.end(e) && !workers; ++w) {
+            workers = trace_.name(w).find("multiprocessing") != std::string_view::npos ||
+                      trace_.name(w).find("Process") != std::string_view::npos;
+          }
+          if (workers) {
+            ++out.multi_process;
+            break;
+          }
+        }
+      }
+    }
+  }
+  const auto n = static_cast<int64_t>(events.size());
+  out.cost = MakeCost(n, ns, std::move(events));
+  out.cost.summary = fmt::format("{} DataLoader iterator start-ups ({} with worker processes), {:.2f} ms in all", n,
+                                 out.multi_process, static_cast<double>(ns) / 1e6);
+  return out;
+}
+
+namespace {
+
+bool IsFactoryOp(std::string_view n) {
+  static constexpr std::string_view kOps[] = {
+      "aten::zeros",     "aten::ones",       "aten::empty",        "aten::full",       "aten::rand",
+      "aten::randn",     "aten::randint",    "aten::randperm",     "aten::arange",     "aten::linspace",
+      "aten::eye",       "aten::zeros_like", "aten::ones_like",    "aten::empty_like", "aten::full_like",
+      "aten::rand_like", "aten::randn_like", "aten::randint_like", "aten::logspace"};
+  for (std::string_view op : kOps) {
+    if (n == op) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Cost TraceEvidence::FactoryCopies(const SourceMatch* where) const {
+  std::vector<uint32_t> moves;
+  int64_t ns = 0;
+  auto visit = [&](uint32_t j) {
+    if (!IsLaunch(trace_.kind(j)) || analysis_.steps.FindHost(trace_.ts(j)) < 0) return;
+    const uint32_t g = trace_.link(j);
+    if (g == kNoIndex || trace_.kind(g) != EventKind::kMemcpy) return;
+    if (trace_.copy_kind(g).direction != CopyDirection::kHtoD) return;
+    // The outermost aten::to / aten::_to_copy above the copy call: the move the script wrote.
+    uint32_t move = kNoIndex;
+    for (uint32_t p = trace_.parent(j), depth = 0; p != kNoIndex && depth < kMaxNestingDepth;
+         p = trace_.parent(p), ++depth) {
+      const std::string_view n = trace_.name(p);
+      if (n == "aten::to" || n == "aten::_to_copy") move = p;
+    }
+    if (move == kNoIndex || std::find(moves.begin(), moves.end(), move) != moves.end()) return;
+    // Its previous sibling: the op that made the tensor it moves, when the two are written together.
+    const uint32_t parent = trace_.parent(move);
+    const Track& track = trace_.tracks()[trace_.track_index(move)];
+    uint32_t previous = kNoIndex;
+    for (uint32_t e = move, scanned = 0; e > track.begin && scanned < 4096; ++scanned) {
+      --e;
+      if (trace_.parent(e) == parent && trace_.kind(e) == EventKind::kCpuOp) {
+        previous = e;
+        break;
+      }
+    }
+    if (previous == kNoIndex || !IsFactoryOp(trace_.name(previous))) return;
+    moves.push_back(move);
+    SatAddTo(ns, trace_.dur(move));
+  };
+  if (where == nullptr) {
+    for (uint32_t j = 0; j < trace_.size(); ++j) visit(j);
+  } else {
+    ForEachUnder(*where, visit);
+  }
+  const auto n = static_cast<int64_t>(moves.size());
+  Cost c = MakeCost(n, ns, std::move(moves));
+  c.summary = fmt::format("{:.1f} moves of freshly made tensors to the device per step, {:.2f} ms/step of host time",
+                          c.count_per_step, c.ms_per_step);
+  return c;
+}
+
+AllocatorEvidence TraceEvidence::AllocatorRoundTrips(const SourceMatch* where) const {
+  std::vector<uint32_t> frees, mallocs;
+  int64_t free_ns = 0, malloc_ns = 0;
+  auto is_free = [](std::string_view n) { return n == "cudaFree" || n == "hipFree"; };
+  auto is_malloc = [](std::string_view n) { return n == "cudaMalloc" || n == "hipMalloc"; };
+  auto visit_free = [&](uint32_t j) {
+    if (!IsLaunch(trace_.kind(j)) || analysis_.steps.FindHost(trace_.ts(j)) < 0 || !is_free(trace_.name(j))) return;
+    frees.push_back(j);
+    SatAddTo(free_ns, trace_.dur(j));
+  };
+  if (where == nullptr) {
+    for (uint32_t j = 0; j < trace_.size(); ++j) visit_free(j);
+  } else {
+    ForEachUnder(*where, visit_free);
+  }
+  for (uint32_t j = 0; j < trace_.size(); ++j) {
+    if (!IsLaunch(trace_.kind(j)) || analysis_.steps.FindHost(trace_.ts(j)) < 0 || !is_malloc(trace_.name(j))) continue;
+    mallocs.push_back(j);
+    SatAddTo(malloc_ns, trace_.dur(j));
+  }
+  AllocatorEvidence out;
+  const auto nf = static_cast<int64_t>(frees.size());
+  const auto nm = static_cast<int64_t>(mallocs.size());
+  out.frees = MakeCost(nf, free_ns, std::move(frees));
+  out.frees.summary = fmt::format("{:.1f} cudaFree calls per step, {:.2f} ms/step", out.frees.count_per_step,
+                                  out.frees.ms_per_step);
+  out.mallocs = MakeCost(nm, malloc_ns, std::move(mallocs));
+  out.mallocs.summary = fmt::format("{:.1f} cudaMalloc calls per step, {:.2f} ms/step", out.mallocs.count_per_step,
+                                    out.mallocs.ms_per_step);
+  return out;
+}
+
 }  // namespace tl::trace

@@ -70,6 +70,33 @@ struct GemmEvidence {
   std::vector<GemmShape> shapes;
 };
 
+// Rules catalog (TL102-TL205).
+// TL102: syncs of ops that read the device without a sync call.
+struct ImplicitSyncEvidence {
+  Cost cost;                 // the blocking calls (cudaStreamSynchronize, blocking DtoH copies) counted
+  int64_t implicit_ops = 0;  // data-dependent ops and tensor truth tests run (nonzero, is_nonzero, unique...)
+  bool code_ran = false;     // the scope had any events in the steps
+};
+// TL204: host-to-device copies from pinned memory, and those the host waited for.
+struct PinnedCopyEvidence {
+  Cost blocking;            // pinned HtoD copies whose op waited for them (a sync in the same op, or a
+                            // synchronous cudaMemcpy); the time is the host's wait
+  int64_t pinned_htod = 0;  // all pinned HtoD copies in the scope
+  int64_t pageable_htod = 0;
+};
+// TL203: DataLoader iterators started (the `_get_iterator` frames of `DataLoader.__iter__`).
+struct LoaderStartupEvidence {
+  Cost cost;                                    // every start-up in the trace, in or out of the steps
+  int64_t multi_process = 0;                    // of those, the ones that started worker processes
+  IteratorKind iterator = IteratorKind::kNone;  // what the steps' `__next__` calls show
+};
+
+// TL103: the caching allocator giving memory back and taking it again.
+struct AllocatorEvidence {
+  Cost frees;    // cudaFree calls (under `where`, or in the steps)
+  Cost mallocs;  // cudaMalloc calls in the steps
+};
+
 class TraceEvidence {
  public:
   TraceEvidence(const Trace& trace, const TraceAnalysis& analysis);
@@ -96,6 +123,20 @@ class TraceEvidence {
   Cost ZeroGradWork(const SourceMatch* where = nullptr) const;
   // TL401: GEMMs with K or N not a multiple of 8 (under `where`, or all), and whether tensor cores ran.
   GemmEvidence UnalignedGemms(const SourceMatch* where = nullptr) const;
+  // Rules catalog (TL102-TL205).
+  // TL102: blocking calls under ops that read the device implicitly (aten::nonzero, aten::is_nonzero,
+  // masked_select, unique, repeat_interleave) in the steps, or every blocking call under `where`.
+  ImplicitSyncEvidence ImplicitSyncs(const SourceMatch* where = nullptr) const;
+  // TL204: pinned HtoD copies in the steps (under `where`, or all), and the ones the host waited for.
+  PinnedCopyEvidence PinnedHtoD(const SourceMatch* where = nullptr) const;
+  // TL203: DataLoader iterator start-ups anywhere in the trace (needs Python frames, with_stack=True).
+  LoaderStartupEvidence LoaderStartups() const;
+  // TL205: HtoD copies made by `aten::to` right after a data-free factory op (aten::zeros, randn, arange...)
+  // of the same parent, in the steps (under `where`, or all); the time is the host time of those moves.
+  Cost FactoryCopies(const SourceMatch* where = nullptr) const;
+  // TL103: cudaFree calls (under `where`, or in the steps) and the cudaMalloc calls of the steps.
+  AllocatorEvidence AllocatorRoundTrips(const SourceMatch* where = nullptr) const;
+
   // CPU and GPU time under `where` per step: "what did this line cost".
   Cost CostOf(const SourceMatch& where) const;
   // Whether event `e` lies wholly inside one of `where`'s spans.

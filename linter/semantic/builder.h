@@ -37,6 +37,9 @@ constexpr int kMaxDepth = 24;  // bound on resolution chains (x = y; y = z ...) 
 // `torch.nn.modules.linear.Linear` -> `torch.nn.Linear`; anything else unchanged (names.cpp).
 void PublicName(std::string& dotted);
 
+// `a in b`, `a is None`, `a not in b`: Python comparisons that never make a tensor (syncs.cpp).
+bool IsIdentityComparison(const Model& model, ts::Node comparison);
+
 // `a <op> b` on ints for + - * // and ** (bindings.cpp); nullopt on overflow, a negative exponent or an
 // operator it does not evaluate.
 std::optional<int64_t> IntArithmetic(std::string_view op, int64_t a, int64_t b);

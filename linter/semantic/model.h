@@ -132,8 +132,10 @@ struct Guard {
   TextRange rest;
 };
 
-// A place rules care about: a call, an f-string interpolation, or an if/elif/while condition.
-enum class SiteKind : uint8_t { kCall, kInterpolation, kCondition };
+// A place rules care about: a call, an f-string interpolation, an if/elif/while condition, a subscript
+// whose index is an expression (`x[mask]`, not `x[0]` or `x[:, 1]`: those never sync), or an `assert`
+// statement (its condition is the first named child).
+enum class SiteKind : uint8_t { kCall, kInterpolation, kCondition, kSubscript, kAssert };
 struct Site {
   ts::Node node;  // call, interpolation, or the condition expression
   // Calls only: the function expression. `name` is its last segment after alias resolution, so
@@ -245,7 +247,8 @@ class Model {
   bool IsDeviceTensor(ts::Node expr, int scope) const;
   // A condition whose truth Python reads from a device tensor (`if loss > 10:`, `while not done:`).
   bool IsTensorCondition(ts::Node condition, int scope) const;
-  // The host-device sync at a site, whatever its cadence; nullopt when it does not sync.
+  // The host-device sync of a call or f-string interpolation at a site, whatever its cadence; nullopt when
+  // it does not sync. Conditions, masks and data-dependent ops are ImplicitSyncAt's.
   std::optional<SyncOp> SyncAt(const Site& site) const;
   // Is the expression a DataLoader, or an iterator / wrapper (enumerate, zip, tqdm, iter) of one?
   bool IsDataLoaderLike(ts::Node expr, int scope) const;
@@ -283,6 +286,40 @@ class Model {
 
   // The innermost scope whose node contains `offset`.
   int ScopeAt(uint32_t offset) const;
+
+  // Rules catalog (TL102-TL205).
+  struct Binding;  // below, with the implementation types
+  // An implicit host-device sync at a site (TL102), whatever its cadence: an `if`/`elif`/`while`/`assert`
+  // on a device tensor, boolean-mask indexing of a device tensor (read or write), ops whose output size
+  // depends on the data (`nonzero`, `torch.where(cond)`, `masked_select`, `unique`, `repeat_interleave`
+  // with tensor repeats and no `output_size=`), and Python's `max()`/`min()`/`sum()`/`any()`/`all()` over
+  // a device tensor. nullopt when it does not sync or the model cannot tell (syncs_implicit.cpp).
+  std::optional<SyncOp> ImplicitSyncAt(const Site& site) const;
+  // A boolean tensor not known to live on the host: a comparison with a tensor operand, `~t`, `a & b` of
+  // masks, `torch.isnan/isinf/isfinite/logical_*`, `.eq/.ne/.lt/.le/.gt/.ge/.bool()`, or a name bound once
+  // to one of these.
+  bool IsDeviceBoolTensor(ts::Node expr, int scope) const;
+  // The `torch.utils.data.DataLoader(...)` call an expression stands for (loaders.cpp): the call itself, a
+  // name bound to it once, enumerate/tqdm/iter/zip of one, a parameter of a function of the file whose
+  // call sites in the file all pass the same loader. Null when it cannot be told.
+  const Site* LoaderCallOf(ts::Node expr, int scope) const;
+  // The loops of the file over the loader built at `loader` (indices into Loops()).
+  std::vector<int> LoopsOverLoader(const Site& loader) const;
+  // Whether a loop starts more than once in a run: inside another loop of its function, or in a function
+  // of the file called from inside a loop (directly or through other functions of the file).
+  bool StartsRepeatedly(int loop) const;
+  // A batch of a loader: a loop target of a loop over a DataLoader call (not enumerate's counter), or a
+  // value unpacked, indexed or assigned from one. Returns the loader's call, or null.
+  const Site* BatchLoader(ts::Node expr, int scope) const;
+  // The binding of a name that reaches a use: the last one before it in the use's scope, not counting
+  // the assignment the use is part of (`x = x.cuda()` reads the `x` bound before); null when none.
+  const Binding* ReachingBinding(ts::Node name, int scope) const;
+  // A `.to(...)`/`.cuda(...)` call that moves to a device other than the host: `.cuda()`, `.to(device)`
+  // with a device that is not known to be "cpu" (a dtype-only `.to(torch.float16)` is not a move).
+  bool MovesToDevice(const Site& call) const;
+  // A tensor factory that takes no data (`torch.zeros/ones/empty/full/rand/randn/randint/randperm/arange/
+  // linspace/eye` and their `*_like`), as its canonical name without `torch.`; empty for other calls.
+  std::string_view DataFreeFactory(const Site& call) const;
 
   // Implementation types, public so the builder (model.cpp) can fill them.
   enum class BindingKind : uint8_t { kAssign, kAugmented, kLoopTarget, kParameter, kImport, kOther };
@@ -407,6 +444,10 @@ class Model {
   std::vector<Callee> ProjectCallees(const Site& call) const;
   bool RunsOnEachCall(const Site& site) const;
   bool FromParameters(ts::Node expr, int scope, int depth) const;
+  // loaders.cpp: the position a call passes a parameter at (after `self` for methods); -1 if unknown.
+  int ParameterPosition(const Binding& parameter) const;
+  const Site* LoaderCallDepth(ts::Node expr, int scope, int depth) const;
+  const Site* BatchLoaderDepth(ts::Node expr, int scope, int depth) const;
 };
 
 }  // namespace tl::semantic

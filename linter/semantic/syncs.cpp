@@ -1,7 +1,8 @@
-// Host-device syncs: which sites make the host wait for the device (`.item()`, `.cpu()`, printing or
-// formatting a tensor, `float(t)`, branching on a tensor, `torch.cuda.synchronize()`), whatever their
-// cadence. TL101 asks it of the sites that run every step; the project index asks it of every function
-// to know which ones sync on each call.
+// Host-device syncs: which sites make the host wait for the device through a call that reads or copies
+// (`.item()`, `.cpu()`, printing or formatting a tensor, `float(t)`, `torch.cuda.synchronize()`),
+// whatever their cadence; the syncs without such a call (branching on a tensor, masks) are
+// ImplicitSyncAt's (syncs_implicit.cpp). TL101 asks it of the sites that run every step; the project index asks it of
+// every function to know which ones sync on each call.
 #include <fmt/core.h>
 
 #include <array>
@@ -35,6 +36,16 @@ bool AfterSync(const Model& model, ts::Node receiver) {
 
 }  // namespace
 
+bool IsIdentityComparison(const Model& model, ts::Node comparison) {
+  for (uint32_t i = 0; i < comparison.ChildCount(); ++i) {
+    ts::Node child = comparison.Child(i);
+    if (child.IsNamed()) continue;
+    const std::string_view op = model.Text(child);
+    if (op == "in" || op.starts_with("is") || op.starts_with("not")) return true;
+  }
+  return false;
+}
+
 bool Model::IsDeviceTensor(ts::Node expr, int scope) const {
   return TensorKindOf(expr, scope) == TensorKind::kTensor && PlacementOf(expr, scope) != Placement::kHost;
 }
@@ -51,6 +62,13 @@ bool Model::IsTensorCondition(ts::Node condition, int scope) const {
     } else if (kind == K::kBoolean) {
       work.push_back(Field(node, F::kLeft));
       work.push_back(Field(node, F::kRight));
+    } else if (kind == K::kComparison) {
+      // `loss > 10` reads the device when one operand lives there (`host.sum() > 3` does not); `x is
+      // None` and `k in d` make no tensor.
+      if (IsIdentityComparison(*this, node)) continue;
+      for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
+        if (IsDeviceTensor(node.NamedChild(i), scope)) return true;
+      }
     } else if (IsDeviceTensor(node, scope)) {
       return true;
     }
@@ -68,9 +86,9 @@ std::optional<SyncOp> Model::SyncAt(const Site& site) const {
       return std::nullopt;
     }
     case SiteKind::kCondition:
-      if (IsTensorCondition(site.node, site.scope)) {
-        return SyncOp{SyncKind::kScalar, "Branching on a tensor synchronizes with the GPU"};
-      }
+    case SiteKind::kSubscript:
+    case SiteKind::kAssert:
+      // Syncs without a sync call: ImplicitSyncAt (TL102).
       return std::nullopt;
     case SiteKind::kCall: break;
   }

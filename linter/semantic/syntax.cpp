@@ -79,6 +79,7 @@ SyntaxTables::SyntaxTables() {
       {"dictionary_splat_pattern", K::kDictionarySplatPattern},
       {"keyword_separator", K::kKeywordSeparator},
       {"positional_separator", K::kPositionalSeparator},
+      {"assert_statement", K::kAssert},
   };
   const TSLanguage* language = ts::PythonLanguage();
   const uint32_t count = ts_language_symbol_count(language);

@@ -83,6 +83,7 @@ enum class NodeKind : uint8_t {
   kDictionarySplatPattern,
   kKeywordSeparator,
   kPositionalSeparator,
+  kAssert,
   kToken,  // anonymous tokens (punctuation, keywords): leaves
 };
 

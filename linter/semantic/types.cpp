@@ -192,8 +192,10 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       // batch["x"], out[0], loss[mask]: an element or slice of a tensor (or of a batch) is a tensor.
       return TensorKindDepth(Field(expr, F::kValue), scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor
                                                                                               : TensorKind::kUnknown;
-    case K::kBinary:
     case K::kComparison:
+      if (IsIdentityComparison(*this, expr)) return TensorKind::kNotTensor;
+      [[fallthrough]];
+    case K::kBinary:
     case K::kBoolean: {
       bool all_python = true;
       for (uint32_t i = 0; i < expr.NamedChildCount(); ++i) {
@@ -216,11 +218,12 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       const std::string canonical = CanonicalName(callee);
       if (canonical.starts_with("numpy.") || canonical.starts_with("math.")) return TensorKind::kNotTensor;
       if (canonical.starts_with("torch.")) {
-        static constexpr std::array<std::string_view, 16> kNotTensorModules = {
-            "torch.cuda.",  "torch.backends.",   "torch.distributed.", "torch.utils.",
-            "torch.optim.", "torch.jit.",        "torch.amp.",         "torch.autograd.grad_mode",
-            "torch.device", "torch.no_grad",     "torch.is_",          "torch.get_",
-            "torch.set_",   "torch.manual_seed", "torch.compile",      "torch.save"};
+        static constexpr std::array<std::string_view, 20> kNotTensorModules = {
+            "torch.cuda.",        "torch.npu.",        "torch.xpu.",         "torch.mps.",
+            "torch.accelerator.", "torch.backends.",   "torch.distributed.", "torch.utils.",
+            "torch.optim.",       "torch.jit.",        "torch.amp.",         "torch.autograd.grad_mode",
+            "torch.device",       "torch.no_grad",     "torch.is_",          "torch.get_",
+            "torch.set_",         "torch.manual_seed", "torch.compile",      "torch.save"};
         for (std::string_view prefix : kNotTensorModules) {
           if (canonical.starts_with(prefix)) return TensorKind::kNotTensor;
         }

@@ -241,6 +241,20 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       return false;
     case K::kCall: RecordCall(node); return true;
     case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
+    case K::kSubscript: {
+      // Only an index that is an expression can be a mask: literals, slices and plain attributes of
+      // configs are the vast majority of subscripts and are left out of the table.
+      const K index = KindOf(Unparen(Field(node, F::kSubscript)));
+      if (index == K::kIdentifier || index == K::kComparison || index == K::kUnary || index == K::kCall ||
+          index == K::kBinary || index == K::kNot) {
+        AddSite(node, SiteKind::kSubscript);
+      }
+      return true;
+    }
+    case K::kAssert:
+      // The statement, not its condition: a condition that is a call keeps its own call site for SiteOf.
+      if (node.NamedChildCount() > 0) AddSite(node, SiteKind::kAssert);
+      return true;
     case K::kString: {
       NoteString(node);
       // Only f-strings have children worth visiting (interpolations); docstrings are skipped.

@@ -1,7 +1,8 @@
 // TL101 sync-in-step-loop: host-device synchronisation that runs on every training step (`.item()`,
 // `.tolist()`, `.cpu()`, `.numpy()`, `float()`/`int()`/`bool()` of a tensor, printing or f-string
-// formatting a tensor, `torch.cuda.synchronize()`, `if tensor:` / `while tensor:`). The semantic
-// model decides what runs every step (step loops, helpers they call, periodic guards).
+// formatting a tensor, `torch.cuda.synchronize()`). The semantic model decides what runs every step
+// (step loops, helpers they call, periodic guards). Syncs without a sync call (branching on a tensor,
+// masks) are TL102's.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -15,7 +16,7 @@
 namespace tl {
 namespace {
 
-// What kind of sync a finding is about: a scalar read (`.item()`, `float()`, printing, `if tensor:`), a
+// What kind of sync a finding is about: a scalar read (`.item()`, `float()`, printing), a
 // copy to the host (`.cpu()`, `.numpy()`, `.tolist()`), or an explicit `synchronize()`.
 enum class SyncKind { kScalar, kCopy, kExplicit };
 struct SyncFinding {
@@ -25,8 +26,9 @@ struct SyncFinding {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for operations that make the host wait for the GPU and that run on every training step:
 `.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `float()`/`int()`/`bool()` of a tensor, `print()` or
-f-string formatting of a tensor, `torch.cuda.synchronize()` (and `.synchronize()` on streams and
-events), and branching on a tensor (`if loss > 10:`, `while not done:` with a tensor `done`).
+f-string formatting of a tensor, and `torch.cuda.synchronize()` (and `.synchronize()` on streams and
+events). Syncs without a sync call (`if loss > 10:`, `while not done:` or `assert` on a tensor,
+boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-step-loop`).
 
 "Every step" means what the semantic model takes to run once per batch:
 - the training step loop: the loop over a `DataLoader` (also through `enumerate`, `zip`, `tqdm`, `iter`
@@ -75,7 +77,7 @@ runs on CUDA when a file it imports, or that imports it, does: `engine.py` gets 
 
 ## Why is this bad?
 CUDA kernels run asynchronously: Python queues work and moves on while the GPU computes. Reading a
-value back to the host (`.item()`, printing, a Python `if` on a tensor) blocks the CPU until every
+value back to the host (`.item()`, printing) blocks the CPU until every
 queued kernel has finished, so the CPU cannot queue the next step's kernels ahead of time and the GPU
 idles between steps. One sync per step is often a 5-20% slowdown on small and medium models.
 

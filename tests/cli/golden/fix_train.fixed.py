@@ -10,7 +10,7 @@ loader = DataLoader(dataset, batch_size=64, shuffle=True, pin_memory=True)
 for epoch in range(10):
     for x, y in loader:
         optimizer.zero_grad(set_to_none=False)
-        loss = nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+        loss = nn.functional.cross_entropy(model(x.to(device, non_blocking=True)), y.to(device, non_blocking=True))
         loss.backward()
         optimizer.step()
         print(f"loss {loss.item():.3f}")

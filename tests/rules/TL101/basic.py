@@ -1,4 +1,4 @@
-# torchlint-test: select=TL101
+# torchlint-test: select=TL101,TL102
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader
@@ -26,7 +26,7 @@ for epoch in range(10):
         print(loss)  # error: [TL101]
         print(f"step {step} loss {loss}")  # error: [TL101]
         torch.cuda.synchronize()  # error: [TL101]
-        if loss > 100:  # error: [TL101]
+        if loss > 100:  # error: [TL102]
             break
         flag = bool(torch.isnan(loss).any())  # error: [TL101]
         # Look-alikes that are not tensors: no sync.

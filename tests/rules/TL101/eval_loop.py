@@ -1,4 +1,4 @@
-# torchlint-test: select=TL101
+# torchlint-test: select=TL101,TL102
 # Evaluation loops over a loader run per batch: a sync there costs every evaluation batch.
 import torch
 from torch.utils.data import DataLoader
@@ -20,7 +20,7 @@ def generate(idx, steps):
     # A decoding loop: one model call per generated token.
     for _ in range(steps):
         logits = model(idx)
-        if logits.max() > 10:  # error: [TL101]
+        if logits.max() > 10:  # error: [TL102]
             break
         idx = torch.cat([idx, logits.argmax(-1, keepdim=True)], dim=1)
     return idx

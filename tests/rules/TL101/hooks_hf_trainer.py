@@ -1,4 +1,4 @@
-# torchlint-test: select=TL101
+# torchlint-test: select=TL101,TL102
 # A Hugging Face Trainer subclass: compute_loss runs on every training step.
 import torch
 from transformers import Trainer
@@ -8,7 +8,7 @@ class WeightedTrainer(Trainer):
     def compute_loss(self, model, inputs, return_outputs=False, **kwargs):
         outputs = model(**inputs)
         loss = outputs.loss
-        if torch.isnan(loss).any():  # error: [TL101]
+        if torch.isnan(loss).any():  # error: [TL102]
             raise ValueError("nan")
         self.seen.append(loss.item())  # error: [TL101]
         return (loss, outputs) if return_outputs else loss

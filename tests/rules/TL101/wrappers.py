@@ -1,4 +1,4 @@
-# torchlint-test: select=TL101
+# torchlint-test: select=TL101,TL102
 import torch
 from tqdm import tqdm
 from torch.utils.data import DataLoader
@@ -15,7 +15,7 @@ for step, (a, b) in enumerate(zip(train_loader, aux_loader)):
     print(a.mean().item())  # error: [TL101]
 
 for i, batch in enumerate(tqdm(train_loader, desc="train")):
-    if batch.isnan().any():  # error: [TL101]
+    if batch.isnan().any():  # error: [TL102]
         continue
 
 # Per-element loop: over parameters, not batches, and outside any step loop.

@@ -28,7 +28,7 @@ loader = DataLoader(train_set, batch_size=128, shuffle=True, pin_memory=True)  #
 
 for epoch in range(args.epochs):
     for step, (images, labels) in enumerate(loader):
-        images, labels = images.to(device), labels.to(device)
+        images, labels = images.to(device, non_blocking=True), labels.to(device, non_blocking=True)
         logits = model(images)
         loss = nn.functional.cross_entropy(logits, labels)
         optimizer.zero_grad(set_to_none=False)  # error: [TL301]

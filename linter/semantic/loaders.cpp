@@ -1,0 +1,231 @@
+// DataLoaders as values (TL203, TL204): which `DataLoader(...)` call an expression stands for, the loops
+// over it, whether such a loop starts more than once (once per epoch), and which values are its batches.
+#include <algorithm>
+#include <array>
+
+#include "linter/semantic/builder.h"
+
+namespace tl::semantic {
+namespace {
+
+constexpr std::array<std::string_view, 5> kWrappers = {"enumerate", "tqdm", "iter", "islice", "zip"};
+
+}  // namespace
+
+const Site* Model::LoaderCallOf(ts::Node expr, int scope) const { return LoaderCallDepth(expr, scope, 0); }
+
+const Site* Model::LoaderCallDepth(ts::Node expr, int scope, int depth) const {
+  // A chain of single steps (a name to its value, a wrapper to its input, a parameter to the one loader
+  // its call sites pass), bounded in all: a function that passes its parameter to itself ends here.
+  for (; depth < kMaxDepth; ++depth) {
+    expr = Unparen(expr);
+    const K k = KindOf(expr);
+    if (k == K::kCall) {
+      const Site* site = SiteOf(expr);
+      if (site == nullptr || site->kind != SiteKind::kCall) return nullptr;
+      if (site->name == "DataLoader") return IsCanonical(*site, "torch.utils.data.DataLoader") ? site : nullptr;
+      if (!OneOf(site->name, kWrappers) || site->Arguments().IsNull()) return nullptr;
+      if (site->name == "zip") {
+        // zip(a, b): the first of its inputs that is a loader.
+        const ts::Node args = site->Arguments();
+        for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
+          if (const Site* found = LoaderCallDepth(args.NamedChild(i), scope, depth + 1)) return found;
+        }
+        return nullptr;
+      }
+      if (site->Arguments().NamedChildCount() == 0) return nullptr;
+      expr = site->Arguments().NamedChild(0);
+      continue;
+    }
+    if (k != K::kIdentifier && k != K::kAttribute) return nullptr;
+    const Binding* binding = SingleBinding(Text(expr), scope);
+    if (binding == nullptr || binding->position != -1 || binding->value == expr) return nullptr;
+    if (binding->kind == BindingKind::kAssign) {
+      expr = binding->value;
+      scope = binding->scope;
+      continue;
+    }
+    if (binding->kind != BindingKind::kParameter) return nullptr;
+    // A parameter: every call of its function in the file passes the same loader.
+    const int position = ParameterPosition(*binding);
+    if (position < 0) return nullptr;
+    const Site* found = nullptr;
+    for (const auto& [index, callees] : local_calls_) {
+      if (std::find(callees.begin(), callees.end(), binding->scope) == callees.end()) continue;
+      const Site& call = sites_[index];
+      const auto arg = FindArgument(call, binding->name, position);
+      if (!arg) return nullptr;
+      const Site* passed = LoaderCallDepth(arg->value, call.scope, depth + 4);  // fan-out: fewer levels
+      if (passed == nullptr || (found != nullptr && found != passed)) return nullptr;
+      found = passed;
+    }
+    return found;
+  }
+  return nullptr;
+}
+
+int Model::ParameterPosition(const Binding& parameter) const {
+  const Scope& function = scopes_[static_cast<size_t>(parameter.scope)];
+  ts::Node params = Field(function.node, F::kParameters);
+  int position = -1;
+  for (uint32_t i = 0; i < params.NamedChildCount(); ++i) {
+    ts::Node p = params.NamedChild(i);
+    ts::Node name = KindOf(p) == K::kIdentifier ? p : Field(p, F::kName);
+    if (KindOf(p) == K::kTypedParameter && p.NamedChildCount() > 0) name = p.NamedChild(0);
+    if (name == parameter.target) {
+      position = static_cast<int>(i);
+      break;
+    }
+  }
+  if (position < 0) return -1;
+  const bool method = function.parent >= 0 && scopes_[static_cast<size_t>(function.parent)].kind == ScopeKind::kClass;
+  return method ? position - 1 : position;  // `self`
+}
+
+std::vector<int> Model::LoopsOverLoader(const Site& loader) const {
+  std::vector<int> out;
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    const Loop& loop = loops_[i];
+    if (loop.kind != LoopKind::kFor || loop.iterable.IsNull()) continue;
+    if (LoaderCallOf(loop.iterable, loop.scope) == &loader) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+bool Model::StartsRepeatedly(int loop) const {
+  if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return false;
+  if (loops_[static_cast<size_t>(loop)].parent >= 0) return true;
+  // The functions whose every run starts the loop once, from its own up through the file's callers.
+  std::vector<int> functions{loops_[static_cast<size_t>(loop)].scope};
+  for (size_t next = 0; next < functions.size() && next < 64; ++next) {
+    const int function = functions[next];
+    if (scopes_[static_cast<size_t>(function)].kind != ScopeKind::kFunction) continue;
+    for (const auto& [index, callees] : local_calls_) {
+      if (std::find(callees.begin(), callees.end(), function) == callees.end()) continue;
+      const Site& call = sites_[index];
+      if (call.loop >= 0) return true;
+      if (std::find(functions.begin(), functions.end(), call.scope) == functions.end()) {
+        functions.push_back(call.scope);
+      }
+    }
+  }
+  return false;
+}
+
+const Site* Model::BatchLoader(ts::Node expr, int scope) const { return BatchLoaderDepth(expr, scope, 0); }
+
+const Site* Model::BatchLoaderDepth(ts::Node expr, int scope, int depth) const {
+  for (; depth < kMaxDepth; ++depth) {
+    expr = Unparen(expr);
+    const K k = KindOf(expr);
+    if (k == K::kSubscript) {  // batch[0], batch["image"]
+      expr = Field(expr, F::kValue);
+      continue;
+    }
+    if (k == K::kCall) {  // next(iterator_of_a_loader)
+      const Site* site = SiteOf(expr);
+      if (site == nullptr || site->kind != SiteKind::kCall || site->name != "next" || !site->Receiver().IsNull() ||
+          site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) {
+        return nullptr;
+      }
+      return LoaderCallDepth(site->Arguments().NamedChild(0), scope, depth + 1);
+    }
+    if (k != K::kIdentifier) return nullptr;
+    const Binding* binding = ReachingBinding(expr, scope);
+    if (binding == nullptr || binding->value == expr) return nullptr;
+    if (binding->kind == BindingKind::kLoopTarget) {
+      if (binding->loop < 0) return nullptr;
+      const Loop& loop = loops_[static_cast<size_t>(binding->loop)];
+      ts::Node iterable = Unparen(loop.iterable);
+      // enumerate's counter is element 0 of the target, not a batch.
+      if (KindOf(iterable) == K::kCall) {
+        const Site* wrapper = SiteOf(iterable);
+        if (wrapper != nullptr && wrapper->kind == SiteKind::kCall && wrapper->name == "enumerate" &&
+            binding->position == 0) {
+          return nullptr;
+        }
+      }
+      return LoaderCallDepth(loop.iterable, loop.scope, depth + 1);
+    }
+    if (binding->kind == BindingKind::kParameter) {
+      // `def train_step(batch):` called by the file with batches of one loader only.
+      const int position = ParameterPosition(*binding);
+      if (position < 0) return nullptr;
+      const Site* found = nullptr;
+      for (const auto& [index, callees] : local_calls_) {
+        if (std::find(callees.begin(), callees.end(), binding->scope) == callees.end()) continue;
+        const Site& call = sites_[index];
+        const auto arg = FindArgument(call, binding->name, position);
+        if (!arg) return nullptr;
+        const Site* passed = BatchLoaderDepth(arg->value, call.scope, depth + 4);  // fan-out: fewer levels
+        if (passed == nullptr || (found != nullptr && found != passed)) return nullptr;
+        found = passed;
+      }
+      return found;
+    }
+    if (binding->kind != BindingKind::kAssign) return nullptr;
+    // `x, y = batch`, `inputs = batch["x"]`: a part of a batch is a batch; `a, b = x, y` pairs them.
+    expr = binding->value;
+    scope = binding->scope;
+    const K vk = KindOf(Unparen(expr));
+    if (binding->position >= 0 && (vk == K::kExpressionList || vk == K::kTuple)) {
+      if (static_cast<uint32_t>(binding->position) >= Unparen(expr).NamedChildCount()) return nullptr;
+      expr = Unparen(expr).NamedChild(static_cast<uint32_t>(binding->position));
+    } else if (binding->position < -1 || binding->position >= 100) {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+const Model::Binding* Model::ReachingBinding(ts::Node name, int scope) const {
+  const Binding* binding = nullptr;
+  for (const Binding& b : BindingsOf(Text(name))) {
+    if (b.scope != scope || b.target.StartByte() >= name.StartByte()) continue;
+    if (!b.value.IsNull() && b.value.Range().Contains(name.Range())) continue;  // the rebinding itself
+    if (binding == nullptr || b.target.StartByte() > binding->target.StartByte()) binding = &b;
+  }
+  return binding;
+}
+
+bool Model::MovesToDevice(const Site& call) const {
+  if (call.kind != SiteKind::kCall || call.Receiver().IsNull()) return false;
+  if (call.name == "cuda") return true;
+  if (call.name != "to") return false;
+  const auto device = FindArgument(call, "device", 0);
+  if (!device) return false;
+  ts::Node value = Unparen(device->value);
+  // `.to(torch.float16)`, `.to(dtype)`: a dtype, not a device.
+  const std::string canonical = CanonicalName(value);
+  if (canonical.starts_with("torch.") && canonical != "torch.device") return false;
+  const std::string_view text = Text(value);
+  if (LastSegment(text) == "dtype" || text.find("dtype") != std::string_view::npos) return false;
+  // `.to(other_tensor)` follows that tensor: a move only when it lives on the device.
+  if (TensorKindOf(value, call.scope) == TensorKind::kTensor)
+    return PlacementOf(value, call.scope) == Placement::kDevice;
+  const Value resolved = Resolve(value, call.scope);
+  if (resolved.kind == ValueKind::kString) return resolved.string_value != "cpu" && resolved.string_value != "meta";
+  if (KindOf(value) == K::kCall) {
+    // torch.device("cpu")
+    const Site* site = SiteOf(value);
+    if (site != nullptr && site->kind == SiteKind::kCall && site->name == "device" && !site->Arguments().IsNull() &&
+        site->Arguments().NamedChildCount() > 0) {
+      const Value inner = Resolve(site->Arguments().NamedChild(0), call.scope);
+      if (inner.kind == ValueKind::kString) return inner.string_value != "cpu";
+    }
+  }
+  return true;
+}
+
+std::string_view Model::DataFreeFactory(const Site& call) const {
+  static constexpr std::array<std::string_view, 20> kFactories = {
+      "zeros",     "ones",      "empty",      "full",         "rand",       "randn",        "randint",
+      "randperm",  "arange",    "linspace",   "eye",          "zeros_like", "ones_like",    "empty_like",
+      "full_like", "rand_like", "randn_like", "randint_like", "logspace",   "empty_strided"};
+  if (call.kind != SiteKind::kCall || !OneOf(call.name, kFactories)) return {};
+  const std::string canonical = CanonicalName(call.callee);
+  if (canonical != "torch." + std::string(call.name)) return {};
+  return call.name;
+}
+
+}  // namespace tl::semantic

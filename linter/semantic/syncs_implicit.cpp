@@ -1,0 +1,193 @@
+// Implicit host-device syncs (TL102): code that makes the host wait for the GPU without calling a sync
+// API. Python reads the truth of a device tensor (`if loss > 10:`, `assert t.min() >= 0`), a boolean mask
+// or a data-dependent op needs the number of selected elements on the host before it can allocate its
+// output (`x[mask]`, `nonzero`, `masked_select`, `unique`), and Python's builtins iterate a tensor one
+// element at a time and compare each on the host.
+#include <fmt/core.h>
+
+#include <array>
+
+#include "linter/semantic/builder.h"
+
+namespace tl::semantic {
+namespace {
+
+constexpr std::array<std::string_view, 14> kBoolMethods = {
+    "eq",    "ne",    "lt",       "le",          "gt",          "ge",         "bool",
+    "isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or", "logical_xor"};
+
+// The positional argument `position` of a call, when it is not a keyword or splat.
+ts::Node Positional(ts::Node args, uint32_t position) {
+  if (args.IsNull()) return ts::Node();
+  uint32_t seen = 0;
+  for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
+    ts::Node arg = args.NamedChild(i);
+    const K k = KindOf(arg);
+    if (k == K::kKeywordArgument || k == K::kListSplat || k == K::kDictionarySplat) continue;
+    if (k == K::kComment) continue;
+    if (seen++ == position) return arg;
+  }
+  return ts::Node();
+}
+
+uint32_t PositionalCount(ts::Node args) {
+  uint32_t n = 0;
+  while (!Positional(args, n).IsNull()) ++n;
+  return n;
+}
+
+}  // namespace
+
+// A device tensor as the binding that reaches the use sees it: `losses = []` then `sum(losses)` is a
+// list, whatever `losses` is rebound to later in the function.
+static bool ReachingDeviceTensor(const Model& model, ts::Node expr, int scope) {
+  expr = Unparen(expr);
+  if (KindOf(expr) != K::kIdentifier) return model.IsDeviceTensor(expr, scope);
+  const Model::Binding* reaching = model.ReachingBinding(expr, scope);
+  if (reaching == nullptr || reaching->kind != Model::BindingKind::kAssign || reaching->position != -1) {
+    return model.IsDeviceTensor(expr, scope);
+  }
+  return model.IsDeviceTensor(reaching->value, reaching->scope);
+}
+
+bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
+  // Iterative over `~`, `&`, `|`, parentheses and names bound once; each step is one node.
+  std::vector<std::pair<ts::Node, int>> work{{expr, scope}};
+  for (int steps = 0; !work.empty() && steps < 32; ++steps) {
+    auto [node, in] = work.back();
+    work.pop_back();
+    node = Unparen(node);
+    switch (KindOf(node)) {
+      case K::kComparison: {
+        if (IsIdentityComparison(*this, node)) break;
+        for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
+          if (IsDeviceTensor(node.NamedChild(i), in)) return true;
+        }
+        break;
+      }
+      case K::kUnary:
+        if (Text(node).starts_with("~")) work.emplace_back(Field(node, F::kArgument), in);
+        break;
+      case K::kBinary: {
+        const std::string_view op = Text(Field(node, F::kOperator));
+        if (op == "&" || op == "|" || op == "^") {
+          work.emplace_back(Field(node, F::kLeft), in);
+          work.emplace_back(Field(node, F::kRight), in);
+        }
+        break;
+      }
+      case K::kCall: {
+        const Site* site = SiteOf(node);
+        if (site == nullptr || site->kind != SiteKind::kCall || !OneOf(site->name, kBoolMethods)) break;
+        const std::string canonical = CanonicalName(site->callee);
+        if (canonical.starts_with("torch.")) {
+          ts::Node first = Positional(site->Arguments(), 0);
+          if (!first.IsNull() && IsDeviceTensor(first, in)) return true;
+        } else if (ts::Node receiver = site->Receiver(); !receiver.IsNull() && IsDeviceTensor(receiver, in)) {
+          return true;
+        }
+        break;
+      }
+      case K::kIdentifier: {
+        const Binding* binding = SingleBinding(Text(node), in);
+        if (binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1 &&
+            binding->value != node) {
+          work.emplace_back(binding->value, binding->scope);
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  return false;
+}
+
+std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
+  switch (site.kind) {
+    case SiteKind::kCondition:
+      if (IsTensorCondition(site.node, site.scope)) {
+        return SyncOp{SyncKind::kScalar, "Branching on a tensor synchronizes with the GPU"};
+      }
+      return std::nullopt;
+    case SiteKind::kAssert:
+      if (IsTensorCondition(site.node.NamedChild(0), site.scope)) {
+        return SyncOp{SyncKind::kScalar, "`assert` on a tensor synchronizes with the GPU"};
+      }
+      return std::nullopt;
+    case SiteKind::kSubscript: {
+      ts::Node value = Field(site.node, F::kValue);
+      ts::Node index = Field(site.node, F::kSubscript);
+      if (!IsDeviceTensor(value, site.scope) || !IsDeviceBoolTensor(index, site.scope)) return std::nullopt;
+      ts::Node parent = site.node.Parent();
+      const K pk = KindOf(parent);
+      const bool write = (pk == K::kAssignment || pk == K::kAugmented) && FirstChild(parent) == site.node;
+      return SyncOp{SyncKind::kScalar, write ? "Assigning through a boolean mask synchronizes with the GPU"
+                                             : "Indexing with a boolean mask synchronizes with the GPU"};
+    }
+    case SiteKind::kInterpolation: return std::nullopt;
+    case SiteKind::kCall: break;
+  }
+  const std::string_view name = site.name;
+  const ts::Node args = site.Arguments();
+  if (args.IsNull()) return std::nullopt;
+  const ts::Node receiver = site.Receiver();
+  const std::string canonical = receiver.IsNull() ? std::string() : CanonicalName(site.callee);
+  const bool function_form = canonical == fmt::format("torch.{}", name);
+  // The tensor the op reads: the receiver of a method, the first argument of `torch.op(x)`.
+  auto input = [&]() -> ts::Node { return function_form ? Positional(args, 0) : receiver; };
+  if (name == "nonzero" || name == "masked_select" || name == "unique") {
+    if (receiver.IsNull()) return std::nullopt;
+    ts::Node tensor = input();
+    if (tensor.IsNull() || !IsDeviceTensor(tensor, site.scope)) return std::nullopt;
+    return SyncOp{SyncKind::kScalar,
+                  fmt::format("`{}` synchronizes with the GPU: its output size depends on the data", name)};
+  }
+  if (name == "where") {
+    // Only the one-argument form (`torch.where(cond)`, the same as `nonzero(as_tuple=True)`) syncs.
+    if (!function_form || PositionalCount(args) != 1 || args.NamedChildCount() != 1) return std::nullopt;
+    if (!IsDeviceTensor(Positional(args, 0), site.scope)) return std::nullopt;
+    return SyncOp{SyncKind::kScalar,
+                  "`torch.where(condition)` synchronizes with the GPU: its output size depends on the data"};
+  }
+  if (name == "repeat_interleave") {
+    if (receiver.IsNull() || FindArgument(site, "output_size", -1)) return std::nullopt;
+    if (HasStarArgs(site) || KwargsLookupIn(site, "output_size").presence != KeyPresence::kAbsent) return std::nullopt;
+    // The repeats: `x.repeat_interleave(repeats)`, `torch.repeat_interleave(x, repeats)`, or the
+    // one-argument `torch.repeat_interleave(repeats)`. Integer repeats need no read of the device.
+    ts::Node repeats;
+    if (const auto keyword = FindArgument(site, "repeats", -1)) {
+      repeats = keyword->value;
+    } else if (function_form) {
+      repeats = PositionalCount(args) == 1 ? Positional(args, 0) : Positional(args, 1);
+    } else {
+      repeats = Positional(args, 0);
+    }
+    if (repeats.IsNull() || !IsDeviceTensor(repeats, site.scope)) return std::nullopt;
+    if (!function_form && !IsDeviceTensor(receiver, site.scope)) return std::nullopt;
+    return SyncOp{SyncKind::kScalar,
+                  "`repeat_interleave` with tensor repeats and no `output_size=` synchronizes with the GPU"};
+  }
+  if (name == "max" || name == "min" || name == "sum" || name == "any" || name == "all") {
+    // Python's builtins (not shadowed by an import or a function of the file) iterate the tensor and
+    // compare or add its elements one by one, each read on the host. `sum(x for x in xs)` passes a
+    // generator, not an argument list.
+    if (!receiver.IsNull() || KindOf(site.callee) != K::kIdentifier || KindOf(args) != K::kArgumentList) {
+      return std::nullopt;
+    }
+    if (FindImport(Text(site.callee)) != nullptr || !FunctionsNamed(Text(site.callee)).empty()) return std::nullopt;
+    for (uint32_t i = 0;; ++i) {
+      ts::Node arg = Positional(args, i);
+      if (arg.IsNull()) break;
+      if (KindOf(Unparen(arg)) == K::kComprehension) continue;
+      if (ReachingDeviceTensor(*this, arg, site.scope)) {
+        return SyncOp{SyncKind::kScalar,
+                      fmt::format("Python's `{}()` over a tensor reads its elements on the host, synchronizing "
+                                  "with the GPU",
+                                  name)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tl::semantic

@@ -1,0 +1,198 @@
+// TL204 copy-without-non-blocking: `.to(device)` / `.cuda()` of a batch from a DataLoader built with
+// `pin_memory=True`, without `non_blocking=True`: the copy from page-locked memory could overlap the
+// GPU's work, and the host waits for it instead.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for `.to(device)` and `.cuda()` calls on a batch of a `DataLoader` built with `pin_memory=True`
+that do not pass `non_blocking=True`, in scripts that run on CUDA (TL101's definition). A batch is a
+loop target of a loop over the loader (also through `enumerate`, `tqdm`, `zip`, `iter`; not
+enumerate's counter), `next()` of its iterator, a value unpacked or indexed from one (`x, y = batch`,
+`batch["image"]`), or a parameter of a function of the file whose call sites all pass batches of the
+same loader (`def train_step(model, batch):`). The loader is followed through names, `self.` attributes assigned once, and the
+parameters of functions of the file whose call sites all pass the same loader. `pin_memory` is read as
+TL202 reads it (the keyword, the eighth positional, `**kwargs` dict literals, argparse defaults).
+
+It does not report:
+- loaders without `pin_memory=True` (or whose `pin_memory` cannot be resolved): the copy from pageable
+  memory is synchronous anyway, and TL202 reports the loader;
+- moves to the host (`.to("cpu")`) or dtype conversions (`.to(torch.float16)`);
+- a `non_blocking=` whose value is not a literal `False` (a flag torchlint cannot resolve);
+- loaders built in another file of the project (the model does not follow a loader across files).
+
+## Why is this bad?
+With `pin_memory=True` the batch sits in page-locked memory, which the GPU's copy engine can read
+directly while kernels run. A copy without `non_blocking=True` makes the host wait until the copy is
+done, so the CPU cannot queue the next kernels during the transfer, and the pinning buys only half of
+what it can: the copy does not overlap the previous step's compute.
+
+## Example
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+for x, y in loader:
+    x, y = x.cuda(), y.to(device)
+```
+
+## Use instead
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+for x, y in loader:
+    x, y = x.cuda(non_blocking=True), y.to(device, non_blocking=True)
+```
+
+## Fix safety
+The fix adds `non_blocking=True` (or turns a literal `False` into `True`) and is **safe**: the copy is
+ordered on the current stream before every kernel that reads the tensor, and the caching host allocator
+keeps the pinned buffer alive until the copy has run. Code that hands the tensor to another CUDA stream
+must still synchronise that stream, as it must today.
+
+## Trace evidence
+Synchronous HtoD copies from pinned memory: `Memcpy HtoD (Pinned -> Device)` copies whose `aten::copy_`
+waits for them (a `cudaStreamSynchronize` after the `cudaMemcpyAsync` inside the same op, or a
+synchronous `cudaMemcpy`).
+
+With `check --trace`, the copies under the line (CallFrom, a 1.8-1.9 `Call stack`, or the function's
+frames; else the whole step) decide. `confirmed` with the host's wait per step when some waited; the
+saving is that wait (with `non_blocking=True` the host queues on instead of waiting for the copy; the
+copy itself still takes its time). `refuted` when every pinned copy was already asynchronous, or the
+copies came from pageable memory (the loader did not pin in this run). `not-observed` when no
+host-to-device copy ran in the profiled steps; `unverifiable` without CUDA activity. Findings below 1%
+of the step are `negligible`.
+
+## Options
+
+## References
+- [PyTorch: Memory pinning](https://pytorch.org/docs/stable/data.html#memory-pinning)
+- [A guide on good usage of non_blocking and pin_memory() in PyTorch](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)
+)md";
+
+// What the rule found: `non_blocking` written False, or absent.
+struct NonBlockingFinding {
+  bool explicit_false = false;
+};
+
+class CopyWithoutNonBlocking final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL204",
+                               "copy-without-non-blocking",
+                               "data-loading",
+                               "A batch from pinned memory is copied to the GPU synchronously",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (!model.UsesCuda()) return;
+    for (const semantic::Site& site : model.Sites()) {
+      if (site.kind != semantic::SiteKind::kCall || (site.name != "to" && site.name != "cuda")) continue;
+      if (site.off_device || !model.MovesToDevice(site)) continue;
+      const semantic::Site* loader = model.BatchLoader(site.Receiver(), site.scope);
+      if (loader == nullptr || !Pinned(model, *loader)) continue;
+      if (model.HasStarArgs(site)) continue;
+      // `.cuda(device, non_blocking)`; `.to()` takes it by keyword in practice (its positional overloads differ).
+      const auto arg = model.FindArgument(site, "non_blocking", site.name == "cuda" ? 1 : -1);
+      const std::string what = site.name == "cuda" ? "`.cuda()`" : "`.to()`";
+      if (arg) {
+        const auto truthy = model.Resolve(arg->value, site.scope).Truthy();
+        if (!truthy.has_value() || *truthy) continue;
+        Diagnostic diagnostic = MakeDiagnostic(
+            site.node.Range(),
+            fmt::format("{} of a batch from a pinned `DataLoader` with `non_blocking=False` waits for the copy", what));
+        diagnostic.payload = NonBlockingFinding{true};
+        if (model.Text(arg->value) == "False") {
+          diagnostic.fix = Fix{"Set `non_blocking=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
+        }
+        out.push_back(std::move(diagnostic));
+        continue;
+      }
+      const semantic::KeyLookup lookup = model.KwargsLookupIn(site, "non_blocking");
+      if (lookup.presence != semantic::KeyPresence::kAbsent) continue;
+      Diagnostic diagnostic = MakeDiagnostic(
+          site.node.Range(),
+          fmt::format("{} of a batch from a pinned `DataLoader` without `non_blocking=True` waits for the copy", what));
+      diagnostic.payload = NonBlockingFinding{false};
+      if (auto insertion = model.AppendKeyword(site, "non_blocking", "True")) {
+        diagnostic.fix = Fix{"Add `non_blocking=True`",
+                             Applicability::kSafe,
+                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+      }
+      out.push_back(std::move(diagnostic));
+    }
+  }
+
+ private:
+  static bool Pinned(const semantic::Model& model, const semantic::Site& loader) {
+    if (auto arg = model.FindArgument(loader, "pin_memory", 7)) {
+      return model.Resolve(arg->value, loader.scope).Truthy().value_or(false);
+    }
+    if (model.HasStarArgs(loader)) return false;
+    const semantic::KeyLookup lookup = model.KwargsLookupIn(loader, "pin_memory");
+    return lookup.presence == semantic::KeyPresence::kPresent && lookup.value.Truthy().value_or(false);
+  }
+};
+
+TL_REGISTER_RULE(CopyWithoutNonBlocking);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved). TL204. Model:
+// saved = the host's wait for the pinned copies (with non_blocking=True the host queues on; the copy
+// still runs, now overlapping the GPU's work).
+class CopyWithoutNonBlockingEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL204"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<NonBlockingFinding>() == nullptr) {
+      return Unverifiable("The finding carries no copy arguments, so no copy of the trace can be tied to it");
+    }
+    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show host-to-device copies; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::PinnedCopyEvidence p = q.trace.PinnedHtoD(q.at.scope());
+    const std::string where = q.at.level == AttributionLevel::kStep ? "in the profiled steps" : WhereText(q);
+    if (p.blocking.count > 0) {
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, p.blocking, p.blocking.ms_per_step,
+          fmt::format("{:.1f} of {:.1f} pinned HtoD copies per step {} make the host wait "
+                      "{:.2f} ms/step ({})",
+                      p.blocking.count_per_step,
+                      static_cast<double>(p.pinned_htod) / static_cast<double>(std::max<size_t>(1, q.steps)), where,
+                      p.blocking.ms_per_step, FormatShare(p.blocking.share_of_step)));
+    }
+    if (p.pinned_htod > 0) {
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, p.blocking, 0,
+          fmt::format("The {} pinned HtoD copies {} did not make the host wait", p.pinned_htod, where));
+    }
+    if (p.pageable_htod > 0) {
+      return EvidenceFromCost(q, Verdict::kRefuted, p.blocking, 0,
+                              fmt::format("The {} HtoD copies {} are from pageable memory: the batches were not "
+                                          "pinned in this run",
+                                          p.pageable_htod, where));
+    }
+    Evidence e;
+    e.verdict = Verdict::kNotObserved;
+    e.summary = fmt::format("No host-to-device copy ran {}", where);
+    return e;
+  }
+};
+
+TL_REGISTER_EVIDENCE(CopyWithoutNonBlockingEvidence);
+
+}  // namespace
+}  // namespace tl

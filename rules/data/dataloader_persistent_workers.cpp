@@ -1,0 +1,222 @@
+// TL203 dataloader-persistent-workers: a DataLoader with worker processes, iterated once per epoch,
+// without `persistent_workers=True`, so every epoch shuts its workers down and starts new ones.
+#include <fmt/core.h>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for `torch.utils.data.DataLoader` calls whose `num_workers` resolves to more than 0 (a literal, a
+constant, an argparse default such as `--workers 4`, or config values that are all above 0), without
+`persistent_workers=True`, when the loader is iterated more than once: by a loop inside another loop (the
+epoch loop), or by a loop in a function of the file that is called from inside a loop (a `train_one_epoch`
+called once per epoch). The loader is followed through names, `self.` attributes assigned once, wrappers
+(`enumerate`, `tqdm`, `zip`, `iter`) and the parameters of functions of the file whose call sites all
+pass the same loader.
+
+It does not report:
+- loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve;
+- loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop),
+  and loaders built again inside the loop or function that repeats the iteration (each pass makes a
+  new loader, whose workers `persistent_workers` cannot keep);
+- loaders that are iterated in another file of the project, or by a framework (a Lightning
+  `train_dataloader()` hook, a Hugging Face `Trainer`): the model does not see those loops;
+- a `persistent_workers=` value it cannot resolve;
+- targets older than PyTorch 1.7, which has no `persistent_workers`.
+
+## Why is this bad?
+Without `persistent_workers=True`, each `iter(loader)` (each epoch) starts `num_workers` new processes:
+each one imports the script's modules again, unpickles the dataset and fills its prefetch queue before
+the first batch arrives. On large datasets or with many workers that is seconds per epoch of a GPU
+waiting for data, and the workers' warm caches are lost each time.
+
+## Example
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True)
+for epoch in range(epochs):
+    for x, y in loader:
+        train_step(x, y)
+```
+
+## Use instead
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True, persistent_workers=True)
+```
+
+## Fix safety
+The fix adds `persistent_workers=True` (or turns a literal `False` into `True`) and is **safe** for the
+usual dataset: batches, their order (the sampler runs in the main process, so `set_epoch` still works)
+and the workers' seeds are the same. A dataset whose state the main process changes between epochs
+(`dataset.resize(...)` before each epoch) keeps its first-epoch copy in persistent workers; such code
+should not take the fix.
+
+## Trace evidence
+Worker start-up at each epoch boundary: the `_get_iterator` frames of `DataLoader.__iter__` (Python
+frames, `with_stack=True`) whose `_MultiProcessingDataLoaderIter.__init__` starts worker processes.
+
+With `check --trace`, two or more start-ups with workers confirm the finding; the measured cost is the
+start-up time in the trace over the analysed steps, and the saving counts every start-up after the
+first (persistent workers start once). One start-up is `not-observed` (the profile does not cross an
+epoch boundary), as is a profile with none; a run whose steps use a single-process iterator
+(`num_workers=0` in that run) `refutes` it. A trace without Python frames cannot show start-ups:
+`unverifiable`, naming `with_stack=True`. The evidence does not need CUDA activity.
+
+## Options
+
+## References
+- [torch.utils.data.DataLoader: persistent_workers](https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader)
+- [PyTorch performance tuning guide: enable async data loading](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html)
+)md";
+
+// What the rule found: the resolved worker count, and whether `persistent_workers=False` is written.
+struct PersistentWorkersFinding {
+  int64_t num_workers = 0;
+  bool explicit_false = false;
+};
+
+class DataLoaderPersistentWorkers final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{
+        "TL203", "dataloader-persistent-workers", "data-loading",    "`DataLoader` workers are restarted every epoch",
+        kDocs,   FixAvailability::kSometimes,     Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (context.options.target_torch < TorchVersion{1, 7}) return;
+    for (uint32_t index : model.CallsNamed("DataLoader")) {
+      const semantic::Site& call = model.Sites()[index];
+      if (!model.IsCanonical(call, "torch.utils.data.DataLoader")) continue;
+      const auto workers = Workers(model, call);
+      if (!workers || *workers <= 0) continue;
+      if (!IteratedRepeatedly(model, call)) continue;
+      if (auto arg = model.FindArgument(call, "persistent_workers", -1)) {
+        const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
+        if (!truthy.has_value() || *truthy) continue;
+        Diagnostic diagnostic = MakeDiagnostic(
+            call.node.Range(), fmt::format("`DataLoader` with `persistent_workers=False` restarts its {} worker{} "
+                                           "every epoch",
+                                           *workers, *workers == 1 ? "" : "s"));
+        diagnostic.payload = PersistentWorkersFinding{*workers, true};
+        if (model.Text(arg->value) == "False") {
+          diagnostic.fix = Fix{
+              "Set `persistent_workers=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
+        }
+        out.push_back(std::move(diagnostic));
+        continue;
+      }
+      if (model.HasStarArgs(call) ||
+          model.KwargsLookupIn(call, "persistent_workers").presence != semantic::KeyPresence::kAbsent) {
+        continue;
+      }
+      Diagnostic diagnostic = MakeDiagnostic(
+          call.node.Range(), fmt::format("`DataLoader` without `persistent_workers=True` restarts its {} worker{} "
+                                         "every epoch",
+                                         *workers, *workers == 1 ? "" : "s"));
+      diagnostic.payload = PersistentWorkersFinding{*workers, false};
+      if (auto insertion = model.AppendKeyword(call, "persistent_workers", "True")) {
+        diagnostic.fix = Fix{"Add `persistent_workers=True`",
+                             Applicability::kSafe,
+                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+      }
+      out.push_back(std::move(diagnostic));
+    }
+  }
+
+ private:
+  // The worker count when every value it can take is known and the same sign; the smallest of them.
+  static std::optional<int64_t> Workers(const semantic::Model& model, const semantic::Site& call) {
+    ts::Node value;
+    if (auto arg = model.FindArgument(call, "num_workers", 5)) {
+      value = arg->value;
+    } else {
+      if (model.HasStarArgs(call)) return std::nullopt;
+      const semantic::KeyLookup lookup = model.KwargsLookupIn(call, "num_workers");
+      if (lookup.presence != semantic::KeyPresence::kPresent) return std::nullopt;
+      return lookup.value.AsInt();
+    }
+    if (const auto single = model.Resolve(value, call.scope).AsInt()) return single;
+    std::optional<int64_t> least;
+    for (const semantic::Value& v : model.ResolveAll(value, call.scope)) {
+      const auto n = v.AsInt();
+      if (!n) return std::nullopt;
+      least = least ? std::min(*least, *n) : *n;
+    }
+    return least;
+  }
+
+  // Iterated more than once by the same loader: a loader built again inside the loop (or the function)
+  // that repeats the iteration gets new workers anyway, and persistent workers would not outlive it.
+  static bool IteratedRepeatedly(const semantic::Model& model, const semantic::Site& call) {
+    const auto& loops = model.Loops();
+    for (int index : model.LoopsOverLoader(call)) {
+      const semantic::Loop& loop = loops[static_cast<size_t>(index)];
+      bool outer = false;
+      for (int p = loop.parent; p >= 0; p = loops[static_cast<size_t>(p)].parent) {
+        outer = true;
+        if (!loops[static_cast<size_t>(p)].node.Range().Contains(call.node.Range())) return true;
+      }
+      if (outer || call.scope == loop.scope) continue;
+      if (model.StartsRepeatedly(index)) return true;
+    }
+    return false;
+  }
+};
+
+TL_REGISTER_RULE(DataLoaderPersistentWorkers);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved). TL203. Model:
+// saved = the start-up time of every iterator after the first (persistent workers start once per run).
+class DataLoaderPersistentWorkersEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL203"; }
+  bool NeedsGpu() const override { return false; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<PersistentWorkersFinding>() == nullptr) {
+      return Unverifiable("The finding carries no loader arguments, so no start-up of the trace can be tied to it");
+    }
+    const trace::LoaderStartupEvidence s = q.trace.LoaderStartups();
+    if (s.cost.count == 0 && s.iterator == trace::IteratorKind::kSingle) {
+      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
+                              "The profiled steps read a single-process DataLoader iterator: the run had no worker "
+                              "processes to keep");
+    }
+    if (!q.trace.capabilities().python_stacks) {
+      return Unverifiable("The trace has no Python frames, so it cannot show the DataLoader's iterator start-ups; " +
+                          MissingOption("with_stack=True"));
+    }
+    if (s.multi_process >= 2) {
+      const double n = static_cast<double>(s.cost.count);
+      const double saved = s.cost.ms_per_step * (n - 1) / n;
+      return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, saved,
+                              fmt::format("{} DataLoader iterator start-ups with worker processes take {:.1f} ms in "
+                                          "all ({:.2f} ms/step over the analysed steps); persistent workers would "
+                                          "start once",
+                                          s.multi_process, s.cost.ms_per_step * static_cast<double>(q.steps),
+                                          s.cost.ms_per_step));
+    }
+    Evidence e;
+    e.verdict = Verdict::kNotObserved;
+    e.summary = s.multi_process == 1
+                    ? fmt::format(
+                          "One DataLoader start-up with workers ran ({:.1f} ms); the profile does not cross an "
+                          "epoch boundary, so its repetition is not seen",
+                          s.cost.examples.empty() ? 0.0 : s.cost.examples.front().dur_ms)
+                    : std::string(
+                          "No DataLoader iterator started inside the profile: it does not cross an epoch "
+                          "boundary");
+    return e;
+  }
+};
+
+TL_REGISTER_EVIDENCE(DataLoaderPersistentWorkersEvidence);
+
+}  // namespace
+}  // namespace tl

@@ -1,0 +1,137 @@
+// TL103 empty-cache-in-step-loop: `torch.cuda.empty_cache()` on every training step, which hands the
+// caching allocator's free blocks back to the driver only for the next step to allocate them again.
+#include <fmt/core.h>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for `torch.cuda.empty_cache()` (through any import alias) that runs on every training step,
+evaluation batch or generated token, as TL101 defines "every step": in the step loop, in a function it
+calls, in a per-step hook, not under a periodic guard (`if step % 100 == 0:`) and not in the epoch loop.
+
+## Why is this bad?
+PyTorch's caching allocator keeps freed blocks to reuse them without asking the driver.
+`empty_cache()` returns every unused cached block with `cudaFree`, which synchronizes the device, and the
+next step's allocations go back to `cudaMalloc`, which is slow and also synchronizes. The memory it frees
+is not available to the script's own tensors any more than before (the allocator would have reused it);
+it only helps other processes on the same GPU.
+
+## Example
+```python
+for x, y in loader:
+    loss = criterion(model(x.cuda()), y.cuda())
+    loss.backward()
+    optimizer.step()
+    torch.cuda.empty_cache()
+```
+
+## Use instead
+```python
+for x, y in loader:
+    loss = criterion(model(x.cuda()), y.cuda())
+    loss.backward()
+    optimizer.step()
+# empty_cache() once, if another process needs the memory (after training, between phases)
+```
+
+## Fix safety
+No fix is offered: a script that shares the GPU with another process, or works around fragmentation,
+may call it on purpose; moving it out of the loop is the user's decision
+(`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` is the usual fix for fragmentation).
+
+## Trace evidence
+`cudaFree` under the call and re-`cudaMalloc` in the step.
+
+With `check --trace`, the `cudaFree` calls under the line (CallFrom, a 1.8-1.9 `Call stack` or the
+function's frames; else in the whole step) together with `cudaMalloc` calls in the profiled steps
+confirm it; the cost and the saving are the time of both per step (with the cache kept, neither runs).
+The line ran and released nothing (no `cudaFree` under it): `refuted`. Frees without re-allocation in the
+steps are `refuted` too (the memory was not needed again). A line that did not run in the profiled steps
+is `not-observed`; a trace without CUDA activity `unverifiable`.
+
+## Options
+
+## References
+- [CUDA semantics: memory management](https://pytorch.org/docs/stable/notes/cuda.html#memory-management)
+- [torch.cuda.empty_cache](https://pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html)
+)md";
+
+struct EmptyCacheFinding {
+  bool per_step = true;
+};
+
+class EmptyCacheInStepLoop final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{
+        "TL103", "empty-cache-in-step-loop", "host-device-sync", "`torch.cuda.empty_cache()` on every training step",
+        kDocs,   FixAvailability::kNone,     Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    for (uint32_t index : model.CallsNamed("empty_cache")) {
+      const semantic::Site& site = model.Sites()[index];
+      if (!site.per_step() || site.off_device || !model.IsCanonical(site, "torch.cuda.empty_cache")) continue;
+      Diagnostic diagnostic = MakeDiagnostic(
+          site.node.Range(),
+          fmt::format("`torch.cuda.empty_cache()` frees the allocator's cache on {}", ToString(site.cadence)));
+      diagnostic.payload = EmptyCacheFinding{};
+      out.push_back(std::move(diagnostic));
+    }
+  }
+};
+
+TL_REGISTER_RULE(EmptyCacheInStepLoop);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved). TL103. Model:
+// saved = the cudaFree time under the call plus the cudaMalloc time of the steps (a kept cache needs
+// neither).
+class EmptyCacheInStepLoopEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL103"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<EmptyCacheFinding>() == nullptr) {
+      return Unverifiable("The finding carries no call, so no allocator event of the trace can be tied to it");
+    }
+    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show cudaFree/cudaMalloc; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::AllocatorEvidence a = q.trace.AllocatorRoundTrips(q.at.scope());
+    const std::string where = q.at.level == AttributionLevel::kStep ? "in the profiled steps" : WhereText(q);
+    if (a.frees.count > 0 && a.mallocs.count > 0) {
+      trace::Cost c = a.frees;
+      c.ms_per_step += a.mallocs.ms_per_step;
+      c.share_of_step += a.mallocs.share_of_step;
+      c.claims.insert(c.claims.end(), a.mallocs.claims.begin(), a.mallocs.claims.end());
+      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
+                              fmt::format("{:.1f} cudaFree calls per step {} and {:.1f} cudaMalloc calls per step "
+                                          "take {:.2f} ms/step ({})",
+                                          a.frees.count_per_step, where, a.mallocs.count_per_step, c.ms_per_step,
+                                          FormatShare(c.share_of_step)));
+    }
+    if (a.frees.count > 0) {
+      return EvidenceFromCost(q, Verdict::kRefuted, a.frees, 0,
+                              fmt::format("{:.1f} cudaFree calls per step {}, but no cudaMalloc in the steps: the "
+                                          "memory was not allocated again",
+                                          a.frees.count_per_step, where));
+    }
+    return EvidenceFromCost(q, Verdict::kRefuted, a.frees, 0,
+                            fmt::format("No cudaFree ran {}: the cache held nothing to release", where));
+  }
+};
+
+TL_REGISTER_EVIDENCE(EmptyCacheInStepLoopEvidence);
+
+}  // namespace
+}  // namespace tl

@@ -1,0 +1,238 @@
+// TL205 host-tensor-then-move: a tensor factory that takes no data (`torch.zeros`, `torch.randn`,
+// `torch.arange`, ...) made on the host and moved to the device at once, where `device=` would make it
+// there: a host allocation, a host fill and a host-to-device copy for nothing.
+#include <fmt/core.h>
+
+#include <array>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+#include "linter/semantic/syntax.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for tensors that a factory makes from no data (`torch.zeros`, `ones`, `empty`, `full`, `rand`,
+`randn`, `randint`, `randperm`, `arange`, `linspace`, `logspace`, `eye`, `empty_strided`, and the `*_like`
+forms of a host tensor) without `device=`, and that are moved to the device at once: chained
+(`torch.zeros(n).to(device)`, `torch.randn(b, d).cuda()`) or assigned and moved by the next statement
+(`mask = torch.ones(n)` then `mask = mask.to(device)`). Any cadence: once at start-up is cheap, but the
+same line in a step loop costs every step. Scripts that run on CUDA only (TL101's definition).
+
+It does not report:
+- tensors built from host data (`torch.tensor(values)`, `torch.from_numpy(a)`, `torch.as_tensor(x)`):
+  the data has to travel anyway;
+- factories with `device=` (or `**kwargs` that may carry it), files that call
+  `torch.set_default_device`, and `*_like` of a tensor that may already live on the device;
+- moves to the host (`.to("cpu")`) and dtype-only conversions (`.to(torch.float16)`).
+
+## Why is this bad?
+The factory allocates and fills the tensor in host memory, and the move allocates it again on the GPU
+and copies it over PCIe (from pageable memory: synchronously). Passing `device=` allocates and fills it
+on the GPU with one kernel, with no copy and no host wait.
+
+## Example
+```python
+noise = torch.randn(batch, latent_dim).to(device)
+positions = torch.arange(seq_len).cuda()
+```
+
+## Use instead
+```python
+noise = torch.randn(batch, latent_dim, device=device)
+positions = torch.arange(seq_len, device="cuda")
+```
+
+## Fix safety
+For the chained form with a plain device (`.to(device)`, `.to(device=device)`, `.cuda()`), the fix passes
+`device=` to the factory and drops the move. It is **safe** for `zeros`, `ones`, `empty`, `full`, `arange`,
+`linspace`, `logspace`, `eye` and their `*_like` (the same values), and **unsafe** for the random factories
+(`rand`, `randn`, `randint`, `randperm` and their `*_like`): on the device they draw from the CUDA
+generator instead of the CPU one, so a seeded run produces different numbers. No fix is offered for the
+two-statement form, or a move with other arguments (`.to(device, dtype)`).
+
+## Trace evidence
+HtoD copies of freshly made tensors: an `aten::to` (or `aten::_to_copy`) whose copy is a
+`Memcpy HtoD` and whose previous sibling op is the factory (`aten::zeros`, `aten::randn`, ...).
+
+With `check --trace`, the moves under the line (CallFrom, a 1.8-1.9 `Call stack` or the function's
+frames; else in the whole step) confirm it, with the host time of the `aten::to` calls per step as the
+cost and the saving (the device-side factory replaces them with one fill kernel, not subtracted). Lines
+that ran with no such move are `refuted`, lines that did not run in the profiled steps `not-observed`
+(a factory made once at start-up is outside the steps), and a trace without CUDA activity `unverifiable`.
+Findings below 1% of the step are `negligible`.
+
+## Options
+
+## References
+- [PyTorch performance tuning guide: create tensors directly on the target device](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html)
+- [Tensor creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
+)md";
+
+using K = semantic::NodeKind;
+
+struct HostFactoryFinding {
+  bool random = false;
+};
+
+bool IsRandom(std::string_view factory) {
+  return factory.starts_with("rand");  // rand, randn, randint, randperm and their *_like
+}
+
+class HostTensorThenMove final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL205",
+                               "host-tensor-then-move",
+                               "data-loading",
+                               "A tensor made on the host is moved to the GPU at once",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (!model.UsesCuda()) return;
+    for (const semantic::Site& site : model.Sites()) {
+      const std::string_view factory = model.DataFreeFactory(site);
+      if (factory.empty() || site.off_device) continue;
+      if (!OnHost(model, site, factory)) continue;
+      const semantic::Site* move = ChainedMove(model, site);
+      const bool chained = move != nullptr;
+      if (!chained) move = NextStatementMove(model, site);
+      if (move == nullptr) continue;
+      Diagnostic diagnostic = MakeDiagnostic(
+          site.node.Range(),
+          fmt::format("`torch.{}()` is made on the host and then moved to the GPU; pass `device=` instead", factory));
+      diagnostic.payload = HostFactoryFinding{IsRandom(factory)};
+      if (chained) {
+        if (auto fix = DeviceFix(model, site, *move, factory)) diagnostic.fix = std::move(*fix);
+      }
+      out.push_back(std::move(diagnostic));
+    }
+  }
+
+ private:
+  static bool OnHost(const semantic::Model& model, const semantic::Site& site, std::string_view factory) {
+    if (model.FindArgument(site, "device", -1) || model.HasStarArgs(site)) return false;
+    if (model.KwargsLookupIn(site, "device").presence != semantic::KeyPresence::kAbsent) return false;
+    if (factory.ends_with("_like")) {
+      // `torch.zeros_like(x)` lives where x does: only a host x makes it a host tensor.
+      const ts::Node args = site.Arguments();
+      if (args.IsNull() || args.NamedChildCount() == 0) return false;
+      return model.PlacementOf(args.NamedChild(0), site.scope) == semantic::Placement::kHost;
+    }
+    return model.PlacementOf(site.node, site.scope) == semantic::Placement::kHost;
+  }
+
+  // `torch.zeros(n).to(device)`: the factory is the object of the move's attribute.
+  static const semantic::Site* ChainedMove(const semantic::Model& model, const semantic::Site& site) {
+    ts::Node attribute = site.node.Parent();
+    if (semantic::KindOf(attribute) != K::kAttribute ||
+        semantic::Field(attribute, semantic::FieldName::kObject) != site.node) {
+      return nullptr;
+    }
+    ts::Node call = attribute.Parent();
+    if (semantic::KindOf(call) != K::kCall) return nullptr;
+    const semantic::Site* move = model.SiteOf(call);
+    if (move == nullptr || move->kind != semantic::SiteKind::kCall || !model.MovesToDevice(*move)) return nullptr;
+    return move;
+  }
+
+  // `x = torch.zeros(n)` followed by `x = x.to(device)` (or `y = x.cuda()`, `x.cuda()`): moved before any
+  // other use.
+  static const semantic::Site* NextStatementMove(const semantic::Model& model, const semantic::Site& site) {
+    ts::Node assignment = site.node.Parent();
+    if (semantic::KindOf(assignment) != K::kAssignment || semantic::LastChild(assignment) != site.node) return nullptr;
+    ts::Node target = semantic::Unparen(semantic::FirstChild(assignment));
+    if (semantic::KindOf(target) != K::kIdentifier) return nullptr;
+    ts::Node statement = assignment.Parent();
+    if (semantic::KindOf(statement) != K::kExpressionStatement) return nullptr;
+    ts::Node next = statement.NextNamedSibling();
+    while (!next.IsNull() && semantic::KindOf(next) == K::kComment) next = next.NextNamedSibling();
+    if (semantic::KindOf(next) != K::kExpressionStatement || next.NamedChildCount() == 0) return nullptr;
+    ts::Node expr = next.NamedChild(0);
+    if (semantic::KindOf(expr) == K::kAssignment) expr = semantic::LastChild(expr);
+    expr = semantic::Unparen(expr);
+    if (semantic::KindOf(expr) != K::kCall) return nullptr;
+    const semantic::Site* move = model.SiteOf(expr);
+    if (move == nullptr || move->kind != semantic::SiteKind::kCall || !model.MovesToDevice(*move)) return nullptr;
+    ts::Node receiver = semantic::Unparen(move->Receiver());
+    if (semantic::KindOf(receiver) != K::kIdentifier || model.Text(receiver) != model.Text(target)) return nullptr;
+    return move;
+  }
+
+  // Passes the move's device to the factory and deletes the move: `.to(device)` / `.to(device=d)` with no
+  // other argument, or a bare `.cuda()`.
+  static std::optional<Fix> DeviceFix(const semantic::Model& model, const semantic::Site& factory_site,
+                                      const semantic::Site& move, std::string_view factory) {
+    const ts::Node args = move.Arguments();
+    if (args.IsNull()) return std::nullopt;
+    std::string device;
+    if (move.name == "cuda") {
+      if (args.NamedChildCount() != 0) return std::nullopt;
+      device = "\"cuda\"";
+    } else {
+      if (args.NamedChildCount() != 1) return std::nullopt;
+      const auto arg = model.FindArgument(move, "device", 0);
+      if (!arg) return std::nullopt;
+      device = std::string(model.Text(arg->value));
+    }
+    auto insertion = model.AppendKeyword(factory_site, "device", device);
+    if (!insertion) return std::nullopt;
+    const Applicability safety = IsRandom(factory) ? Applicability::kUnsafe : Applicability::kSafe;
+    return Fix{"Pass `device=` to the factory",
+               safety,
+               {Edit{{insertion->offset, insertion->offset}, insertion->text},
+                Edit{{factory_site.node.EndByte(), move.node.EndByte()}, ""}}};
+  }
+};
+
+TL_REGISTER_RULE(HostTensorThenMove);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved). TL205. Model:
+// saved = the host time of the `aten::to` moves of fresh tensors (a device-side factory needs no copy; its
+// fill kernel is not subtracted, a few microseconds).
+class HostTensorThenMoveEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL205"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<HostFactoryFinding>() == nullptr) {
+      return Unverifiable("The finding carries no factory, so no copy of the trace can be tied to it");
+    }
+    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show host-to-device copies; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::Cost c = q.trace.FactoryCopies(q.at.scope());
+    const std::string where = q.at.level == AttributionLevel::kStep ? "in the profiled steps" : WhereText(q);
+    if (c.count > 0) {
+      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
+                              fmt::format("{:.1f} moves of freshly made tensors to the device per step {} take "
+                                          "{:.2f} ms/step of host time ({})",
+                                          c.count_per_step, where, c.ms_per_step, FormatShare(c.share_of_step)));
+    }
+    if (q.at.level == AttributionLevel::kStep) {
+      Evidence e;
+      e.verdict = Verdict::kNotObserved;
+      e.summary =
+          "No factory op followed by a host-to-device move ran in the profiled steps (a factory made once "
+          "at start-up runs outside them)";
+      return e;
+    }
+    return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
+                            fmt::format("The code ran {} and moved no freshly made tensor to the device", where));
+  }
+};
+
+TL_REGISTER_EVIDENCE(HostTensorThenMoveEvidence);
+
+}  // namespace
+}  // namespace tl

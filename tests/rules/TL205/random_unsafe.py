@@ -1,0 +1,6 @@
+# torchlint-test: select=TL205 unsafe-fixes
+# The random factories draw from another generator on the device: an unsafe fix.
+import torch
+
+noise = torch.randn(16, 128).to("cuda")  # error: [TL205]
+perm = torch.randperm(100).cuda()  # error: [TL205]
