@@ -22,7 +22,9 @@ from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
-RULES = ["TL101", "TL201", "TL202", "TL301", "TL401"]
+RULES = ["TL101", "TL102", "TL103", "TL201", "TL202", "TL203", "TL204", "TL205", "TL301", "TL302",
+         "TL401", "TL402", "TL403", "TL404", "TL405", "TL406", "TL501", "TL502", "TL601", "TL602",
+         "TL901"]
 TOLERANCE = 2  # lines; matches within it are reported with their offset
 
 
@@ -74,10 +76,13 @@ def materialise(gdir, commit, paths, dest):
 
 
 def run_torchlint(binary, cwd):
-    """Runs `check` with JSON output on cwd; returns (findings, stderr text)."""
+    """Runs `check` with JSON output and every rule selected on cwd; returns (findings, stderr text).
+
+    `--select ALL` also turns on the rules that are off by default (TL502), which are labelled too.
+    """
     last = None
     for flag in ("--output-format", "--format"):  # the CLI's flag, then the older spelling
-        cmd = [binary, "check", flag, "json", "--exit-zero", "."]
+        cmd = [binary, "check", flag, "json", "--select", "ALL", "--exit-zero", "."]
         r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
         last = r
         if r.returncode == 0:
