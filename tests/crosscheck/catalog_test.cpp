@@ -164,6 +164,49 @@ TEST_CASE("TL501 on the ResNet50 V100 trace: SGD.step launches one kernel set pe
   CHECK(d->evidence->saved_ms_per_step > 0.0);
 }
 
+constexpr std::string_view kAdamForeachFalse = R"py(import torch
+
+
+def train(model, loader, loss_fn):
+    model = model.cuda()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.1, foreach=False)
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        loss = loss_fn(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+)py";
+
+TEST_CASE("TL501 on the T4 fp32 trace: Adam.step already runs multi-tensor kernels: refuted") {
+  auto cc = Shared("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
+  if (!cc) return;
+  Checked c = CheckAgainst("t4_train.py", std::string(kAdamForeachFalse), *cc, TorchVersion{2, 3});
+  const Diagnostic* d = c.Find("TL501", 6);
+  REQUIRE(d != nullptr);
+  REQUIRE(d->evidence);
+  INFO(d->evidence->summary);
+  CHECK(d->evidence->verdict == Verdict::kRefuted);
+  CHECK(d->evidence->summary.find("14 of the 14 kernels") != std::string::npos);
+  CHECK(d->evidence->saved_ms_per_step == 0.0);
+}
+
+TEST_CASE("TL501 on the tb_plugin fixture trace: 4 optimizer kernels per step are too few to matter: refuted") {
+  auto cc = Shared("real/kineto/tb_plugin/test/gpu_metrics_input.json");
+  if (!cc) return;
+  // The trace's optimizer is SGD, so the script is this one with SGD.
+  std::string script(kAdamForeachFalse);
+  script.replace(script.find("torch.optim.Adam("), 17, "torch.optim.SGD(");
+  Checked c = CheckAgainst("train.py", script, *cc, TorchVersion{2, 3});
+  const Diagnostic* d = c.Find("TL501", 6);
+  REQUIRE(d != nullptr);
+  REQUIRE(d->evidence);
+  INFO(d->evidence->summary);
+  CHECK(d->evidence->verdict == Verdict::kRefuted);
+  CHECK(d->evidence->per_step_count == doctest::Approx(4.0));
+  CHECK(d->evidence->saved_ms_per_step == 0.0);
+}
+
 TEST_CASE("TL501 on an inference trace of another script: no Optimizer.step ran: not observed") {
   auto cc = Shared(kBert);
   if (!cc) return;
