@@ -488,4 +488,135 @@ AllocatorEvidence TraceEvidence::AllocatorRoundTrips(const SourceMatch* where) c
   return out;
 }
 
+// Rules catalog (TL501-TL901).
+
+OptimizerStepEvidence TraceEvidence::OptimizerStepKernels() const {
+  OptimizerStepEvidence out;
+  std::vector<uint32_t> events;
+  for (uint32_t i = 0; i < trace_.size(); ++i) {
+    const EventKind k = trace_.kind(i);
+    if (k != EventKind::kUserAnnotation && k != EventKind::kCpuOp) continue;
+    if (!trace_.name(i).starts_with("Optimizer.step#")) continue;
+    if (analysis_.steps.FindHost(trace_.ts(i)) < 0) continue;
+    bool nested = false;
+    for (uint32_t p = trace_.parent(i); p != kNoIndex && !nested; p = trace_.parent(p)) {
+      nested = trace_.name(p).starts_with("Optimizer.step#");
+    }
+    if (nested) continue;
+    ++out.calls;
+    SatAddTo(out.host_ns, trace_.dur(i));
+    events.push_back(i);
+    trace_.ForEachDescendant(i, [&](uint32_t j) {
+      if (!IsLaunch(trace_.kind(j))) return;
+      const uint32_t g = trace_.link(j);
+      if (g == kNoIndex || (trace_.kind(g) != EventKind::kKernel && trace_.kind(g) != EventKind::kMemset)) return;
+      ++out.kernels;
+      SatAddTo(out.kernel_ns, trace_.dur(g));
+      const std::string_view n = trace_.name(g);
+      if (n.find("multi_tensor_apply") != std::string_view::npos || n.find("fused") != std::string_view::npos ||
+          n.find("Fused") != std::string_view::npos) {
+        ++out.multi_tensor;
+      }
+    });
+  }
+  // What fusing saves is the launch overhead: the host time of the step above the GPU time of its kernels
+  // (the arithmetic stays); none when the kernels already take longer than the launches.
+  const int64_t overhead = out.host_ns > out.kernel_ns ? out.host_ns - out.kernel_ns : 0;
+  out.cost = MakeCost(out.kernels, overhead, std::move(events));
+  out.cost.summary = fmt::format("Optimizer.step launches {:.0f} kernels per step, {:.2f} ms/step of launch overhead",
+                                 out.cost.count_per_step, out.cost.ms_per_step);
+  return out;
+}
+
+Cost TraceEvidence::DataParallelWork() const {
+  auto is_dp = [](std::string_view n) {
+    for (std::string_view prefix : {"autograd::engine::evaluate_function: ", "torch::autograd::"}) {
+      if (n.starts_with(prefix)) n.remove_prefix(prefix.size());
+    }
+    return n.starts_with("Broadcast") || n.starts_with("ReduceAddCoalesced") || n.starts_with("Scatter") ||
+           n.starts_with("Gather");
+  };
+  std::vector<uint32_t> events;
+  int64_t ns = 0;
+  for (uint32_t i = 0; i < trace_.size(); ++i) {
+    const EventKind k = trace_.kind(i);
+    if (k == EventKind::kMemcpy) {
+      if (trace_.copy_kind(i).direction != CopyDirection::kPtoP) continue;
+      if (analysis_.steps.Find(trace_.ts(i)) < 0) continue;
+      SatAddTo(ns, trace_.dur(i));
+      events.push_back(i);
+      continue;
+    }
+    if (k != EventKind::kCpuOp && k != EventKind::kPythonFunction) continue;
+    if (!is_dp(trace_.name(i)) || analysis_.steps.FindHost(trace_.ts(i)) < 0) continue;
+    bool nested = false;
+    for (uint32_t p = trace_.parent(i); p != kNoIndex && !nested; p = trace_.parent(p)) nested = is_dp(trace_.name(p));
+    if (nested) continue;
+    SatAddTo(ns, trace_.dur(i));
+    events.push_back(i);
+  }
+  const auto n = static_cast<int64_t>(events.size());
+  Cost c = MakeCost(n, ns, std::move(events));
+  c.summary = fmt::format("{:.1f} replicate/scatter/gather ops and peer copies per step, {:.2f} ms/step",
+                          c.count_per_step, c.ms_per_step);
+  return c;
+}
+
+LaunchBoundEvidence TraceEvidence::ShortKernels() const {
+  constexpr int64_t kShortLaunchNs = 50'000;  // HTA's get_cuda_kernel_launch_stats threshold
+  LaunchBoundEvidence out;
+  std::vector<uint32_t> events;
+  int64_t ns = 0;
+  for (uint32_t j = 0; j < trace_.size(); ++j) {
+    if (!IsLaunch(trace_.kind(j)) || analysis_.steps.FindHost(trace_.ts(j)) < 0) continue;
+    const uint32_t g = trace_.link(j);
+    if (g == kNoIndex || trace_.kind(g) != EventKind::kKernel) continue;
+    ++out.launches;
+    if (trace_.dur(j) > kShortLaunchNs || trace_.dur(g) >= trace_.dur(j)) continue;
+    ++out.short_kernels;
+    SatAddTo(ns, trace_.dur(j));
+    events.push_back(j);
+  }
+  out.cost = MakeCost(out.short_kernels, ns, std::move(events));
+  out.cost.summary = fmt::format(
+      "{:.0f} of the kernels per step are shorter than their launch, {:.2f} ms/step of launches",
+      out.cost.count_per_step, out.cost.ms_per_step);
+  return out;
+}
+
+MicroStepAllReduceEvidence TraceEvidence::MicroStepAllReduces() const {
+  MicroStepAllReduceEvidence out;
+  std::vector<bool> optimizer(analysis_.steps.count(), false);
+  for (uint32_t i = 0; i < trace_.size(); ++i) {
+    const EventKind k = trace_.kind(i);
+    if ((k != EventKind::kUserAnnotation && k != EventKind::kCpuOp) || !trace_.name(i).starts_with("Optimizer.step#")) {
+      continue;
+    }
+    const int s = analysis_.steps.FindHost(trace_.ts(i));
+    if (s >= 0 && static_cast<size_t>(s) < optimizer.size()) optimizer[static_cast<size_t>(s)] = true;
+  }
+  for (bool b : optimizer) {
+    if (b) ++out.steps_with_optimizer;
+  }
+  std::vector<uint32_t> events;
+  int64_t ns = 0;
+  for (uint32_t g = 0; g < trace_.size(); ++g) {
+    if (trace_.kind(g) != EventKind::kKernel) continue;
+    const std::string_view n = trace_.name(g);
+    if (n.find("AllReduce") == std::string_view::npos && n.find("allreduce") == std::string_view::npos) continue;
+    const int s = analysis_.steps.Find(trace_.ts(g));
+    if (s < 0 || static_cast<size_t>(s) >= optimizer.size()) continue;
+    ++out.all_reduces;
+    if (optimizer[static_cast<size_t>(s)]) continue;
+    SatAddTo(ns, trace_.dur(g));
+    events.push_back(g);
+  }
+  const auto n = static_cast<int64_t>(events.size());
+  out.cost = MakeCost(n, ns, std::move(events));
+  out.cost.summary = fmt::format(
+      "{:.1f} all-reduce kernels per step in steps without an optimizer step, {:.2f} ms/step", out.cost.count_per_step,
+      out.cost.ms_per_step);
+  return out;
+}
+
 }  // namespace tl::trace

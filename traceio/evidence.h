@@ -97,6 +97,33 @@ struct AllocatorEvidence {
   Cost mallocs;  // cudaMalloc calls in the steps
 };
 
+// Rules catalog (TL501-TL901): the kernels under `Optimizer.step#...`.
+struct OptimizerStepEvidence {
+  Cost cost;                 // the step calls; ns: their launch overhead (host time above the kernels' GPU time)
+  int64_t calls = 0;         // Optimizer.step ranges in the analysed steps
+  int64_t kernels = 0;       // GPU kernels/memsets launched beneath them
+  int64_t kernel_ns = 0;     // their GPU time
+  int64_t host_ns = 0;       // the step ranges' CPU time
+  int64_t multi_tensor = 0;  // of the kernels, multi-tensor (foreach) or fused ones
+};
+
+// Rules catalog (TL501-TL901): launch-bound steps, by HTA's short-kernel test.
+struct LaunchBoundEvidence {
+  Cost cost;                  // the short kernels; ns: the host time of their launches
+  int64_t launches = 0;       // kernel launches with a GPU event in the analysed steps
+  int64_t short_kernels = 0;  // launch <= 50 us on the host and the kernel shorter than its launch
+  double short_share() const {
+    return launches ? static_cast<double>(short_kernels) / static_cast<double>(launches) : 0.0;
+  }
+};
+
+// Rules catalog (TL501-TL901): all-reduces in profiled steps that run no optimizer step.
+struct MicroStepAllReduceEvidence {
+  Cost cost;                        // the all-reduce kernels of steps without an optimizer step
+  int64_t all_reduces = 0;          // all-reduce kernels in the analysed steps
+  size_t steps_with_optimizer = 0;  // analysed steps that run Optimizer.step
+};
+
 class TraceEvidence {
  public:
   TraceEvidence(const Trace& trace, const TraceAnalysis& analysis);
@@ -123,6 +150,18 @@ class TraceEvidence {
   Cost ZeroGradWork(const SourceMatch* where = nullptr) const;
   // TL401: GEMMs with K or N not a multiple of 8 (under `where`, or all), and whether tensor cores ran.
   GemmEvidence UnalignedGemms(const SourceMatch* where = nullptr) const;
+  // Rules catalog (TL501-TL901).
+  // TL501: the optimizer step's kernels and whether they were multi-tensor or fused.
+  OptimizerStepEvidence OptimizerStepKernels() const;
+  // TL502: kernels shorter than their own launch (the step is bound by launching them).
+  LaunchBoundEvidence ShortKernels() const;
+  // TL601: all-reduce kernels in the analysed steps that run no `Optimizer.step` (micro-steps, when
+  // `prof.step()` is called per micro-batch).
+  MicroStepAllReduceEvidence MicroStepAllReduces() const;
+  // TL602: DataParallel's replicate/scatter/gather work: the outermost ops named Broadcast*,
+  // ReduceAddCoalesced*, Scatter*, Gather* (and their autograd nodes) and peer-to-peer copies.
+  Cost DataParallelWork() const;
+
   // Rules catalog (TL102-TL205).
   // TL102: blocking calls under ops that read the device implicitly (aten::nonzero, aten::is_nonzero,
   // masked_select, unique, repeat_interleave) in the steps, or every blocking call under `where`.

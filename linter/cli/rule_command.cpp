@@ -34,7 +34,8 @@ nlohmann::ordered_json RuleJson(const RuleMeta& meta, bool with_docs) {
                              {"family", meta.family},
                              {"summary", meta.summary},
                              {"severity", ToString(meta.severity)},
-                             {"fix", FixAvailabilityText(meta.fix)}};
+                             {"fix", FixAvailabilityText(meta.fix)},
+                             {"default_enabled", meta.default_enabled}};
   if (with_docs) out["docs"] = meta.docs;
   return out;
 }
@@ -93,7 +94,8 @@ int RunRules(const RulesArgs& args) {
   for (const Rule* rule : AllRules()) {
     const RuleMeta& meta = rule->Meta();
     const char* fix = meta.fix == FixAvailability::kNone ? "   " : "[*]";
-    fmt::print("{} {} {:<26} {}\n", meta.code, fix, meta.name, meta.summary);
+    fmt::print("{} {} {:<26} {}{}\n", meta.code, fix, meta.name, meta.summary,
+               meta.default_enabled ? "" : " (off by default)");
   }
   return 0;
 }

@@ -245,8 +245,8 @@ FileFacts CollectFacts(const SourceFile& file, const semantic::Model& model) {
 
 }  // namespace
 
-bool RuleSelection::Enabled(std::string_view code) const {
-  if (!select.empty() && !MatchesCodeOrPrefix(code, select)) return false;
+bool RuleSelection::Enabled(std::string_view code, bool default_enabled) const {
+  if (select.empty() ? !default_enabled : !MatchesCodeOrPrefix(code, select)) return false;
   return !MatchesCodeOrPrefix(code, ignore);
 }
 
@@ -289,7 +289,7 @@ FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const Check
     }
     const CheckContext context{file, tree, *model, options.rule_options};
     for (const Rule* rule : AllRules()) {
-      if (!options.selection.Enabled(rule->Meta().code)) continue;
+      if (!options.selection.Enabled(rule->Meta())) continue;
       if (file_noqa.Covers(rule->Meta().code)) continue;
       rule->Check(context, found);
     }

@@ -26,11 +26,13 @@ struct ProjectView {
   std::string module;
 };
 
-// Which rules run: codes or prefixes ("TL1", "TL201"); empty select means all rules.
+// Which rules run: codes or prefixes ("TL1", "TL201", "ALL"); an empty select means every rule that is
+// enabled by default (RuleMeta::default_enabled). An ignore wins over any select.
 struct RuleSelection {
   std::vector<std::string> select;
   std::vector<std::string> ignore;
-  bool Enabled(std::string_view code) const;
+  bool Enabled(std::string_view code, bool default_enabled = true) const;
+  bool Enabled(const RuleMeta& meta) const { return Enabled(meta.code, meta.default_enabled); }
 };
 
 struct CheckOptions {

@@ -39,7 +39,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !(s->device_candidates && !s->own_cuda) && !originals[i]->collect_facts) {
+        !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
+        !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -73,7 +74,12 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const semantic::FileSummary* summary = index.Find(modules[i]);
     if (summary == nullptr) continue;
     const bool device = summary->device_candidates && index.InheritedCuda(*summary).has_value();
-    if (device || summary->project_calls) again.push_back(i);
+    // Rules catalog (TL501-TL901): a fact of another file of the component (a torch.compile, a training
+    // loop, DDP's no_sync) can change this file's findings.
+    constexpr uint32_t kFacts = ~uint32_t{semantic::kFactCandidates};
+    const bool catalog = (summary->catalog_facts & semantic::kFactCandidates) != 0 &&
+                         (index.ComponentFacts(*summary) & kFacts) != (summary->catalog_facts & kFacts);
+    if (device || catalog || summary->project_calls) again.push_back(i);
   }
   ParallelFor(again.size(), jobs, [&](size_t k) {
     const size_t i = again[k];

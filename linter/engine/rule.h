@@ -48,6 +48,9 @@ struct RuleMeta {
   FixAvailability fix = FixAvailability::kNone;
   Severity severity = Severity::kWarning;
   std::span<const RuleOptionSpec> options = {};
+  // Off-by-default rules (advice rather than defects) run only when a select names them by code,
+  // prefix or ALL; an empty select runs the default-enabled ones.
+  bool default_enabled = true;
 };
 
 // A PyTorch version as major.minor; ordering compares numerically (2.10 > 2.9).

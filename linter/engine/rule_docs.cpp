@@ -67,9 +67,18 @@ std::string_view FixAvailabilityText(FixAvailability fix) {
   return "Fix is not available.";
 }
 
+namespace {
+
+std::string DefaultOffText(const RuleMeta& meta) {
+  return fmt::format(" Off by default: enable it with `select = [\"{}\"]` (or a prefix of it, or `ALL`).", meta.code);
+}
+
+}  // namespace
+
 std::string RenderRuleDoc(const RuleMeta& meta) {
-  return fmt::format("{}# {} ({})\n\nFamily: `{}`. Default severity: {}. {}\n\n{}\n", kGeneratedNote, meta.name,
+  return fmt::format("{}# {} ({})\n\nFamily: `{}`. Default severity: {}. {}{}\n\n{}\n", kGeneratedNote, meta.name,
                      meta.code, meta.family, ToString(meta.severity), FixAvailabilityText(meta.fix),
+                     meta.default_enabled ? std::string() : DefaultOffText(meta),
                      WithOptions(meta, TrimmedDocs(meta.docs)));
 }
 
@@ -81,7 +90,8 @@ std::string RenderRulesIndex() {
     const std::string_view fix = meta.fix == FixAvailability::kAlways      ? "always"
                                  : meta.fix == FixAvailability::kSometimes ? "sometimes"
                                                                            : "no";
-    out += fmt::format("| [{}]({}.md) | `{}` | {} | {} |\n", meta.code, meta.code, meta.name, meta.summary, fix);
+    out += fmt::format("| [{}]({}.md) | `{}` | {}{} | {} |\n", meta.code, meta.code, meta.name, meta.summary,
+                       meta.default_enabled ? "" : " (off by default)", fix);
   }
   return out;
 }

@@ -281,6 +281,31 @@ class Model {
   std::vector<ts::Node> BodyStatements(int loop) const;
   Phase PhaseOf(ts::Node statement) const;
 
+  // Rules catalog (TL501-TL901).
+  // CatalogFact bits (project.h) of this file alone, and of its import component when a project is
+  // attached (the file's own otherwise).
+  uint32_t OwnCatalogFacts() const;
+  uint32_t ComponentFacts() const;
+  bool HasFact(CatalogFact fact) const { return (ComponentFacts() & fact) != 0; }
+  // The first step loop of the file whose cadence is the training step, or -1.
+  int TrainingStepLoop() const;
+  // The first framework training constructor (Lightning `Trainer`, `Fabric`, Accelerate `Accelerator`).
+  const Site* FrameworkTrainingCall() const;
+  // True when a guard around the site (in its scope) has a condition known to be false: a debug flag
+  // whose argparse or config default is off (`if args.detect_anomaly:`).
+  bool SwitchedOff(const Site& site) const;
+  // Loops that update parameters by hand on every training step: `for p in model.parameters():` whose
+  // body changes `p` (or `p.data`) in place from a gradient (`p.data.add_(p.grad, alpha=-lr)`,
+  // `p -= lr * p.grad`). Indices into Loops().
+  std::vector<int> ParameterUpdateLoops() const;
+  // Whether the loop runs on every training step (inside a training step loop, or in a function the
+  // step loop calls).
+  bool RunsEveryTrainingStep(int loop) const;
+  // Gradient accumulation: the `backward()` calls (indices into Sites()) of a training step loop whose
+  // optimizer step runs only every N iterations (`if (i + 1) % N == 0: optimizer.step()`), or of a
+  // micro-batch loop inside the step loop whose optimizer step is outside it.
+  std::vector<uint32_t> AccumulatingBackwards() const;
+
   // The site recorded for a node (a call, interpolation or condition), or null.
   const Site* SiteOf(ts::Node node) const;
 

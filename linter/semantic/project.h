@@ -47,6 +47,18 @@ struct ImportSummary {
   friend bool operator==(const ImportSummary&, const ImportSummary&) = default;
 };
 
+// Rules catalog (TL501-TL901): facts of a file that hold for its import component.
+enum CatalogFact : uint32_t {
+  kFactTrains = 1u << 0,       // a training step loop, a training hook, or framework training
+  kFactCompiles = 1u << 1,     // torch.compile(...) / module.compile()
+  kFactGradSyncOff = 1u << 2,  // DDP's no_sync(), require_backward_grad_sync, Accelerate's accumulate()
+  kFactFramework = 1u << 3,    // Lightning Trainer / Fabric, Accelerate's Accelerator
+  kFactDdp = 1u << 4,          // DistributedDataParallel(...)
+  // Not a fact of the component: the file has candidates (training, autograd debugging calls, gradient
+  // accumulation) whose findings the component's facts can change, so the project pass checks it again.
+  kFactCandidates = 1u << 31,
+};
+
 struct FileSummary {
   std::string path;         // as the check names the file
   std::string module;       // dotted, relative to the project root ("util.misc"); set by the index
@@ -58,6 +70,9 @@ struct FileSummary {
   // site, a DataLoader) without CUDA evidence of its own, or per-step calls into other modules.
   bool device_candidates = false;
   bool project_calls = false;
+  // Rules catalog (TL501-TL901): CatalogFact bits of what the file itself does, which the rules read
+  // over its whole import component (a `torch.compile` in `model.py` counts for `train.py`).
+  uint32_t catalog_facts = 0;
   std::vector<ImportSummary> imports;
   std::vector<ClassSummary> classes;
   std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names
@@ -119,6 +134,8 @@ class ProjectIndex {
   // "path:line" of the CUDA evidence of the file's component, when the file has none of its own but a
   // file it imports or that imports it (transitively) has.
   std::optional<std::string> InheritedCuda(const FileSummary& file) const;
+  // Rules catalog (TL501-TL901): the CatalogFact bits of every file of `file`'s import component.
+  uint32_t ComponentFacts(const FileSummary& file) const;
 
   struct Function {
     const FileSummary* file = nullptr;
@@ -146,6 +163,7 @@ class ProjectIndex {
   std::unordered_map<std::string, size_t> by_module_;
   std::unordered_map<std::string, std::vector<size_t>> by_last_;  // last module segment -> files
   std::vector<size_t> component_;                                 // file -> representative
+  std::vector<uint32_t> component_facts_;                         // representative -> CatalogFact bits
   std::vector<int> component_cuda_;                               // representative -> file with CUDA evidence, or -1
 };
 

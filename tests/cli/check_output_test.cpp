@@ -74,10 +74,10 @@ TEST_CASE("exit codes: 0 clean, 1 findings, 2 usage errors, --exit-zero") {
 
   auto bad_flag = RunTorchlint({"check", "--no-such-flag", "demo"}, Inputs());
   CHECK(bad_flag.exit_code == 2);
-  auto bad_select = RunTorchlint({"check", "--select", "TL9", "demo"}, Inputs());
+  auto bad_select = RunTorchlint({"check", "--select", "TL8", "demo"}, Inputs());
   CHECK(bad_select.exit_code == 2);
   CHECK(bad_select.err ==
-        "error: --select: unknown rule selector `TL9`; use a code such as TL101, a prefix such as TL1, or ALL "
+        "error: --select: unknown rule selector `TL8`; use a code such as TL101, a prefix such as TL1, or ALL "
         "(`torchlint rules` lists the codes)\n");
   auto bad_version = RunTorchlint({"check", "--target-torch", "two", "demo"}, Inputs());
   CHECK(bad_version.exit_code == 2);

@@ -39,6 +39,26 @@ TEST_CASE("torchlint rules lists every rule, as text or JSON") {
   }
 }
 
+TEST_CASE("rules and rule CODE say when a rule is off by default") {
+  auto text = RunTorchlint({"rules"}, SourceDir());
+  REQUIRE(text.exit_code == 0);
+  const size_t tl502 = text.out.find("TL502");
+  REQUIRE(tl502 != std::string::npos);
+  const std::string line = text.out.substr(tl502, text.out.find('\n', tl502) - tl502);
+  CHECK(line.find("(off by default)") != std::string::npos);
+  const size_t tl602 = text.out.find("TL602");
+  REQUIRE(tl602 != std::string::npos);
+  CHECK(text.out.substr(tl602, text.out.find('\n', tl602) - tl602).find("off by default") == std::string::npos);
+
+  auto doc = RunTorchlint({"rule", "TL502"}, SourceDir());
+  CHECK(doc.exit_code == 0);
+  CHECK(doc.out.find("Off by default: enable it with `select = [\"TL502\"]`") != std::string::npos);
+  auto json = RunTorchlint({"rules", "--format", "json"}, SourceDir());
+  for (const auto& rule : nlohmann::json::parse(json.out)) {
+    CHECK(rule.at("default_enabled").get<bool>() == (rule.at("code") != "TL502"));
+  }
+}
+
 TEST_CASE("the committed docs/rules are not stale") {
   auto result = RunTorchlint({"rules", "--check-docs", "docs/rules"}, SourceDir());
   INFO(result.err);

@@ -4,8 +4,9 @@
 //   loader = DataLoader(ds)  # error: [TL201, TL202]
 //
 // says that exactly these codes start on this line (a code may repeat to expect it twice). Any
-// diagnostic nobody expected fails, and so does any expectation that did not fire. All rules run
-// unless the header narrows them. Header lines set options:
+// diagnostic nobody expected fails, and so does any expectation that did not fire. Every rule that is
+// on by default runs unless the header narrows them; an off-by-default rule (TL502) runs in the
+// fixtures whose header selects it, as it would for a user. Header lines set options:
 //
 //   # torchlint-test: target-torch=1.13 min-dim=32 select=TL3 unsafe-fixes
 //

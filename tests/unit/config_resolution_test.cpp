@@ -57,9 +57,9 @@ TEST_CASE("errors name the file, the position and the key") {
   CHECK(unknown.error().message.find("/p/torchlint.toml:1:") == 0);
   CHECK(unknown.error().message.find("unknown key `selct`") != std::string::npos);
 
-  auto bad_code = ParseConfig("select = [\"TL9\"]\n", "/p/torchlint.toml");
+  auto bad_code = ParseConfig("select = [\"TL8\"]\n", "/p/torchlint.toml");
   REQUIRE_FALSE(bad_code.ok());
-  CHECK(bad_code.error().message.find("unknown rule selector `TL9`") != std::string::npos);
+  CHECK(bad_code.error().message.find("unknown rule selector `TL8`") != std::string::npos);
 
   auto bad_type = ParseConfig("min-dim = \"big\"\n", "/p/torchlint.toml");
   REQUIRE_FALSE(bad_type.ok());

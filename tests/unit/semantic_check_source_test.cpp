@@ -37,6 +37,35 @@ TEST_CASE("selection by code and prefix") {
   CHECK(selection.Enabled("TL201"));
 }
 
+TEST_CASE("an off-by-default rule runs only when a select names it; ignore still wins") {
+  RuleSelection selection;
+  CHECK(selection.Enabled("TL101", /*default_enabled=*/true));
+  CHECK_FALSE(selection.Enabled("TL502", /*default_enabled=*/false));
+  for (const char* selector : {"TL502", "TL5", "TL", "ALL"}) {
+    selection.select = {selector};
+    CHECK_MESSAGE(selection.Enabled("TL502", false), selector);
+  }
+  selection.select = {"TL1"};
+  CHECK_FALSE(selection.Enabled("TL502", false));
+  selection.select = {"ALL"};
+  selection.ignore = {"TL502"};
+  CHECK_FALSE(selection.Enabled("TL502", false));
+}
+
+TEST_CASE("TL502 is off by default: an uncompiled CUDA training loop reports it only when selected") {
+  const std::string text =
+      "import torch\n"
+      "def train(model, loader, optimizer):\n"
+      "    model = model.cuda()\n"
+      "    for x, y in loader:\n"
+      "        loss = model(x.cuda()).sum()\n"
+      "        loss.backward()\n"
+      "        optimizer.step()\n";
+  CHECK(Count(Check(text), "TL502") == 0);
+  CHECK(Count(Check(text, {"TL502"}), "TL502") == 1);
+  CHECK(Count(Check(text, {"ALL"}), "TL502") == 1);
+}
+
 TEST_CASE("a BOM is skipped and offsets stay file offsets") {
   const std::string text = "\xEF\xBB\xBF" + std::string(kLoader) + "a = DataLoader(ds)\n";
   const FileReport report = Check(text, {"TL201"});

@@ -1,0 +1,153 @@
+// TL601 ddp-accumulation-without-no-sync: gradient accumulation under DistributedDataParallel without
+// `no_sync()`, so every micro-batch's backward all-reduces the gradients instead of only the last one.
+#include <fmt/core.h>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for gradient accumulation in a file (or project import component) that wraps a model in
+`torch.nn.parallel.DistributedDataParallel`, with no `model.no_sync()` and no
+`require_backward_grad_sync` toggling anywhere in the component. Accumulation is what the semantic
+model sees in a training step loop: a `backward()` on every iteration while `optimizer.step()` (or
+`scaler.step(optimizer)`) runs under a periodic guard (`if (i + 1) % accum_steps == 0:`), or a
+`backward()` in a micro-batch loop inside the step loop whose optimizer step is outside it. The
+`backward()` call is reported. Accelerate's `accelerator.accumulate(model)`, Lightning and Fabric
+handle the synchronisation themselves and are not reported; neither is code where the model cannot
+tell whether the optimizer step is periodic.
+
+## Why is this bad?
+DDP all-reduces the gradients during every `backward()`. With accumulation over N micro-batches only
+the last all-reduce is needed: the others average gradients that are still being summed. Without
+`no_sync()` a step costs N all-reduces of the whole model instead of one, which on a slow
+interconnect can dominate the step.
+
+## Example
+```python
+model = DistributedDataParallel(model, device_ids=[rank])
+for i, (x, y) in enumerate(loader):
+    loss = loss_fn(model(x), y) / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+```python
+for i, (x, y) in enumerate(loader):
+    sync = (i + 1) % accum_steps == 0
+    with contextlib.nullcontext() if sync else model.no_sync():
+        loss = loss_fn(model(x), y) / accum_steps
+        loss.backward()
+    if sync:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Fix safety
+There is no fix: the forward pass and the backward pass must both run inside `no_sync()`, which
+means restructuring the loop body.
+
+## Trace evidence
+One all-reduce per micro-batch instead of per step.
+
+With `check --trace` and `prof.step()` called once per micro-batch, the all-reduce kernels of the
+profiled steps that run no `Optimizer.step` are the ones `no_sync()` skips: there being any confirms
+the finding, and their GPU time is counted as saved. A trace whose steps all run an optimizer step
+cannot separate the micro-steps (`unverifiable`); a trace with no all-reduce at all is `not
+observed` (another script, or a single process). A trace without CUDA activity is `unverifiable`.
+
+## Options
+
+## References
+- [DistributedDataParallel.no_sync](https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html#torch.nn.parallel.DistributedDataParallel.no_sync)
+- [Hugging Face: gradient accumulation with DDP](https://huggingface.co/docs/accelerate/usage_guides/gradient_accumulation)
+)md";
+
+// What the rule found: a micro-step backward under DDP.
+struct NoSyncFinding {
+  bool found = true;
+};
+
+class DdpAccumulationWithoutNoSync final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL601",
+                               "ddp-accumulation-without-no-sync",
+                               "communication",
+                               "DDP all-reduces gradients on every accumulation micro-step",
+                               kDocs,
+                               FixAvailability::kNone,
+                               Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    const uint32_t facts = model.ComponentFacts();
+    if ((facts & semantic::kFactDdp) == 0) return;
+    if ((facts & (semantic::kFactGradSyncOff | semantic::kFactFramework)) != 0) return;
+    for (uint32_t index : model.AccumulatingBackwards()) {
+      const semantic::Site& call = model.Sites()[index];
+      Diagnostic diagnostic = MakeDiagnostic(
+          call.node.Range(),
+          "`backward()` on a gradient-accumulation micro-step all-reduces the DDP gradients; wrap the micro-steps in "
+          "`model.no_sync()`");
+      diagnostic.payload = NoSyncFinding{};
+      out.push_back(std::move(diagnostic));
+    }
+  }
+};
+
+TL_REGISTER_RULE(DdpAccumulationWithoutNoSync);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL601. Model: saved = the GPU time of the all-reduce kernels in profiled steps without an optimizer
+// step; with no_sync() those micro-steps do not communicate.
+class DdpAccumulationWithoutNoSyncEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL601"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<NoSyncFinding>() == nullptr) {
+      return Unverifiable("The finding carries no backward call, so no trace event can be tied to it");
+    }
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show all-reduce kernels; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::MicroStepAllReduceEvidence a = q.trace.MicroStepAllReduces();
+    if (a.all_reduces == 0) {
+      Evidence e;
+      e.verdict = Verdict::kNotObserved;
+      e.summary = fmt::format("No all-reduce kernel ran inside the {} profiled step{}", q.steps,
+                              q.steps == 1 ? "" : "s");
+      return e;
+    }
+    if (a.cost.count > 0) {
+      return EvidenceFromCost(q, Verdict::kConfirmed, a.cost, a.cost.ms_per_step,
+                              fmt::format("{} of the {} profiled steps run no optimizer step yet all-reduce: {:.1f} "
+                                          "all-reduce kernels per step, {:.2f} ms/step ({})",
+                                          q.steps - a.steps_with_optimizer, q.steps, a.cost.count_per_step,
+                                          a.cost.ms_per_step, FormatShare(a.cost.share_of_step)));
+    }
+    if (a.steps_with_optimizer < q.steps) {
+      return EvidenceFromCost(q, Verdict::kRefuted, a.cost, 0,
+                              "The profiled micro-steps without an optimizer step run no all-reduce");
+    }
+    return Unverifiable(
+        "Every profiled step runs an optimizer step, so the trace cannot separate the micro-steps' all-reduces; call "
+        "prof.step() once per micro-batch");
+  }
+};
+
+TL_REGISTER_EVIDENCE(DdpAccumulationWithoutNoSyncEvidence);
+
+}  // namespace
+}  // namespace tl

@@ -1,0 +1,188 @@
+// TL901 debug-api-in-training: anomaly detection, the autograd profiler, NVTX ranges, gradcheck and the
+// CUDA sync debug mode left switched on in training code.
+#include <fmt/core.h>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks training code (a file with a training step loop, a training hook or framework training, or a
+file of the same project import component) for debugging APIs that stay on:
+`torch.autograd.set_detect_anomaly(True)`, `torch.autograd.detect_anomaly()`,
+`torch.autograd.profiler.emit_nvtx()`, `torch.autograd.profiler.profile(...)` unless `enabled=False`,
+`torch.autograd.gradcheck`/`gradgradcheck`, and `torch.cuda.set_sync_debug_mode(...)` with a mode
+other than `0`/`"default"`. Names are matched through the file's imports.
+
+Not reported: a call whose switch resolves to off (`set_detect_anomaly(False)`,
+`set_detect_anomaly(args.detect_anomaly)` whose argparse default is off, `profile(enabled=False)`);
+a call under a guard that resolves to false (`if args.debug:` whose default is off); a file of a
+project that never trains (a test of gradients). When the switch is a value the model cannot resolve,
+the rule stays silent.
+
+## Why is this bad?
+Anomaly mode records a Python traceback for every forward op and checks every backward output for
+NaNs, which synchronises with the GPU; the PyTorch docs warn it slows execution and is for debugging
+only. The autograd profiler and `emit_nvtx` wrap every op in a record range, `gradcheck` runs the
+model many times in float64, and the sync debug mode checks every CUDA call for a synchronisation.
+All of them cost time on every step and none changes what the model learns.
+
+## Example
+```python
+torch.autograd.set_detect_anomaly(True)
+for x, y in loader:
+    loss = loss_fn(model(x), y)
+    loss.backward()
+```
+
+## Use instead
+```python
+parser.add_argument("--detect-anomaly", action="store_true")
+torch.autograd.set_detect_anomaly(args.detect_anomaly)  # off unless asked for
+```
+
+## Fix safety
+For `set_detect_anomaly(True)` torchlint offers to remove the call, **display-only**: the call may
+be there on purpose while a NaN is being hunted, and removing it changes which errors a run reports.
+The other calls have no fix: a `with` block or a profiler object must be unwrapped by hand.
+
+## Trace evidence
+Anomaly-mode events, profiler overhead.
+
+A profiler trace marks neither anomaly mode nor the sync debug mode, and an autograd profiler or
+NVTX range left on shows in the trace only as the overhead it adds to every op, which cannot be told
+apart from the ops' own time. With `check --trace` the verdict is therefore `unverifiable`, with no
+cost and no time saved claimed.
+
+## Options
+
+## References
+- [torch.autograd: anomaly detection](https://pytorch.org/docs/stable/autograd.html#anomaly-detection)
+- [PyTorch performance tuning guide: disable debugging APIs](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#disable-debugging-apis)
+- [torch.cuda.set_sync_debug_mode](https://pytorch.org/docs/stable/generated/torch.cuda.set_sync_debug_mode.html)
+)md";
+
+enum class DebugApi { kAnomaly, kNvtx, kProfiler, kGradcheck, kSyncDebug };
+
+// What the rule found: which debugging API.
+struct DebugApiFinding {
+  DebugApi api = DebugApi::kAnomaly;
+};
+
+struct Known {
+  std::string_view canonical;
+  DebugApi api;
+  std::string_view switch_name;  // the argument that turns it off; empty when none
+  int switch_position;
+  std::string_view what;
+};
+
+constexpr Known kApis[] = {
+    {"torch.autograd.set_detect_anomaly", DebugApi::kAnomaly, "mode", 0, "anomaly detection"},
+    {"torch.autograd.detect_anomaly", DebugApi::kAnomaly, "", -1, "anomaly detection"},
+    {"torch.autograd.profiler.emit_nvtx", DebugApi::kNvtx, "enabled", 0, "an NVTX range around every op"},
+    {"torch.autograd.profiler.profile", DebugApi::kProfiler, "enabled", 0, "the autograd profiler"},
+    {"torch.autograd.gradcheck", DebugApi::kGradcheck, "", -1, "a float64 gradient check"},
+    {"torch.autograd.gradgradcheck", DebugApi::kGradcheck, "", -1, "a float64 gradient check"},
+    {"torch.autograd.gradcheck.gradcheck", DebugApi::kGradcheck, "", -1, "a float64 gradient check"},
+    {"torch.cuda.set_sync_debug_mode", DebugApi::kSyncDebug, "debug_mode", 0, "the CUDA sync debug mode"},
+};
+
+class DebugApiInTraining final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{
+        "TL901", "debug-api-in-training",     "debug",           "A debugging API is left on in training code",
+        kDocs,   FixAvailability::kSometimes, Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (!model.HasFact(semantic::kFactTrains)) return;
+    for (const semantic::Site& call : model.Sites()) {
+      if (call.kind != semantic::SiteKind::kCall) continue;
+      const Known* known = nullptr;
+      for (const Known& k : kApis) {
+        if (model.IsCanonical(call, k.canonical)) known = &k;
+      }
+      if (known == nullptr || model.SwitchedOff(call)) continue;
+      if (!known->switch_name.empty()) {
+        if (auto arg = model.FindArgument(call, known->switch_name, known->switch_position)) {
+          if (!On(model, *known, model.Resolve(arg->value, call.scope))) continue;
+        } else if (known->api == DebugApi::kAnomaly || known->api == DebugApi::kSyncDebug) {
+          continue;  // a required argument the model cannot see (a splat)
+        } else if (model.HasStarArgs(call) ||
+                   model.KwargsLookupIn(call, known->switch_name).presence != semantic::KeyPresence::kAbsent) {
+          continue;
+        }
+      }
+      Diagnostic diagnostic = MakeDiagnostic(
+          call.node.Range(), fmt::format("`{}` leaves {} on in training code", model.Text(call.callee), known->what));
+      diagnostic.payload = DebugApiFinding{known->api};
+      const ts::Node statement = call.node.Parent();
+      if (call.name == "set_detect_anomaly" && statement.Is("expression_statement")) {
+        diagnostic.fix = Fix{"Remove the call", Applicability::kDisplayOnly, {Edit{statement.Range(), "pass"}}};
+      }
+      out.push_back(std::move(diagnostic));
+    }
+  }
+
+ private:
+  // Whether the switch's value leaves the API on; unknown values are not reported.
+  static bool On(const semantic::Model& model, const Known& known, const semantic::Value& value) {
+    (void)model;
+    if (known.api == DebugApi::kSyncDebug) {
+      if (value.kind == semantic::ValueKind::kString)
+        return value.string_value == "warn" || value.string_value == "error";
+      const auto mode = value.AsInt();
+      return mode.has_value() && *mode != 0;
+    }
+    const auto truthy = value.Truthy();
+    return truthy.has_value() && *truthy;
+  }
+};
+
+TL_REGISTER_RULE(DebugApiInTraining);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL901. Model: none. The overhead of these modes spreads over every op and leaves no event of its
+// own, so no trace can back a confirmed verdict or a saving.
+class DebugApiInTrainingEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL901"; }
+  bool NeedsGpu() const override { return false; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    (void)q;
+    const auto* finding = diagnostic.Payload<DebugApiFinding>();
+    if (finding == nullptr) {
+      return Unverifiable("The finding carries no debugging API, so no trace event can be tied to it");
+    }
+    switch (finding->api) {
+      case DebugApi::kAnomaly:
+        return Unverifiable(
+            "A profiler trace does not mark anomaly mode: its traceback recording and NaN checks add to every op's "
+            "own time");
+      case DebugApi::kSyncDebug:
+        return Unverifiable(
+            "A profiler trace does not mark the CUDA sync debug mode: its checks add to every CUDA call");
+      case DebugApi::kNvtx:
+      case DebugApi::kProfiler:
+        return Unverifiable(
+            "The overhead of a profiler or NVTX ranges left on adds to every op's own time and has no event of its "
+            "own");
+      case DebugApi::kGradcheck:
+        return Unverifiable("gradcheck's evaluations cannot be told apart from the model's own ops in a trace");
+    }
+    return Unverifiable("The trace cannot show this debugging API");
+  }
+};
+
+TL_REGISTER_EVIDENCE(DebugApiInTrainingEvidence);
+
+}  // namespace
+}  // namespace tl

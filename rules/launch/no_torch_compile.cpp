@@ -1,0 +1,155 @@
+// TL502 no-torch-compile: CUDA training on PyTorch 2.x without `torch.compile`. Advice, off by default:
+// compiling is a change of workflow (compile time, graph breaks), not a defect.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks CUDA training (a training step loop, or framework training with Lightning's `Trainer`/`Fabric`
+or Accelerate's `Accelerator`) for a missing `torch.compile` when the target PyTorch is 2.0 or later.
+Any `torch.compile(...)` call, or `module.compile()`, in the file or in a file of its project import
+component counts, also when it sits behind a flag (`if args.compile: model = torch.compile(model)`):
+the script can already compile. It is reported at the training step loop's line (or the framework
+constructor). Scripts that never use CUDA are not reported. The rule is off by default: enable it
+with `select = ["TL502"]`.
+
+## Why is this bad?
+In eager mode every op is its own kernel launch. Small models, small batches and long chains of
+pointwise ops (normalisation, activations, residual adds) give kernels that run shorter than the CPU
+takes to launch them, and the GPU waits on Python. `torch.compile` traces the model into graphs and
+TorchInductor fuses chains of ops into a few Triton kernels, and with `mode="reduce-overhead"` replays
+them as CUDA graphs.
+
+## Example
+```python
+model = Net().cuda()
+for x, y in loader:
+    loss = loss_fn(model(x.cuda()), y.cuda())
+```
+
+## Use instead
+```python
+model = torch.compile(Net().cuda())
+```
+
+## Fix safety
+The fix is **display-only**: compiling costs start-up time, may hit graph breaks or unsupported ops,
+and changes numerics slightly; where to wrap (the model, the loss, the whole step) is a choice.
+
+## Trace evidence
+Launch-bound step (short kernels > 50%).
+
+With `check --trace`, the kernels of the profiled steps whose launch takes at most 50 µs on the host
+and that run shorter than their launch (HTA's short-kernel test) are counted. More than half of the
+kernels short (and at least 20 launches per step) confirms the finding; the time saved is half the
+host time of those short launches, a conservative share of what fusion removes. Half or fewer short
+kernels refutes it (the step is not launch-bound). A trace without CUDA activity is `unverifiable`.
+
+## Options
+- `target-torch` (`--target-torch`): nothing is reported below 2.0.
+
+## References
+- [torch.compile](https://pytorch.org/docs/stable/generated/torch.compile.html)
+- [Introduction to torch.compile](https://pytorch.org/tutorials/intermediate/torch_compile_tutorial.html)
+- [HTA: kernel launch statistics](https://hta.readthedocs.io/en/latest/source/features/cuda_kernel_launch_stats.html)
+)md";
+
+// What the rule found: training without torch.compile.
+struct CompileFinding {
+  bool framework = false;
+};
+
+constexpr double kShortShare = 0.5;
+constexpr double kMinLaunchesPerStep = 20;
+
+class NoTorchCompile final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL502",
+                               "no-torch-compile",
+                               "launch-overhead",
+                               "Training on PyTorch 2.x without `torch.compile`",
+                               kDocs,
+                               FixAvailability::kAlways,
+                               Severity::kInfo,
+                               {},
+                               /*default_enabled=*/false};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (context.options.target_torch < TorchVersion{2, 0} || !model.UsesCuda()) return;
+    if (model.HasFact(semantic::kFactCompiles)) return;
+    TextRange range;
+    bool framework = false;
+    if (const int loop = model.TrainingStepLoop(); loop >= 0) {
+      const semantic::Loop& l = model.Loops()[static_cast<size_t>(loop)];
+      range = {l.node.StartByte(), l.iterable.IsNull() ? l.body.StartByte() : l.iterable.EndByte()};
+    } else if (const semantic::Site* call = model.FrameworkTrainingCall()) {
+      range = call->node.Range();
+      framework = true;
+    } else {
+      return;
+    }
+    Diagnostic diagnostic = MakeDiagnostic(
+        range, fmt::format("Training without `torch.compile` on PyTorch {}: every op is its own kernel "
+                           "launch",
+                           context.options.target_torch.ToString()));
+    diagnostic.payload = CompileFinding{framework};
+    diagnostic.fix = Fix{"Compile the model with `torch.compile`", Applicability::kDisplayOnly, {}};
+    out.push_back(std::move(diagnostic));
+  }
+};
+
+TL_REGISTER_RULE(NoTorchCompile);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL502. Model: saved = half the host time of the short kernels' launches; fusion removes most of
+// those launches, but not all of them, and the compiled kernels still run.
+class NoTorchCompileEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL502"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<CompileFinding>() == nullptr) {
+      return Unverifiable("The finding carries no training loop, so no trace event can be tied to it");
+    }
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show kernel launches; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::LaunchBoundEvidence l = q.trace.ShortKernels();
+    const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
+    const double launches_per_step = static_cast<double>(l.launches) / steps;
+    const std::string figures = fmt::format("{:.0f} of {:.0f} kernels per step ({}) run shorter than their launch",
+                                            l.cost.count_per_step, launches_per_step, FormatShare(l.short_share()));
+    if (l.short_share() > kShortShare && launches_per_step >= kMinLaunchesPerStep) {
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, l.cost, l.cost.ms_per_step * 0.5,
+          fmt::format("The step is launch-bound: {}, {:.2f} ms/step of launches", figures, l.cost.ms_per_step));
+    }
+    if (l.launches == 0) {
+      Evidence e;
+      e.verdict = Verdict::kNotObserved;
+      e.summary = "No kernel launch ran inside the profiled steps";
+      return e;
+    }
+    return EvidenceFromCost(q, Verdict::kRefuted, l.cost, 0,
+                            fmt::format("The step is not launch-bound: {}{}", figures,
+                                        launches_per_step < kMinLaunchesPerStep ? ", and few kernels run" : ""));
+  }
+};
+
+TL_REGISTER_EVIDENCE(NoTorchCompileEvidence);
+
+}  // namespace
+}  // namespace tl
