@@ -39,7 +39,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !(s->device_candidates && !s->own_cuda) && !originals[i]->collect_facts) {
+        !(s->device_candidates && !s->own_cuda) && !s->catalog_candidates && !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -73,7 +73,11 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const semantic::FileSummary* summary = index.Find(modules[i]);
     if (summary == nullptr) continue;
     const bool device = summary->device_candidates && index.InheritedCuda(*summary).has_value();
-    if (device || summary->project_calls) again.push_back(i);
+    // A training file whose component holds a precision or convolution fact it lacks (TL402-TL406).
+    const bool catalog = summary->catalog_candidates &&
+                         (index.ComponentFacts(*summary) != summary->catalog_facts ||
+                          (!summary->own_cuda && index.InheritedCuda(*summary).has_value()));
+    if (device || catalog || summary->project_calls) again.push_back(i);
   }
   ParallelFor(again.size(), jobs, [&](size_t k) {
     const size_t i = again[k];

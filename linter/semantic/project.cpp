@@ -253,8 +253,10 @@ void ProjectIndex::Finish() {
     }
   }
   component_cuda_.assign(n, -1);
+  component_facts_.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     component_[i] = root(i);
+    component_facts_[component_[i]] |= files_[i]->catalog_facts;
     if (files_[i]->own_cuda && component_cuda_[component_[i]] < 0) component_cuda_[component_[i]] = static_cast<int>(i);
   }
 }
@@ -267,6 +269,12 @@ std::optional<std::string> ProjectIndex::InheritedCuda(const FileSummary& file) 
   if (cuda < 0) return std::nullopt;
   const FileSummary& with = *files_[static_cast<size_t>(cuda)];
   return with.path + ":" + std::to_string(with.cuda_line);
+}
+
+uint32_t ProjectIndex::ComponentFacts(const FileSummary& file) const {
+  auto it = by_module_.find(file.module);
+  if (it == by_module_.end() || it->second >= component_.size()) return file.catalog_facts;
+  return component_facts_[component_[it->second]] | file.catalog_facts;
 }
 
 }  // namespace tl::semantic

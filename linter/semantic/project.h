@@ -58,6 +58,11 @@ struct FileSummary {
   // site, a DataLoader) without CUDA evidence of its own, or per-step calls into other modules.
   bool device_candidates = false;
   bool project_calls = false;
+  // Rules catalog (TL302-TL406): the file's precision and convolution facts (semantic::CatalogFact
+  // bits), and whether it trains (a training step loop or a framework trainer), so that a fact written
+  // in another file of its component can change its findings.
+  uint32_t catalog_facts = 0;
+  bool catalog_candidates = false;
   std::vector<ImportSummary> imports;
   std::vector<ClassSummary> classes;
   std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names
@@ -119,6 +124,8 @@ class ProjectIndex {
   // "path:line" of the CUDA evidence of the file's component, when the file has none of its own but a
   // file it imports or that imports it (transitively) has.
   std::optional<std::string> InheritedCuda(const FileSummary& file) const;
+  // Rules catalog (TL302-TL406): the catalog facts of every file of the file's import component, or'd.
+  uint32_t ComponentFacts(const FileSummary& file) const;
 
   struct Function {
     const FileSummary* file = nullptr;
@@ -146,6 +153,7 @@ class ProjectIndex {
   std::unordered_map<std::string, size_t> by_module_;
   std::unordered_map<std::string, std::vector<size_t>> by_last_;  // last module segment -> files
   std::vector<size_t> component_;                                 // file -> representative
+  std::vector<uint32_t> component_facts_;                         // representative -> catalog facts
   std::vector<int> component_cuda_;                               // representative -> file with CUDA evidence, or -1
 };
 

@@ -322,6 +322,7 @@ void Builder::Run() {
   FindHooks();
   ClassifyLoops();
   PropagatePerStep();
+  FindCatalogFacts();
 }
 
 // ---------------------------------------------------------------------------------------------------
