@@ -71,6 +71,7 @@ bool KeepsFp32(const Value& v) {
 void Builder::FindCatalogFacts() {
   uint32_t facts = 0;
   ts::Node framework;
+  int conv2d_layers = 0;
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
     const std::string canonical = m_.CanonicalName(site.callee);
@@ -95,7 +96,8 @@ void Builder::FindCatalogFacts() {
     if (canonical.starts_with("torch.nn.") &&
         (last == "Conv1d" || last == "Conv2d" || last == "Conv3d" || last.starts_with("ConvTranspose"))) {
       facts |= kFactConv;
-      if (last == "Conv2d" || last == "ConvTranspose2d") facts |= kFactConv2d;
+      // One Conv2d is a ViT's patch embedding, not a conv net: channels-last is for nets of them.
+      if ((last == "Conv2d" || last == "ConvTranspose2d") && ++conv2d_layers >= 2) facts |= kFactConv2d;
     }
     if (canonical.starts_with("torchvision.models.")) {
       static constexpr std::array<std::string_view, 14> kConvNets = {

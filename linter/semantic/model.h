@@ -36,7 +36,7 @@ enum CatalogFact : uint32_t {
   kFactTf32 = 1u << 1,            // set_float32_matmul_precision("high"/"medium"), allow_tf32 = True
   kFactCudnnBenchmark = 1u << 2,  // torch.backends.cudnn.benchmark written (True, or False on purpose)
   kFactConv = 1u << 3,            // an nn.Conv1d/2d/3d/ConvTranspose* layer, or a torchvision conv net
-  kFactConv2d = 1u << 4,          // an nn.Conv2d layer, or a torchvision CV conv net
+  kFactConv2d = 1u << 4,          // two nn.Conv2d layers in one file, or a torchvision CV conv net
   kFactChannelsLast = 1u << 5,    // torch.channels_last
 };
 
