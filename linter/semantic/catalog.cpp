@@ -192,6 +192,14 @@ bool Model::GradDisabledAt(ts::Node node) const {
         }
       }
     }
+    // `torch.set_grad_enabled(False)` called as a statement earlier in the same function (or module).
+    for (uint32_t index : CallsNamed("set_grad_enabled")) {
+      const Site& call = sites_[index];
+      if (call.scope == scope && call.node.EndByte() <= at.StartByte() &&
+          KindOf(call.node.Parent()) == K::kExpressionStatement && DisablesGrad(*this, call.node, scope)) {
+        return true;
+      }
+    }
     const Scope& s = scopes_[static_cast<size_t>(scope)];
     if (s.kind != ScopeKind::kFunction || seen[static_cast<size_t>(scope)]) continue;
     seen[static_cast<size_t>(scope)] = 1;

@@ -22,8 +22,10 @@ pass or optimizer step (itself, in a loop nested in it or in a function it calls
 function named `eval*`, `evaluate`, `valid*`, `val`, `test*`, `predict*`, `infer*`, `generate` or
 `sample*`, or after a `model.eval()` in the same function. It is reported unless autograd is off
 there: a `with torch.no_grad():`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` around
-the loop in its function, such a decorator on the function (`@torch.no_grad()`), or such a `with`
-around a call of the function elsewhere in the same file (followed through the file's calls). The
+the loop (or around every model call in it) in its function, a `torch.set_grad_enabled(False)`
+statement before it in the same function, such a decorator on the function (`@torch.no_grad()`), or
+such a `with` around a call of the function elsewhere in the same file (followed through the file's
+calls). The
 context managers are matched through imports.
 
 Not reported: Lightning's `validation_step`/`test_step`/`predict_step` and Hugging Face's

@@ -58,3 +58,9 @@ def test_export(model, inputs_list):
         with torch.no_grad():
             outputs = model(*inputs)
         print(outputs)
+
+
+def validate_grad_off(loader):
+    torch.set_grad_enabled(False)
+    for x, y in loader:
+        model(x.cuda())
