@@ -7,6 +7,7 @@
 #include "traceio/analyses/names.h"
 #include "traceio/analyses/optimizer.h"
 #include "traceio/analyses/saturating.h"
+#include "traceio/analyses/window.h"
 
 namespace tl::trace {
 
@@ -232,6 +233,91 @@ GemmEvidence TraceEvidence::UnalignedGemms(const SourceMatch* where) const {
       "share of kernel time {:.1f}%",
       out.cost.count_per_step, out.cost.ms_per_step, out.tensor_core_share * 100);
   return out;
+}
+
+// Rules catalog (TL302-TL406).
+ConvBiasEvidence TraceEvidence::ConvBiasAdds() const {
+  ConvBiasEvidence out;
+  std::vector<uint32_t> adds;
+  int64_t ns = 0;
+  for (uint32_t e : trace_.EventsOfKind({EventKind::kCpuOp})) {
+    if (analysis_.steps.FindHost(trace_.ts(e)) < 0) continue;
+    const std::string_view name = trace_.name(e);
+    if (name.starts_with("aten::batch_norm")) ++out.batch_norms;
+    if (name != "aten::_convolution") continue;
+    ++out.convolutions;
+    // The first add under the convolution is its bias (PyTorch adds it after cuDNN's kernel).
+    uint32_t bias_add = kNoIndex;
+    trace_.ForEachDescendant(e, [&](uint32_t d) {
+      if (bias_add == kNoIndex && trace_.kind(d) == EventKind::kCpuOp && trace_.name(d) == "aten::add_") bias_add = d;
+    });
+    if (bias_add == kNoIndex) continue;
+    const int64_t gpu = GpuTimeUnder(trace_, bias_add);
+    SatAddTo(ns, gpu > 0 ? gpu : trace_.dur(bias_add));
+    adds.push_back(bias_add);
+  }
+  const double steps = static_cast<double>(std::max<size_t>(1, analysis_.steps.count()));
+  out.convolutions_per_step = static_cast<double>(out.convolutions) / steps;
+  const auto n = static_cast<int64_t>(adds.size());
+  out.cost = MakeCost(n, ns, std::move(adds));
+  out.cost.summary = fmt::format("{:.1f} of {:.1f} convolutions per step add a bias, {:.3f} ms/step",
+                                 out.cost.count_per_step, out.convolutions_per_step, out.cost.ms_per_step);
+  return out;
+}
+
+AutogradEvidence TraceEvidence::AutogradUnder(const SourceMatch& where) const {
+  AutogradEvidence out;
+  out.cost = CostOf(where);
+  ForEachUnder(where, [&](uint32_t e) {
+    if (trace_.kind(e) != EventKind::kCpuOp || analysis_.steps.FindHost(trace_.ts(e)) < 0) return;
+    const std::string_view name = trace_.name(e);
+    if (name.starts_with("autograd::engine::evaluate_function") || name.find("Backward") != std::string_view::npos) {
+      ++out.backward_ops;
+    }
+  });
+  return out;
+}
+
+PrecisionEvidence TraceEvidence::Fp32Gemms() const {
+  PrecisionEvidence out;
+  std::vector<uint32_t> events;
+  int64_t ns = 0, tc_ns = 0;
+  for (uint32_t g : trace_.gpu_events()) {
+    if (trace_.kind(g) != EventKind::kKernel || StepOfGpuEvent(trace_, analysis_.steps, g) < 0) continue;
+    const std::string_view name = trace_.name(g);
+    if (IsTensorCoreKernel(name)) {
+      ++out.tensor_core_kernels;
+      SatAddTo(tc_ns, trace_.dur(g));
+    } else if (IsFp32GemmKernel(name)) {
+      SatAddTo(ns, trace_.dur(g));
+      events.push_back(g);
+    }
+  }
+  const double steps = static_cast<double>(std::max<size_t>(1, analysis_.steps.count()));
+  out.tensor_core_ms_per_step = static_cast<double>(tc_ns) / 1e6 / steps;
+  const auto n = static_cast<int64_t>(events.size());
+  out.cost = MakeCost(n, ns, std::move(events));
+  out.cost.summary = fmt::format("{:.1f} fp32 GEMM/conv kernels per step off tensor cores, {:.2f} ms/step",
+                                 out.cost.count_per_step, out.cost.ms_per_step);
+  return out;
+}
+
+Cost TraceEvidence::LayoutTransposes() const {
+  std::vector<uint32_t> events;
+  int64_t ns = 0;
+  for (uint32_t g : trace_.gpu_events()) {
+    if (trace_.kind(g) != EventKind::kKernel || StepOfGpuEvent(trace_, analysis_.steps, g) < 0) continue;
+    const std::string_view name = trace_.name(g);
+    if (name.find("nchwToNhwc") == std::string_view::npos && name.find("nhwcToNchw") == std::string_view::npos) {
+      continue;
+    }
+    SatAddTo(ns, trace_.dur(g));
+    events.push_back(g);
+  }
+  const auto n = static_cast<int64_t>(events.size());
+  Cost c = MakeCost(n, ns, std::move(events));
+  c.summary = fmt::format("{:.1f} layout transpose kernels per step, {:.2f} ms/step", c.count_per_step, c.ms_per_step);
+  return c;
 }
 
 Cost TraceEvidence::CostOf(const SourceMatch& where) const {

@@ -124,6 +124,31 @@ struct MicroStepAllReduceEvidence {
   size_t steps_with_optimizer = 0;  // analysed steps that run Optimizer.step
 };
 
+// Rules catalog (TL302-TL406).
+// TL405: convolutions in the analysed steps and the bias adds they run (`aten::add_` inside
+// `aten::_convolution`); `cost` is the adds' time (GPU time, else CPU time).
+struct ConvBiasEvidence {
+  Cost cost;
+  int64_t convolutions = 0;
+  double convolutions_per_step = 0.0;
+  int64_t batch_norms = 0;
+};
+
+// TL302: the ops of the backward pass under a loop (`autograd::engine::evaluate_function` and
+// `*Backward*` ops), and the loop's own cost.
+struct AutogradEvidence {
+  Cost cost;  // the loop's CPU time per step (CostOf)
+  int64_t backward_ops = 0;
+};
+
+// TL402/TL403: fp32 GEMM and convolution kernels that ran without tensor cores (volta_sgemm, SIMT),
+// and the tensor-core kernel time beside them.
+struct PrecisionEvidence {
+  Cost cost;  // the fp32 GEMM/conv kernels
+  int64_t tensor_core_kernels = 0;
+  double tensor_core_ms_per_step = 0.0;
+};
+
 class TraceEvidence {
  public:
   TraceEvidence(const Trace& trace, const TraceAnalysis& analysis);
@@ -150,6 +175,16 @@ class TraceEvidence {
   Cost ZeroGradWork(const SourceMatch* where = nullptr) const;
   // TL401: GEMMs with K or N not a multiple of 8 (under `where`, or all), and whether tensor cores ran.
   GemmEvidence UnalignedGemms(const SourceMatch* where = nullptr) const;
+  // Rules catalog (TL302-TL406).
+  // TL405: the bias adds inside convolutions, and how many convolutions and batch norms ran.
+  ConvBiasEvidence ConvBiasAdds() const;
+  // TL302: backward ops under `where` (in the analysed steps), with the cost of `where`.
+  AutogradEvidence AutogradUnder(const SourceMatch& where) const;
+  // TL402/TL403: fp32 GEMM/conv kernels off tensor cores in the analysed steps, and tensor-core time.
+  PrecisionEvidence Fp32Gemms() const;
+  // TL406: NCHW/NHWC layout transpose kernels (`nchwToNhwc`, `nhwcToNchw`) in the analysed steps.
+  Cost LayoutTransposes() const;
+
   // Rules catalog (TL501-TL901).
   // TL501: the optimizer step's kernels and whether they were multi-tensor or fused.
   OptimizerStepEvidence OptimizerStepKernels() const;

@@ -129,6 +129,8 @@ class Builder {
   void CollectRecordWrites();
   void CollectClassWrites();
   void FindCudaEvidence();
+  // catalog.cpp: the precision and convolution facts, and where the file trains (TL402-TL406).
+  void FindCatalogFacts();
   // Accelerate's Accelerator(), torch.cuda.amp.GradScaler(), Lightning's Trainer(accelerator="gpu").
   bool IsDeviceCall(const Site& site) const;
   bool MovesToGpuIndex(const Site& site) const;

@@ -91,8 +91,8 @@ uint32_t Model::OwnCatalogFacts() const {
 }
 
 uint32_t Model::ComponentFacts() const {
-  if (project_ != nullptr && self_summary_ != nullptr) return project_->ComponentFacts(*self_summary_);
-  return OwnCatalogFacts();
+  if (project_ != nullptr && self_summary_ != nullptr) return component_facts_;
+  return OwnCatalogFacts() | catalog_facts_;
 }
 
 int Model::TrainingStepLoop() const {

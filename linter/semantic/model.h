@@ -346,6 +346,37 @@ class Model {
   // linspace/eye` and their `*_like`), as its canonical name without `torch.`; empty for other calls.
   std::string_view DataFreeFactory(const Site& call) const;
 
+  // Rules catalog (TL302-TL406) (catalog.cpp).
+  // Whether autograd is off where `node` runs: inside `with torch.no_grad()`, `torch.inference_mode()`
+  // or `torch.set_grad_enabled(False)` in its function, in a function decorated with one of them, or in
+  // a function that some call of the file makes under one of them (followed through the file's calls).
+  bool GradDisabledAt(ts::Node node) const;
+  // Whether the loop (or a loop nested in it) calls the model with autograd on: some call of the model
+  // in it that GradDisabledAt does not cover (`with torch.no_grad():` inside the loop covers it).
+  bool LoopCallsModel(int loop) const;
+  // A `model.eval()` call in `scope` before `offset`.
+  bool EvalModeBefore(int scope, uint32_t offset) const;
+  // The call a name or `self.x` holds, seen from `scope`: a name bound once to a call, or `self.x`
+  // assigned once to a call in the methods of the class around `scope`. Null otherwise.
+  const Site* ConstructorOf(ts::Node expr, int scope) const;
+  // The list literals written to a name in `scope` (`layers = [...]`, `layers += [...]`), in order.
+  std::vector<ts::Node> ListsWrittenTo(ts::Node name, int scope) const;
+  // Whether some attribute `x.<attribute>` of the file is read (not only written).
+  bool ReadsAttribute(std::string_view attribute) const;
+  // What the file (FileFacts) or its project import component (ComponentFacts: the file's facts without
+  // a project) says about precision and convolutions, as CatalogFact bits.
+  uint32_t FileFacts() const;
+  // Whether the file trains: a training step loop, or a framework trainer (Lightning `Trainer`, Fabric,
+  // Accelerate's `Accelerator`); the node to report at (the first training step loop's `for`/`while`,
+  // else the constructor call), null when it does not.
+  ts::Node TrainingAnchor() const;
+  // Where the file turns TF32 off: `torch.backends.cuda.matmul.allow_tf32 = False`,
+  // `torch.backends.cudnn.allow_tf32 = False` (the assignments), `set_float32_matmul_precision("highest")`
+  // (the calls).
+  const std::vector<ts::Node>& Tf32Disables() const { return tf32_disables_; }
+  // The name the file imports a module under (`torch` for `import torch`), empty when it does not.
+  std::string_view LocalNameOf(std::string_view canonical_module) const;
+
   // Implementation types, public so the builder (model.cpp) can fill them.
   enum class BindingKind : uint8_t { kAssign, kAugmented, kLoopTarget, kParameter, kImport, kOther };
   struct Binding {
@@ -460,6 +491,10 @@ class Model {
   const ProjectIndex* project_ = nullptr;
   const FileSummary* self_summary_ = nullptr;
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
+  uint32_t catalog_facts_ = 0;  // FileFacts, computed by the builder
+  uint32_t component_facts_ = 0;
+  ts::Node training_anchor_;
+  std::vector<ts::Node> tf32_disables_;
 
   struct Callee {
     enum Kind : uint8_t { kFunction, kMethod } kind = kFunction;

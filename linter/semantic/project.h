@@ -47,13 +47,22 @@ struct ImportSummary {
   friend bool operator==(const ImportSummary&, const ImportSummary&) = default;
 };
 
-// Rules catalog (TL501-TL901): facts of a file that hold for its import component.
+// Rules catalog: facts of a file that hold for its import component.
 enum CatalogFact : uint32_t {
   kFactTrains = 1u << 0,       // a training step loop, a training hook, or framework training
   kFactCompiles = 1u << 1,     // torch.compile(...) / module.compile()
   kFactGradSyncOff = 1u << 2,  // DDP's no_sync(), require_backward_grad_sync, Accelerate's accumulate()
   kFactFramework = 1u << 3,    // Lightning Trainer / Fabric, Accelerate's Accelerator
   kFactDdp = 1u << 4,          // DistributedDataParallel(...)
+  // Rules catalog (TL302-TL406): precision and convolutions.
+  // Mixed precision: autocast, GradScaler or torch.amp, a `.half()`/`.bfloat16()` call, a framework's
+  // precision argument that is not fp32, or an option or config field that selects it (`--amp`, `fp16`).
+  kFactMixedPrecision = 1u << 5,
+  kFactTf32 = 1u << 6,             // set_float32_matmul_precision("high"/"medium"), allow_tf32 = True
+  kFactCudnnBenchmark = 1u << 7,   // torch.backends.cudnn.benchmark written (True, or False on purpose)
+  kFactConv = 1u << 8,             // an nn.Conv1d/2d/3d/ConvTranspose* layer, or a torchvision conv net
+  kFactConv2d = 1u << 9,           // two nn.Conv2d layers in one file, or a torchvision CV conv net
+  kFactChannelsLast = 1u << 10,    // torch.channels_last
   // Not a fact of the component: the file has candidates (training, autograd debugging calls, gradient
   // accumulation) whose findings the component's facts can change, so the project pass checks it again.
   kFactCandidates = 1u << 31,
@@ -70,9 +79,13 @@ struct FileSummary {
   // site, a DataLoader) without CUDA evidence of its own, or per-step calls into other modules.
   bool device_candidates = false;
   bool project_calls = false;
-  // Rules catalog (TL501-TL901): CatalogFact bits of what the file itself does, which the rules read
-  // over its whole import component (a `torch.compile` in `model.py` counts for `train.py`).
+  // Rules catalog: CatalogFact bits of what the file itself does (TL501-TL901: training, compile, DDP and
+  // its no_sync; TL302-TL406: precision and convolution facts), which the rules read over the file's whole
+  // import component (a `torch.compile` in `model.py` counts for `train.py`), and whether it trains (a
+  // training step loop or a framework trainer), so that a fact written in another file of its component
+  // can change its findings.
   uint32_t catalog_facts = 0;
+  bool catalog_candidates = false;
   std::vector<ImportSummary> imports;
   std::vector<ClassSummary> classes;
   std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names
@@ -134,7 +147,7 @@ class ProjectIndex {
   // "path:line" of the CUDA evidence of the file's component, when the file has none of its own but a
   // file it imports or that imports it (transitively) has.
   std::optional<std::string> InheritedCuda(const FileSummary& file) const;
-  // Rules catalog (TL501-TL901): the CatalogFact bits of every file of `file`'s import component.
+  // Rules catalog: the CatalogFact bits of every file of `file`'s import component, or'd.
   uint32_t ComponentFacts(const FileSummary& file) const;
 
   struct Function {

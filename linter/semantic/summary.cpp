@@ -67,8 +67,9 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   out.content_hash = ContentHash(source_);
   out.own_cuda = !cuda_evidence_.IsNull();
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
-  out.catalog_facts = OwnCatalogFacts();
+  out.catalog_facts = OwnCatalogFacts() | catalog_facts_;
   for (const Import& import : imports_) out.imports.push_back({std::string(import.local), import.canonical});
+  out.catalog_candidates = !training_anchor_.IsNull();
 
   // The first sync each function runs on every call, then through the file's own calls.
   struct PerCall {
@@ -164,8 +165,10 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
   project_ = project;
   self_summary_ = project == nullptr ? nullptr : project->Find(module);
   inherited_cuda_.clear();
+  component_facts_ = 0;
   if (self_summary_ != nullptr) {
     if (auto cuda = project->InheritedCuda(*self_summary_)) inherited_cuda_ = std::move(*cuda);
+    component_facts_ = project->ComponentFacts(*self_summary_);
   }
 }
 

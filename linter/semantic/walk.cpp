@@ -336,6 +336,7 @@ void Builder::Run() {
   FindHooks();
   ClassifyLoops();
   PropagatePerStep();
+  FindCatalogFacts();
 }
 
 // ---------------------------------------------------------------------------------------------------

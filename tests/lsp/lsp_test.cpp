@@ -158,7 +158,8 @@ model = torch.nn.Linear(1000, 1000).cuda()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 loader = DataLoader(dataset, batch_size=32, num_workers=4, pin_memory=True)
 for x, y in loader:
-    loss = model(x.cuda()).sum()
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = model(x.cuda(non_blocking=True)).sum()
     loss.backward()
     optimizer.step()
     print(loss.item())

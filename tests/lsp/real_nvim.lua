@@ -19,7 +19,7 @@ local ok, err = pcall(function()
   local bufnr = vim.api.nvim_get_current_buf()
   vim.wait(15000, function() return codes(bufnr):find('TL101') ~= nil end, 50)
   table.insert(lines, codes(bufnr))
-  -- Delete the line with `.item()` (line 12), as a user would.
+  -- Delete the line with `.item()` (line 13), as a user would.
   for i, l in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
     if l:find('loss.item()', 1, true) then
       vim.api.nvim_buf_set_lines(bufnr, i - 1, i, false, {})

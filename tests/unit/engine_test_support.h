@@ -50,14 +50,16 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// A CUDA training loop that calls `log_loss(loss)` of the project module `module` on every step.
+// A CUDA training loop (under autocast) that calls `log_loss(loss)` of the project module `module` on every
+// step.
 inline std::string ProjectLoop(std::string_view module) {
   return "import torch\nfrom " + std::string(module) + R"( import log_loss
 
 model = torch.nn.Linear(8, 8).cuda()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for x in loader:
-    loss = model(x.cuda()).sum()
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = model(x.cuda()).sum()
     loss.backward()
     optimizer.step()
     log_loss(loss)

@@ -6,7 +6,8 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 loader = DataLoader(dataset, batch_size=32, num_workers=4)
 for x, y in loader:
     optimizer.zero_grad()
-    loss = model(x.cuda()).sum()
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = model(x.cuda()).sum()
     loss.backward()
     optimizer.step()
     print(loss.item())

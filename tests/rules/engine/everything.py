@@ -27,7 +27,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 loader = DataLoader(train_set, batch_size=128, shuffle=True)  # error: [TL201, TL202]
 
 for epoch in range(args.epochs):
-    for step, (images, labels) in enumerate(loader):
+    for step, (images, labels) in enumerate(loader):  # error: [TL402, TL403]
         images, labels = images.to(device), labels.to(device)
         logits = model(images)
         loss = nn.functional.cross_entropy(logits, labels)

@@ -1,0 +1,309 @@
+// Facts for the compute and evaluation rules (TL302-TL406): where autograd is off, which loops call the
+// model and after `model.eval()`, what module a `self.x` holds, and whether a module's attribute is
+// read anywhere in the file.
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "linter/semantic/builder.h"
+
+namespace tl::semantic {
+namespace {
+
+// `torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)` (also bare decorators
+// `@torch.no_grad`): a context or decorator under which autograd records nothing.
+bool DisablesGrad(const Model& m, ts::Node expr, int scope) {
+  expr = Unparen(expr);
+  if (expr.Is("as_pattern")) expr = Unparen(expr.NamedChild(0));
+  ts::Node callee = expr;
+  ts::Node args;
+  if (KindOf(expr) == K::kCall) {
+    callee = Unparen(Field(expr, F::kFunction));
+    args = Field(expr, F::kArguments);
+  }
+  const std::string canonical = m.CanonicalName(callee);
+  if (!canonical.starts_with("torch.")) return false;
+  const std::string_view last = LastSegment(canonical);
+  ts::Node first = (!args.IsNull() && args.NamedChildCount() > 0) ? args.NamedChild(0) : ts::Node();
+  if (!first.IsNull() && KindOf(first) == K::kKeywordArgument) first = Field(first, F::kValue);
+  if (last == "no_grad") return true;
+  if (last == "inference_mode") {
+    if (first.IsNull()) return true;
+    const auto truthy = m.Resolve(first, scope).Truthy();
+    return !truthy.has_value() || *truthy;
+  }
+  if (last == "set_grad_enabled" && !first.IsNull()) {
+    const auto truthy = m.Resolve(first, scope).Truthy();
+    return truthy.has_value() && !*truthy;
+  }
+  return false;
+}
+
+// Names of options and config fields that select mixed precision (`--amp`, `cfg.fp16`, `use_bf16`).
+bool PrecisionOptionName(std::string_view name) {
+  static constexpr std::array<std::string_view, 9> kNames = {
+      "amp", "fp16", "bf16", "half", "mixed_precision", "precision", "dtype", "autocast", "float16"};
+  for (std::string_view n : kNames) {
+    if (name == n || (name.size() > n.size() && name.ends_with(n) &&
+                      (name[name.size() - n.size() - 1] == '_' || name[name.size() - n.size() - 1] == '-'))) {
+      return true;
+    }
+  }
+  return name.starts_with("use_amp") || name.starts_with("amp_") || name.starts_with("fp16_") ||
+         name.starts_with("bf16_");
+}
+
+// A framework precision argument that keeps fp32: `precision=32`, `"32-true"`, `mixed_precision="no"`,
+// `fp16=False`.
+bool KeepsFp32(const Value& v) {
+  if (v.kind == ValueKind::kInt) return v.int_value == 32 || v.int_value == 64;
+  if (v.kind == ValueKind::kBool) return v.int_value == 0;
+  if (v.kind == ValueKind::kNone) return true;
+  if (v.kind == ValueKind::kString) {
+    return v.string_value == "32" || v.string_value == "32-true" || v.string_value == "no" || v.string_value == "64" ||
+           v.string_value == "64-true" || v.string_value == "fp32";
+  }
+  return false;
+}
+
+}  // namespace
+
+void Builder::FindCatalogFacts() {
+  uint32_t facts = 0;
+  ts::Node framework;
+  int conv2d_layers = 0;
+  for (const Site& site : m_.sites_) {
+    if (site.kind != SiteKind::kCall) continue;
+    const std::string canonical = m_.CanonicalName(site.callee);
+    const std::string_view last = LastSegment(canonical.empty() ? m_.Text(site.callee) : canonical);
+    if (canonical == "torch.autocast" || canonical.starts_with("torch.amp.") ||
+        canonical.starts_with("torch.cuda.amp.") || canonical.starts_with("torch.cpu.amp.") ||
+        canonical == "torch.GradScaler" || (site.name == "autocast" && KindOf(site.callee) == K::kAttribute)) {
+      facts |= kFactMixedPrecision;
+    }
+    if ((site.name == "half" || site.name == "bfloat16") && KindOf(site.callee) == K::kAttribute) {
+      facts |= kFactMixedPrecision;
+    }
+    if (canonical == "torch.set_float32_matmul_precision") {
+      const auto arg = m_.FindArgument(site, "precision", 0);
+      const Value v = arg ? m_.Resolve(arg->value, site.scope) : Value{};
+      if (v.kind == ValueKind::kString && v.string_value == "highest") {
+        m_.tf32_disables_.push_back(site.node);
+      } else if (v.kind == ValueKind::kString || !v.known()) {
+        facts |= kFactTf32;
+      }
+    }
+    if (canonical.starts_with("torch.nn.") &&
+        (last == "Conv1d" || last == "Conv2d" || last == "Conv3d" || last.starts_with("ConvTranspose"))) {
+      facts |= kFactConv;
+      // One Conv2d is a ViT's patch embedding, not a conv net: channels-last is for nets of them.
+      if ((last == "Conv2d" || last == "ConvTranspose2d") && ++conv2d_layers >= 2) facts |= kFactConv2d;
+    }
+    if (canonical.starts_with("torchvision.models.")) {
+      static constexpr std::array<std::string_view, 14> kConvNets = {
+          "resnet",   "resnext", "wide_resnet", "vgg",       "densenet",  "mobilenet",  "efficientnet",
+          "convnext", "regnet",  "alexnet",     "googlenet", "inception", "squeezenet", "shufflenet"};
+      for (std::string_view net : kConvNets) {
+        if (last.starts_with(net)) facts |= kFactConv | kFactConv2d;
+      }
+    }
+    // Framework training, and its precision argument.
+    const bool trainer = last == "Trainer" &&
+                         (canonical.starts_with("lightning") || canonical.starts_with("pytorch_lightning"));
+    const bool fabric = last == "Fabric" && canonical.starts_with("lightning");
+    const bool accelerator = last == "Accelerator" && canonical.starts_with("accelerate");
+    if (trainer || fabric || accelerator) {
+      if (framework.IsNull()) framework = site.node;
+      const auto arg = m_.FindArgument(site, accelerator ? "mixed_precision" : "precision", -1);
+      if (arg && !KeepsFp32(m_.Resolve(arg->value, site.scope))) facts |= kFactMixedPrecision;
+    }
+    if (last == "TrainingArguments" || last == "Seq2SeqTrainingArguments") {
+      for (std::string_view key : {"fp16", "bf16"}) {
+        const auto arg = m_.FindArgument(site, key, -1);
+        if (arg && !KeepsFp32(m_.Resolve(arg->value, site.scope))) facts |= kFactMixedPrecision;
+      }
+    }
+  }
+  // Written flags: `torch.backends.cudnn.benchmark = ...`, `...allow_tf32 = True`.
+  for (const Model::Binding& binding : m_.bindings_) {
+    if (binding.kind != Model::BindingKind::kAssign || KindOf(binding.target) != K::kAttribute) continue;
+    const std::string canonical = m_.CanonicalName(binding.target);
+    if (canonical == "torch.backends.cudnn.benchmark") facts |= kFactCudnnBenchmark;
+    if (canonical == "torch.backends.cuda.matmul.allow_tf32" || canonical == "torch.backends.cudnn.allow_tf32") {
+      const auto truthy = m_.Resolve(binding.value, binding.scope).Truthy();
+      if (truthy.has_value() && *truthy && canonical.find("matmul") != std::string::npos) facts |= kFactTf32;
+      if (truthy.has_value() && !*truthy) m_.tf32_disables_.push_back(binding.target.Parent());
+      if (!truthy.has_value() && canonical.find("matmul") != std::string::npos) facts |= kFactTf32;
+    }
+  }
+  // `torch.channels_last`, `torch.float16`/`torch.bfloat16` dtypes anywhere (`.to(dtype=torch.bfloat16)`).
+  ts::Walk(m_.scopes_.front().node, [&](ts::Node node) {
+    if (KindOf(node) != K::kAttribute) return true;
+    const std::string canonical = m_.CanonicalName(node);
+    if (canonical == "torch.channels_last") facts |= kFactChannelsLast;
+    if (canonical == "torch.float16" || canonical == "torch.bfloat16" || canonical == "torch.half") {
+      facts |= kFactMixedPrecision;
+    }
+    return false;
+  });
+  // Options and config fields that select precision: the code has AMP behind a flag.
+  for (const Model::ArgparseDefault& option : m_.argparse_) {
+    if (PrecisionOptionName(option.dest)) facts |= kFactMixedPrecision;
+  }
+  for (const Model::ConfigClass& klass : m_.config_classes_) {
+    if (!klass.config) continue;
+    for (const Model::ConfigField& field : klass.fields) {
+      if (PrecisionOptionName(field.name)) facts |= kFactMixedPrecision;
+    }
+  }
+  std::sort(m_.tf32_disables_.begin(), m_.tf32_disables_.end(),
+            [](ts::Node a, ts::Node b) { return a.StartByte() < b.StartByte(); });
+  m_.catalog_facts_ = facts;
+  for (const Loop& loop : m_.loops_) {
+    if (loop.role == LoopRole::kStep && loop.cadence == Cadence::kTrainingStep &&
+        !m_.scopes_[static_cast<size_t>(loop.scope)].runs_per_step) {
+      m_.training_anchor_ = loop.node;
+      break;
+    }
+  }
+  if (m_.training_anchor_.IsNull()) m_.training_anchor_ = framework;
+}
+
+uint32_t Model::FileFacts() const { return catalog_facts_; }
+ts::Node Model::TrainingAnchor() const { return training_anchor_; }
+
+bool Model::GradDisabledAt(ts::Node node) const {
+  std::vector<ts::Node> work{node};
+  std::vector<char> seen(scopes_.size(), 0);
+  while (!work.empty()) {
+    const ts::Node at = work.back();
+    work.pop_back();
+    const int scope = ScopeAt(at.StartByte());
+    const ts::Node scope_node = scopes_[static_cast<size_t>(scope)].node;
+    for (ts::Node p = at.Parent(); !p.IsNull() && p.StartByte() >= scope_node.StartByte(); p = p.Parent()) {
+      if (KindOf(p) == K::kFunction || KindOf(p) == K::kClass || KindOf(p) == K::kLambda) break;
+      if (KindOf(p) != K::kWith) continue;
+      for (ts::Node clause : p.NamedChildren()) {
+        if (!clause.Is("with_clause")) continue;
+        for (ts::Node item : clause.NamedChildren()) {
+          if (item.Is("with_item") && DisablesGrad(*this, item.Field("value"), scope)) return true;
+        }
+      }
+    }
+    // `torch.set_grad_enabled(False)` called as a statement earlier in the same function (or module).
+    for (uint32_t index : CallsNamed("set_grad_enabled")) {
+      const Site& call = sites_[index];
+      if (call.scope == scope && call.node.EndByte() <= at.StartByte() &&
+          KindOf(call.node.Parent()) == K::kExpressionStatement && DisablesGrad(*this, call.node, scope)) {
+        return true;
+      }
+    }
+    const Scope& s = scopes_[static_cast<size_t>(scope)];
+    if (s.kind != ScopeKind::kFunction || seen[static_cast<size_t>(scope)]) continue;
+    seen[static_cast<size_t>(scope)] = 1;
+    if (const ts::Node decorated = s.node.Parent(); KindOf(decorated) == K::kDecorated) {
+      for (ts::Node child : decorated.NamedChildren()) {
+        if (KindOf(child) == K::kDecorator && child.NamedChildCount() > 0 &&
+            DisablesGrad(*this, child.NamedChild(0), s.parent)) {
+          return true;
+        }
+      }
+    }
+    for (const auto& [index, callees] : local_calls_) {
+      if (std::find(callees.begin(), callees.end(), scope) != callees.end()) work.push_back(sites_[index].node);
+    }
+  }
+  return false;
+}
+
+bool Model::LoopCallsModel(int loop) const {
+  const Loop& outer = loops_[static_cast<size_t>(loop)];
+  bool any = false;
+  for (const Loop& inner : loops_) {
+    if (inner.scope != outer.scope || inner.node.StartByte() < outer.node.StartByte() ||
+        inner.node.EndByte() > outer.node.EndByte()) {
+      continue;
+    }
+    any = any || (inner.evidence & kModelCall) != 0;
+  }
+  if (!any) return false;
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || site.scope != outer.scope || site.node.StartByte() < outer.body.StartByte() ||
+        site.node.EndByte() > outer.body.EndByte()) {
+      continue;
+    }
+    if (IsModelLike(site.callee, site.scope, 0) && !GradDisabledAt(site.node)) return true;
+  }
+  return false;
+}
+
+bool Model::EvalModeBefore(int scope, uint32_t offset) const {
+  for (uint32_t index : CallsNamed("eval")) {
+    const Site& site = sites_[index];
+    if (site.scope != scope || site.node.StartByte() >= offset || KindOf(site.callee) != K::kAttribute) continue;
+    const ts::Node args = site.Arguments();
+    if (!args.IsNull() && args.NamedChildCount() > 0) continue;
+    if (IsModelLike(Unparen(site.Receiver()), scope, 0)) return true;
+  }
+  return false;
+}
+
+const Site* Model::ConstructorOf(ts::Node expr, int scope) const {
+  expr = Unparen(expr);
+  if (KindOf(expr) == K::kCall) return SiteOf(expr);
+  const Binding* found = nullptr;
+  if (KindOf(expr) == K::kIdentifier) {
+    found = SingleBinding(Text(expr), scope);
+  } else if (KindOf(expr) == K::kAttribute && Text(Unparen(Field(expr, F::kObject))) == "self") {
+    // The class around the method: `self.conv` is the one assignment to it in that class's methods.
+    const int klass = scopes_[static_cast<size_t>(scope)].parent;
+    if (klass < 0 || scopes_[static_cast<size_t>(klass)].kind != ScopeKind::kClass) return nullptr;
+    int count = 0;
+    for (const Binding& binding : BindingsOf(Text(expr))) {
+      if (scopes_[static_cast<size_t>(binding.scope)].parent != klass) continue;
+      ++count;
+      found = &binding;
+    }
+    if (count != 1) return nullptr;
+  }
+  if (found == nullptr || found->kind != BindingKind::kAssign || found->position != -1) return nullptr;
+  if (KindOf(Unparen(found->value)) != K::kCall) return nullptr;
+  return SiteOf(Unparen(found->value));
+}
+
+std::vector<ts::Node> Model::ListsWrittenTo(ts::Node name, int scope) const {
+  std::vector<ts::Node> out;
+  name = Unparen(name);
+  if (KindOf(name) != K::kIdentifier) return out;
+  for (const Binding& binding : BindingsOf(Text(name))) {
+    if (binding.scope != scope || binding.position != -1) continue;
+    if (binding.kind != BindingKind::kAssign && binding.kind != BindingKind::kAugmented) continue;
+    if (KindOf(Unparen(binding.value)) == K::kList) out.push_back(Unparen(binding.value));
+  }
+  return out;
+}
+
+bool Model::ReadsAttribute(std::string_view attribute) const {
+  bool read = false;
+  ts::Walk(scopes_.front().node, [&](ts::Node node) {
+    if (read) return false;
+    if (KindOf(node) != K::kAttribute || Text(Field(node, F::kAttribute)) != attribute) return true;
+    const ts::Node parent = node.Parent();
+    const bool written = KindOf(parent) == K::kAssignment && Field(parent, F::kLeft).StartByte() == node.StartByte() &&
+                         Field(parent, F::kLeft).EndByte() == node.EndByte();
+    if (!written) read = true;
+    return !read;
+  });
+  return read;
+}
+
+std::string_view Model::LocalNameOf(std::string_view canonical_module) const {
+  for (size_t i = imports_.size(); i-- > 0;) {
+    if (imports_[i].canonical == canonical_module && imports_[i].local.find('.') == std::string_view::npos) {
+      return imports_[i].local;
+    }
+  }
+  return {};
+}
+
+}  // namespace tl::semantic

@@ -1,0 +1,146 @@
+// TL406 channels-last: a CUDA conv net trained under mixed precision in the default NCHW layout, so
+// cuDNN's tensor-core convolutions transpose every activation to NHWC and back.
+#include <fmt/core.h>
+
+#include <string>
+#include <vector>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for CUDA training of a 2-D conv net (two or more `nn.Conv2d`/`nn.ConvTranspose2d` layers in a
+file of the project import component, or a torchvision CV conv net such as `resnet50()`; the single
+patch-embedding conv of a vision transformer does not make a conv net) under mixed precision (autocast,
+`GradScaler`, `.half()`, a framework precision; TL402's list) when `torch.channels_last` appears
+nowhere in the component: neither the model (`model.to(memory_format=torch.channels_last)`) nor its
+inputs are in the channels-last layout. Reported at the training step loop's line (or the framework
+trainer's call). Scripts and projects that never use CUDA, and fp32 training, are not reported.
+
+## Why is this bad?
+Tensor-core convolutions in cuDNN work on NHWC data. With NCHW tensors (PyTorch's default layout),
+fp16/bf16 convolutions either run slower kernels or transpose their inputs and outputs
+(`nchwToNhwc`/`nhwcToNchw` kernels) around every convolution, forward and backward. Channels-last
+memory format removes the transposes; NVIDIA and the PyTorch tuning guide report 10-30% faster CNN
+training under AMP.
+
+## Example
+```python
+model = torchvision.models.resnet50().cuda()
+for x, y in loader:
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = criterion(model(x.cuda()), y.cuda())
+```
+
+## Use instead
+```python
+model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+for x, y in loader:
+    x = x.cuda().to(memory_format=torch.channels_last)
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = criterion(model(x), y.cuda())
+```
+
+## Fix safety
+No fix is offered: where the conversion goes (the model after it is built, the inputs after they are
+moved) depends on the code, and custom operations that assume contiguous NCHW tensors (`.view` on
+them) can break.
+
+## Trace evidence
+`nchwToNhwc`/`nhwcToNchw` transpose kernels.
+
+With `check --trace`, layout transpose kernels (`nchwToNhwc`, `nhwcToNchw`) in the profiled steps
+confirm the finding; their GPU time is counted as saved, in full (channels-last removes them).
+Convolutions that run without any transpose refute it; a trace with no convolution does not observe
+it; one without CUDA activity is `unverifiable`.
+
+## Options
+
+## References
+- [PyTorch: Channels last memory format](https://pytorch.org/tutorials/intermediate/memory_format_tutorial.html)
+- [PyTorch performance tuning guide: use channels_last memory format](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#use-channels-last-memory-format-for-computer-vision-models)
+- [NVIDIA: Tensor layouts in memory: NCHW vs NHWC](https://docs.nvidia.com/deeplearning/performance/dl-performance-convolutional/index.html#tensor-layout)
+)md";
+
+struct ChannelsLastFinding {
+  bool framework = false;
+};
+
+class ChannelsLast final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{
+        "TL406", "channels-last",        "compute",         "Conv net trained under AMP in the NCHW layout",
+        kDocs,   FixAvailability::kNone, Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (!model.UsesCuda()) return;
+    const ts::Node anchor = model.TrainingAnchor();
+    if (anchor.IsNull()) return;
+    const uint32_t facts = model.ComponentFacts();
+    if ((facts & semantic::kFactConv2d) == 0 || (facts & semantic::kFactMixedPrecision) == 0 ||
+        (facts & semantic::kFactChannelsLast) != 0) {
+      return;
+    }
+    TextRange range = anchor.Range();
+    bool loop = false;
+    for (const semantic::Loop& l : model.Loops()) {
+      if (l.node.StartByte() != anchor.StartByte()) continue;
+      const ts::Node end = l.iterable.IsNull() ? l.body : l.iterable;
+      range = {anchor.StartByte(), end.EndByte()};
+      loop = true;
+    }
+    Diagnostic diagnostic = MakeDiagnostic(
+        range, "Conv net trained under mixed precision without `torch.channels_last` transposes its activations");
+    diagnostic.payload = ChannelsLastFinding{!loop};
+    out.push_back(std::move(diagnostic));
+  }
+};
+
+TL_REGISTER_RULE(ChannelsLast);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL406. Model: saved = the time of the layout transpose kernels.
+class ChannelsLastEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL406"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<ChannelsLastFinding>() == nullptr) {
+      return Unverifiable("The finding carries no training loop, so no step of the trace can be tied to it");
+    }
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show layout transposes; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::Cost t = q.trace.LayoutTransposes();
+    if (t.count > 0) {
+      return EvidenceFromCost(q, Verdict::kConfirmed, t, t.ms_per_step,
+                              fmt::format("{:.1f} NCHW/NHWC transpose kernels per step take {:.2f} ms/step ({})",
+                                          t.count_per_step, t.ms_per_step, FormatShare(t.share_of_step)));
+    }
+    const trace::ConvBiasEvidence conv = q.trace.ConvBiasAdds();
+    if (conv.convolutions == 0) {
+      Evidence e;
+      e.verdict = Verdict::kNotObserved;
+      e.summary = "No convolution ran inside the profiled steps";
+      return e;
+    }
+    return EvidenceFromCost(
+        q, Verdict::kRefuted, t, 0,
+        fmt::format("The {} convolutions in the profiled steps run without layout transposes", conv.convolutions));
+  }
+};
+
+TL_REGISTER_EVIDENCE(ChannelsLastEvidence);
+
+}  // namespace
+}  // namespace tl

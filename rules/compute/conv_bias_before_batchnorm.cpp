@@ -1,0 +1,271 @@
+// TL405 conv-bias-before-batchnorm: a convolution with a bias directly followed by a batch norm, which
+// subtracts the per-channel mean and so cancels the bias: its parameters, its gradient and its `add`
+// kernel are wasted work.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+#include "linter/semantic/syntax.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for `nn.Conv1d`/`nn.Conv2d`/`nn.Conv3d` layers with a bias (the default, `bias=True`) whose
+output goes straight into `nn.BatchNorm1d`/`2d`/`3d` (or `nn.SyncBatchNorm`):
+- consecutive arguments of `nn.Sequential(...)`, or consecutive elements of a list literal passed to it
+  or splatted into it (`layers += [conv, nn.BatchNorm2d(c)]` then `nn.Sequential(*layers)`);
+- in `forward`: `self.bn(self.conv(x))`, or `x = self.conv(x)` directly followed by `x = self.bn(x)`,
+  where `self.conv` and `self.bn` are each assigned once in the class.
+
+The layers are matched through imports (`from torch import nn`, `torch.nn.Conv2d`), and a name bound
+once to the layer (`conv2d = nn.Conv2d(...)`) is followed. A conv followed by an activation, or built
+with `bias=False`, is not reported, nor is a `bias=` value torchlint cannot resolve, nor a conv that
+reaches its batch norm in any other way (a loop over `nn.ModuleList`, a helper function, a layer of
+another file): there the order of the layers is not known.
+
+## Why is this bad?
+Batch normalization subtracts the per-channel mean of its input, so a constant added per channel
+before it cancels out exactly: the conv's bias changes nothing the network computes. It still costs a
+parameter tensor, its gradient and optimizer state, and a separate elementwise `add` kernel over the
+whole activation after every convolution in the forward pass (and a reduction in the backward pass).
+
+## Example
+```python
+block = nn.Sequential(nn.Conv2d(64, 128, 3, padding=1), nn.BatchNorm2d(128), nn.ReLU())
+```
+
+## Use instead
+```python
+block = nn.Sequential(nn.Conv2d(64, 128, 3, padding=1, bias=False), nn.BatchNorm2d(128), nn.ReLU())
+```
+
+## Fix safety
+The fix adds `bias=False` (or turns a literal `bias=True` into `False`). It is **safe** when nothing in
+the file reads a `.bias` attribute and the file loads no checkpoint (`load_state_dict`, `torch.load`):
+the outputs of the batch norm are the same. Otherwise it is **unsafe**: an initialisation loop such as
+`nn.init.zeros_(m.bias)` would meet `None`, and a checkpoint saved with the bias would no longer load
+strictly.
+
+## Trace evidence
+The bias `add` kernels after each convolution.
+
+With `check --trace`, `aten::_convolution` ops in the profiled steps that run an `aten::add_` (the
+bias) confirm the finding when the trace also runs batch norms; the GPU time of those adds (their
+CPU time on a trace without kernels) is counted as saved, in full: removing the bias removes them.
+Convolutions that run without any bias add refute it (the model in the trace has `bias=False`); a
+trace with no convolutions does not observe it. A trace without CUDA activity is `unverifiable`.
+
+## Options
+
+## References
+- [PyTorch performance tuning guide: disable bias for convolutions directly followed by a batch norm](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#disable-bias-for-convolutions-directly-followed-by-a-batch-norm)
+- [Ioffe and Szegedy, Batch Normalization (2015)](https://arxiv.org/abs/1502.03167)
+)md";
+
+// What the rule found: the conv layer ("Conv2d") and the norm after it ("BatchNorm2d").
+struct ConvBiasFinding {
+  std::string conv;
+  std::string norm;
+};
+
+// The last segment of a torch.nn layer class the call constructs ("Conv2d"), or empty.
+std::string_view LayerClass(const semantic::Model& model, const semantic::Site& call, std::string& holder) {
+  holder = model.CanonicalName(call.callee);
+  if (!holder.starts_with("torch.nn.")) return {};
+  return std::string_view(holder).substr(holder.rfind('.') + 1);
+}
+
+bool IsConv(std::string_view cls) { return cls == "Conv1d" || cls == "Conv2d" || cls == "Conv3d"; }
+bool IsBatchNorm(std::string_view cls) {
+  return cls == "BatchNorm1d" || cls == "BatchNorm2d" || cls == "BatchNorm3d" || cls == "SyncBatchNorm";
+}
+
+class ConvBiasBeforeBatchNorm final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL405",
+                               "conv-bias-before-batchnorm",
+                               "compute",
+                               "Convolution bias directly followed by a batch norm is cancelled by it",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    std::vector<const semantic::Site*> reported;
+    int unsafe = -1;  // computed once, on the first finding
+    auto report = [&](const semantic::Site* conv, const semantic::Site* norm) {
+      if (conv == nullptr || norm == nullptr) return;
+      std::string conv_holder, norm_holder;
+      const std::string_view conv_cls = LayerClass(model, *conv, conv_holder);
+      const std::string_view norm_cls = LayerClass(model, *norm, norm_holder);
+      if (!IsConv(conv_cls) || !IsBatchNorm(norm_cls)) return;
+      if (std::find(reported.begin(), reported.end(), conv) != reported.end()) return;
+      const auto bias = model.FindArgument(*conv, "bias", 7);
+      if (bias.has_value()) {
+        const auto truthy = model.Resolve(bias->value, conv->scope).Truthy();
+        if (!truthy.has_value() || !*truthy) return;
+      } else {
+        if (model.HasStarArgs(*conv)) return;
+        const semantic::KeyLookup lookup = model.KwargsLookupIn(*conv, "bias");
+        if (lookup.presence == semantic::KeyPresence::kUnknown) return;
+        if (lookup.presence == semantic::KeyPresence::kPresent) {
+          const auto truthy = lookup.value.Truthy();
+          if (!truthy.has_value() || !*truthy) return;
+        }
+      }
+      reported.push_back(conv);
+      Diagnostic diagnostic = MakeDiagnostic(
+          conv->node.Range(), fmt::format("`{}` has a bias that the `{}` after it cancels", conv_cls, norm_cls));
+      diagnostic.payload = ConvBiasFinding{std::string(conv_cls), std::string(norm_cls)};
+      if (unsafe < 0) {
+        unsafe = model.ReadsAttribute("bias") || !model.CallsNamed("load_state_dict").empty() ||
+                         !model.CallsNamed("load").empty()
+                     ? 1
+                     : 0;
+      }
+      const Applicability applicability = unsafe == 1 ? Applicability::kUnsafe : Applicability::kSafe;
+      if (bias.has_value() && semantic::KindOf(bias->node) == semantic::NodeKind::kKeywordArgument &&
+          model.Text(bias->value) == "True") {
+        diagnostic.fix = Fix{"Set `bias=False`", applicability, {Edit{bias->value.Range(), "False"}}};
+      } else if (!bias.has_value()) {
+        if (auto insertion = model.AppendKeyword(*conv, "bias", "False")) {
+          diagnostic.fix = Fix{
+              "Add `bias=False`", applicability, {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+        }
+      }
+      out.push_back(std::move(diagnostic));
+    };
+
+    // Consecutive layers of a sequence: arguments of nn.Sequential or elements of a list given to it.
+    auto pairs_in = [&](const std::vector<ts::Node>& items, int scope) {
+      for (size_t i = 0; i + 1 < items.size(); ++i) {
+        report(model.ConstructorOf(items[i], scope), model.ConstructorOf(items[i + 1], scope));
+      }
+    };
+    auto list_items = [&](ts::Node list) {
+      std::vector<ts::Node> items;
+      for (ts::Node child : list.NamedChildren()) {
+        if (semantic::KindOf(child) != semantic::NodeKind::kComment) items.push_back(child);
+      }
+      return items;
+    };
+    for (uint32_t index : model.CallsNamed("Sequential")) {
+      const semantic::Site& call = model.Sites()[index];
+      if (!model.IsCanonical(call, "torch.nn.Sequential")) continue;
+      const ts::Node args = call.Arguments();
+      if (args.IsNull()) continue;
+      std::vector<ts::Node> items;
+      for (ts::Node arg : list_items(args)) {
+        if (semantic::KindOf(arg) == semantic::NodeKind::kKeywordArgument) continue;
+        if (semantic::KindOf(arg) == semantic::NodeKind::kListSplat) {
+          // `*layers`: every list literal written to `layers` in this scope, each on its own.
+          const ts::Node name = arg.NamedChild(0);
+          if (semantic::KindOf(name) == semantic::NodeKind::kList) {
+            pairs_in(list_items(name), call.scope);
+          } else {
+            for (ts::Node list : model.ListsWrittenTo(name, call.scope)) pairs_in(list_items(list), call.scope);
+          }
+          items.clear();
+          continue;
+        }
+        if (semantic::KindOf(arg) == semantic::NodeKind::kList) {
+          pairs_in(list_items(arg), call.scope);
+          continue;
+        }
+        items.push_back(arg);
+      }
+      pairs_in(items, call.scope);
+    }
+
+    // forward: `self.bn(self.conv(x))`, or `x = self.conv(x)` then `x = self.bn(x)`.
+    for (const semantic::Site& site : model.Sites()) {
+      if (site.kind != semantic::SiteKind::kCall || semantic::KindOf(site.callee) != semantic::NodeKind::kAttribute) {
+        continue;
+      }
+      const semantic::Scope& scope = model.Scopes()[static_cast<size_t>(site.scope)];
+      if (scope.kind != semantic::ScopeKind::kFunction || scope.name != "forward") continue;
+      const semantic::Site* conv = model.ConstructorOf(site.callee, site.scope);
+      if (conv == nullptr) continue;
+      const ts::Node parent = site.node.Parent();
+      if (semantic::KindOf(parent) == semantic::NodeKind::kArgumentList && parent.NamedChildCount() == 1) {
+        const ts::Node outer = parent.Parent();
+        if (const semantic::Site* outer_site = model.SiteOf(outer); outer_site != nullptr) {
+          report(conv, model.ConstructorOf(outer_site->callee, site.scope));
+        }
+        continue;
+      }
+      if (semantic::KindOf(parent) != semantic::NodeKind::kAssignment) continue;
+      const ts::Node target = semantic::Field(parent, semantic::FieldName::kLeft);
+      const ts::Node statement = parent.Parent();
+      const ts::Node next = statement.IsNull() ? ts::Node() : statement.NextNamedSibling();
+      if (next.IsNull() || next.NamedChildCount() == 0) continue;
+      const ts::Node assign = next.NamedChild(0);
+      if (semantic::KindOf(assign) != semantic::NodeKind::kAssignment) continue;
+      const ts::Node value = semantic::Unparen(semantic::Field(assign, semantic::FieldName::kRight));
+      const semantic::Site* norm_call = model.SiteOf(value);
+      if (norm_call == nullptr || semantic::KindOf(norm_call->callee) != semantic::NodeKind::kAttribute) continue;
+      const ts::Node norm_args = norm_call->Arguments();
+      if (norm_args.IsNull() || norm_args.NamedChildCount() != 1 ||
+          model.Text(norm_args.NamedChild(0)) != model.Text(target)) {
+        continue;
+      }
+      report(conv, model.ConstructorOf(norm_call->callee, site.scope));
+    }
+  }
+};
+
+TL_REGISTER_RULE(ConvBiasBeforeBatchNorm);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL405. Model: saved = the time of the bias adds run inside convolutions. Without the bias cuDNN's
+// output is final; nothing replaces the add.
+class ConvBiasBeforeBatchNormEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL405"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<ConvBiasFinding>() == nullptr) {
+      return Unverifiable("The finding carries no layers, so no convolution of the trace can be tied to it");
+    }
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show the convolutions' kernels; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::ConvBiasEvidence conv = q.trace.ConvBiasAdds();
+    if (conv.convolutions == 0) {
+      Evidence e;
+      e.verdict = Verdict::kNotObserved;
+      e.summary = "No convolution ran inside the profiled steps";
+      return e;
+    }
+    if (conv.cost.count == 0) {
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, conv.cost, 0,
+          fmt::format("The {} convolutions in the profiled steps run without a bias add", conv.convolutions));
+    }
+    if (conv.batch_norms == 0) {
+      return EvidenceFromCost(q, Verdict::kRefuted, conv.cost, 0,
+                              "The convolutions add a bias, but no batch norm runs in the profiled steps");
+    }
+    return EvidenceFromCost(q, Verdict::kConfirmed, conv.cost, conv.cost.ms_per_step,
+                            fmt::format("{:.1f} of {:.1f} convolutions per step add a bias, {:.3f} ms/step ({})",
+                                        conv.cost.count_per_step, conv.convolutions_per_step, conv.cost.ms_per_step,
+                                        FormatShare(conv.cost.share_of_step)));
+  }
+};
+
+TL_REGISTER_EVIDENCE(ConvBiasBeforeBatchNormEvidence);
+
+}  // namespace
+}  // namespace tl

@@ -1,0 +1,143 @@
+// TL404 cudnn-benchmark-unset: CUDA training of a convolutional model without
+// `torch.backends.cudnn.benchmark = True`, so cuDNN picks its convolution algorithms by heuristics
+// instead of timing them once for the shapes the model runs.
+#include <fmt/core.h>
+
+#include <string>
+#include <vector>
+
+#include "crosscheck/evidence.h"
+#include "linter/engine/rule.h"
+#include "linter/semantic/model.h"
+
+namespace tl {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Checks for CUDA training (a training step loop, or a framework trainer) of a model with convolutions
+(`nn.Conv1d`/`2d`/`3d`, `nn.ConvTranspose*`, or a torchvision conv net such as `resnet50()`) anywhere in
+the project import component, when nothing in the component writes
+`torch.backends.cudnn.benchmark`. A write of `False` (usually beside `deterministic = True`, for
+reproducibility) is a choice and is not reported, nor is any value torchlint cannot resolve. Reported
+at the training step loop's line. Scripts and projects that never use CUDA are not reported.
+
+torchlint cannot tell whether the input shapes are fixed: detection and segmentation code with
+variable input sizes, where benchmarking every new shape costs more than it saves, should set
+`benchmark = False` to say so (then it is not reported) or use `# noqa: TL404`.
+
+## Why is this bad?
+With `benchmark = False` (the default) cuDNN chooses a convolution algorithm by heuristics. With
+`benchmark = True` it times the candidate algorithms on the first call with each input shape and
+keeps the fastest, which for fixed-size inputs is often markedly faster for the rest of the
+training.
+
+## Example
+```python
+model = torchvision.models.resnet50().cuda()
+for x, y in loader:
+    ...
+```
+
+## Use instead
+```python
+torch.backends.cudnn.benchmark = True
+model = torchvision.models.resnet50().cuda()
+```
+
+## Fix safety
+No fix is offered: benchmarking makes the algorithm choice, and so the results' last bits, vary from
+run to run, and it costs time on every new input shape.
+
+## Trace evidence
+Convolution kernel time.
+
+A trace does not record whether cuDNN benchmarked (the timing runs happen in the first iterations,
+usually outside the profiled steps). With `check --trace`, convolutions that ran in the profiled steps
+make the finding `unverifiable` with their measured GPU time (none counted as saved); a trace with no
+convolution does not observe it; one without CUDA activity is `unverifiable`.
+
+## Options
+
+## References
+- [PyTorch performance tuning guide: enable cuDNN auto-tuner](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#enable-cudnn-auto-tuner)
+- [PyTorch: Reproducibility](https://pytorch.org/docs/stable/notes/randomness.html)
+)md";
+
+struct BenchmarkFinding {
+  bool framework = false;
+};
+
+class CudnnBenchmarkUnset final : public Rule {
+ public:
+  const RuleMeta& Meta() const override {
+    static const RuleMeta meta{"TL404",
+                               "cudnn-benchmark-unset",
+                               "compute",
+                               "Convolutional training without `torch.backends.cudnn.benchmark = True`",
+                               kDocs,
+                               FixAvailability::kNone,
+                               Severity::kWarning};
+    return meta;
+  }
+
+  void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
+    const semantic::Model& model = context.model;
+    if (!model.UsesCuda()) return;
+    const ts::Node anchor = model.TrainingAnchor();
+    if (anchor.IsNull()) return;
+    const uint32_t facts = model.ComponentFacts();
+    if ((facts & semantic::kFactConv) == 0 || (facts & semantic::kFactCudnnBenchmark) != 0) return;
+    TextRange range = anchor.Range();
+    bool loop = false;
+    for (const semantic::Loop& l : model.Loops()) {
+      if (l.node.StartByte() != anchor.StartByte()) continue;
+      const ts::Node end = l.iterable.IsNull() ? l.body : l.iterable;
+      range = {anchor.StartByte(), end.EndByte()};
+      loop = true;
+    }
+    Diagnostic diagnostic = MakeDiagnostic(
+        range,
+        "Convolutional training without `torch.backends.cudnn.benchmark = True` leaves cuDNN's algorithm "
+        "choice to heuristics");
+    diagnostic.payload = BenchmarkFinding{!loop};
+    out.push_back(std::move(diagnostic));
+  }
+};
+
+TL_REGISTER_RULE(CudnnBenchmarkUnset);
+
+// Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved).
+// TL404. Model: nothing is counted as saved; the trace cannot show which algorithm cuDNN would pick.
+class CudnnBenchmarkUnsetEvidence final : public RuleEvidence {
+ public:
+  std::string_view Code() const override { return "TL404"; }
+
+  Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
+    if (diagnostic.Payload<BenchmarkFinding>() == nullptr) {
+      return Unverifiable("The finding carries no training loop, so no step of the trace can be tied to it");
+    }
+    if (!q.trace.capabilities().cuda) {
+      return Unverifiable(
+          "The trace has no CUDA activity, so it cannot show convolution kernels; profile with "
+          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+    }
+    const trace::ConvBiasEvidence conv = q.trace.ConvBiasAdds();
+    if (conv.convolutions == 0) {
+      Evidence e;
+      e.verdict = Verdict::kNotObserved;
+      e.summary = "No convolution ran inside the profiled steps";
+      return e;
+    }
+    Evidence e;
+    e.verdict = Verdict::kUnverifiable;
+    e.summary = fmt::format(
+        "{:.1f} convolutions per step ran, but a trace does not show whether cuDNN benchmarked their algorithms",
+        conv.convolutions_per_step);
+    return e;
+  }
+};
+
+TL_REGISTER_EVIDENCE(CudnnBenchmarkUnsetEvidence);
+
+}  // namespace
+}  // namespace tl
