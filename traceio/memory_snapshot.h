@@ -54,8 +54,8 @@ struct SnapshotDevice {
 struct MemorySnapshot {
   std::string path;
   std::vector<SnapshotDevice> devices;  // by device
-  std::vector<std::string> warnings;  // one line each
-  bool has_history = false;           // device_traces present and non-empty
+  std::vector<std::string> warnings;    // one line each
+  bool has_history = false;             // device_traces present and non-empty
 };
 
 struct SnapshotResult {

@@ -79,8 +79,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     constexpr uint32_t kFacts = ~uint32_t{semantic::kFactCandidates};
     const bool differs = (index.ComponentFacts(*summary) & kFacts) != (summary->catalog_facts & kFacts);
     const bool candidate = (summary->catalog_facts & semantic::kFactCandidates) != 0 || summary->catalog_candidates;
-    const bool catalog = (candidate && differs) ||
-                         (summary->catalog_candidates && !summary->own_cuda && index.InheritedCuda(*summary).has_value());
+    const bool catalog = (candidate && differs) || (summary->catalog_candidates && !summary->own_cuda &&
+                                                    index.InheritedCuda(*summary).has_value());
     if (device || catalog || summary->project_calls) again.push_back(i);
   }
   ParallelFor(again.size(), jobs, [&](size_t k) {

@@ -92,11 +92,9 @@ std::vector<int> Model::LoopsOverLoader(const Site& loader) const {
   return out;
 }
 
-bool Model::StartsRepeatedly(int loop) const {
-  if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return false;
-  if (loops_[static_cast<size_t>(loop)].parent >= 0) return true;
-  // The functions whose every run starts the loop once, from its own up through the file's callers.
-  std::vector<int> functions{loops_[static_cast<size_t>(loop)].scope};
+bool Model::ScopeRunsInLoop(int scope) const {
+  // The functions whose every run runs `scope` once, from its own up through the file's callers.
+  std::vector<int> functions{scope};
   for (size_t next = 0; next < functions.size() && next < 64; ++next) {
     const int function = functions[next];
     if (scopes_[static_cast<size_t>(function)].kind != ScopeKind::kFunction) continue;
@@ -108,6 +106,42 @@ bool Model::StartsRepeatedly(int loop) const {
         functions.push_back(call.scope);
       }
     }
+  }
+  return false;
+}
+
+bool Model::StartsRepeatedly(int loop) const {
+  if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return false;
+  if (loops_[static_cast<size_t>(loop)].parent >= 0) return true;
+  return ScopeRunsInLoop(loops_[static_cast<size_t>(loop)].scope);
+}
+
+bool Model::PassedRepeatedly(const Site& loader) const {
+  std::vector<std::pair<std::string_view, int>> names;  // (name, scope) the loader is bound to
+  for (const Binding& b : bindings_) {
+    if (b.kind == BindingKind::kAssign && b.position == -1 && b.value == loader.node)
+      names.emplace_back(b.name, b.scope);
+  }
+  if (names.empty()) return false;
+  auto runs_repeatedly = [&](const Site& site) { return site.loop >= 0 || ScopeRunsInLoop(site.scope); };
+  // A loader built anew each time (in a loop, or in a function a loop calls) starts its workers anew
+  // whatever persistent_workers says.
+  if (runs_repeatedly(loader)) return false;
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || &site == &loader) continue;
+    const ts::Node args = site.Arguments();
+    if (args.IsNull()) continue;
+    bool passes = false;
+    for (uint32_t i = 0; i < args.NamedChildCount() && !passes; ++i) {
+      ts::Node arg = args.NamedChild(i);
+      if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+      const std::string_view text = Text(Unparen(arg));
+      for (const auto& [name, scope] : names) {
+        // A name of the same function, or `self.x` read anywhere in the file.
+        if (text == name && (scope == site.scope || name.starts_with("self."))) passes = true;
+      }
+    }
+    if (passes && runs_repeatedly(site)) return true;
   }
   return false;
 }

@@ -333,6 +333,11 @@ class Model {
   // Whether a loop starts more than once in a run: inside another loop of its function, or in a function
   // of the file called from inside a loop (directly or through other functions of the file).
   bool StartsRepeatedly(int loop) const;
+  // Whether the loader built at `loader` (bound to a name or `self.x`) is handed to a call that runs more
+  // than once: an argument of a call inside a loop, or of a call in a function of the file that a loop
+  // calls (`train_one_epoch(model, data_loader, ...)` in the epoch loop), other than the loader's own
+  // iteration. The callee, in this file or another, is taken to iterate it.
+  bool PassedRepeatedly(const Site& loader) const;
   // A batch of a loader: a loop target of a loop over a DataLoader call (not enumerate's counter), or a
   // value unpacked, indexed or assigned from one. Returns the loader's call, or null.
   const Site* BatchLoader(ts::Node expr, int scope) const;
@@ -454,6 +459,9 @@ class Model {
   // Some assignment of the whole value to the name `expr` spells (not a tuple element) satisfies `holds`.
   bool AnyAssignment(ts::Node expr, const std::function<bool(const Binding&)>& holds) const;
   bool IsOptimizerLike(ts::Node expr, int scope) const;
+  // Whether a loop of the file runs `scope` (a function) more than once: a call of it inside a loop, or a
+  // call in a function that such a call reaches (loaders.cpp).
+  bool ScopeRunsInLoop(int scope) const;
   bool IsLossCall(const Site& call) const;
   std::string_view ResolvedHead(std::string_view local) const;
   const Import* FindImport(std::string_view local) const;

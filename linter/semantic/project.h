@@ -58,11 +58,11 @@ enum CatalogFact : uint32_t {
   // Mixed precision: autocast, GradScaler or torch.amp, a `.half()`/`.bfloat16()` call, a framework's
   // precision argument that is not fp32, or an option or config field that selects it (`--amp`, `fp16`).
   kFactMixedPrecision = 1u << 5,
-  kFactTf32 = 1u << 6,             // set_float32_matmul_precision("high"/"medium"), allow_tf32 = True
-  kFactCudnnBenchmark = 1u << 7,   // torch.backends.cudnn.benchmark written (True, or False on purpose)
-  kFactConv = 1u << 8,             // an nn.Conv1d/2d/3d/ConvTranspose* layer, or a torchvision conv net
-  kFactConv2d = 1u << 9,           // two nn.Conv2d layers in one file, or a torchvision CV conv net
-  kFactChannelsLast = 1u << 10,    // torch.channels_last
+  kFactTf32 = 1u << 6,            // set_float32_matmul_precision("high"/"medium"), allow_tf32 = True
+  kFactCudnnBenchmark = 1u << 7,  // torch.backends.cudnn.benchmark written (True, or False on purpose)
+  kFactConv = 1u << 8,            // an nn.Conv1d/2d/3d/ConvTranspose* layer, or a torchvision conv net
+  kFactConv2d = 1u << 9,          // two nn.Conv2d layers in one file, or a torchvision CV conv net
+  kFactChannelsLast = 1u << 10,   // torch.channels_last
   // Not a fact of the component: the file has candidates (training, autograd debugging calls, gradient
   // accumulation) whose findings the component's facts can change, so the project pass checks it again.
   kFactCandidates = 1u << 31,

@@ -95,7 +95,7 @@ class DataLoaderPersistentWorkers final : public Rule {
       if (!model.IsCanonical(call, "torch.utils.data.DataLoader")) continue;
       const auto workers = Workers(model, call);
       if (!workers || *workers <= 0) continue;
-      if (!IteratedRepeatedly(model, call)) continue;
+      if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call)) continue;
       if (auto arg = model.FindArgument(call, "persistent_workers", -1)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
