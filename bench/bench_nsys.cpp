@@ -82,11 +82,13 @@ COMMIT;)sql",
 }
 
 // Python's own timing of its reads (not its start-up), and the rows it read.
-bool RunPython(const std::string& script, const std::string& file, double& seconds, long& rows) {
+bool RunPython(const std::string& script, const std::string& file, double& seconds, int64_t& rows) {
   const std::string cmd = fmt::format("python3 '{}' '{}'", script, file);
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return false;
-  const int n = std::fscanf(pipe, "%lf %ld", &seconds, &rows);
+  long long read_rows = 0;  // NOLINT(google-runtime-int): fscanf's %lld
+  const int n = std::fscanf(pipe, "%lf %lld", &seconds, &read_rows);
+  rows = static_cast<int64_t>(read_rows);
   return pclose(pipe) == 0 && n == 2;
 }
 
@@ -122,7 +124,7 @@ int main(int argc, char** argv) {
   fmt::print("{:<34} {:>9} {:>12} {:>12} {:>8}\n", "export", "rows", "torchlint s", "python3 s", "ratio");
   for (const std::string& file : files) {
     std::vector<double> ours, theirs;
-    long rows = 0;
+    int64_t rows = 0;
     size_t events = 0;
     for (int r = 0; r < repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();

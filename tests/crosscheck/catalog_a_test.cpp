@@ -55,8 +55,10 @@ def train(model, dataset, optimizer, loss_fn):
 
 Checked CheckCatalog(const CrossCheck& cc, const std::string& path) {
   Checked c = CheckAgainst(path, std::string(kCatalogScript), cc);
-  for (const auto& [code, line] : std::vector<std::pair<std::string, int>>{
+  for (const auto& entry : std::vector<std::pair<std::string, int>>{
            {"TL102", 14}, {"TL102", 15}, {"TL103", 19}, {"TL203", 7}, {"TL204", 11}, {"TL205", 12}}) {
+    const auto& code = entry.first;
+    const auto& line = entry.second;
     CAPTURE(code);
     CAPTURE(line);
     CHECK(c.Find(code, line) != nullptr);
@@ -130,8 +132,10 @@ TEST_CASE("OWLv2 (H100, with_stack): a trace of another script leaves every find
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
   Checked c = CheckCatalog(*cc, "catalog_train.py");
-  for (const auto& [code, line] : std::vector<std::pair<std::string, int>>{
+  for (const auto& entry : std::vector<std::pair<std::string, int>>{
            {"TL102", 14}, {"TL103", 19}, {"TL203", 7}, {"TL204", 11}, {"TL205", 12}}) {
+    const auto& code = entry.first;
+    const auto& line = entry.second;
     CAPTURE(code);
     const Diagnostic* d = Finding(c, code, line);
     CHECK(d->evidence->verdict == Verdict::kUnverifiable);
@@ -207,8 +211,10 @@ TEST_CASE("shared CPU trace: copies, factories and the allocator need CUDA activ
   // No stacks name this script, so the trace is still taken as "not this script's": any of the two
   // reasons leaves the findings unverifiable; the CPU reason is asserted on b_sync_item above.
   Checked c = CheckCatalog(*cc, "a_baseline.py");
-  for (const auto& [code, line] :
+  for (const auto& entry :
        std::vector<std::pair<std::string, int>>{{"TL103", 19}, {"TL204", 11}, {"TL205", 12}, {"TL102", 14}}) {
+    const auto& code = entry.first;
+    const auto& line = entry.second;
     CAPTURE(code);
     const Diagnostic* d = Finding(c, code, line);
     CHECK(d->evidence->verdict == Verdict::kUnverifiable);
@@ -294,8 +300,10 @@ TEST_CASE("hand-made GPU trace with 100 ms steps: the same events are too small 
   auto cc = LoadTrace(dir.Write("patterns.json", PatternTrace(100000)));
   REQUIRE(cc);
   Checked c = CheckCatalog(*cc, "patterns_train.py");
-  for (const auto& [code, line] :
+  for (const auto& entry :
        std::vector<std::pair<std::string, int>>{{"TL102", 14}, {"TL103", 19}, {"TL204", 11}, {"TL205", 12}}) {
+    const auto& code = entry.first;
+    const auto& line = entry.second;
     CAPTURE(code);
     const Diagnostic* d = Finding(c, code, line);
     CHECK(d->evidence->verdict == Verdict::kNegligible);

@@ -73,7 +73,9 @@ TEST_CASE("A CPU-only trace cannot show GEMM kernels: TL402 and TL405 unverifiab
   std::string script(kFp32Script);
   script += "\n\nblock = nn.Sequential(nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64))\n";
   Checked c = CheckAgainst("train.py", script, *cc);
-  for (const auto& [code, line] : {std::pair{"TL402", 9}, std::pair{"TL405", 16}}) {
+  for (const auto& entry : {std::pair{"TL402", 9}, std::pair{"TL405", 16}}) {
+    const auto& code = entry.first;
+    const auto& line = entry.second;
     CAPTURE(std::string(code));
     const Diagnostic* d = c.Find(code, line);
     REQUIRE(d != nullptr);
@@ -133,7 +135,9 @@ TEST_CASE("T4 fp32 checked with an SGD script: the trace's Adam steps are anothe
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
   Checked c = CheckAgainst("train.py", std::string(kConvScript), *cc);
-  for (const auto& [code, line] : {std::pair{"TL402", 8}, std::pair{"TL405", 6}}) {
+  for (const auto& entry : {std::pair{"TL402", 8}, std::pair{"TL405", 6}}) {
+    const auto& code = entry.first;
+    const auto& line = entry.second;
     CAPTURE(std::string(code));
     const Diagnostic* d = c.Find(code, line);
     REQUIRE(d != nullptr);

@@ -156,7 +156,9 @@ TEST_CASE("every opcode that names or calls code is refused, and nothing runs") 
       {0x81, "NEWOBJ"},         {0x92, "NEWOBJ_EX"}, {0x82, "EXT1"},     {0x83, "EXT2"},
       {0x84, "EXT4"},           {'P', "PERSID"},     {'Q', "BINPERSID"}, {0x97, "NEXT_BUFFER"},
       {0x98, "READONLY_BUFFER"}};
-  for (const auto& [op, name] : refused) {
+  for (const auto& entry : refused) {
+    const auto& op = entry.first;
+    const auto& name = entry.second;
     INFO(name);
     CheckRefused(Pickle().Op('N').Op('N').Op(op).Done(), name);
   }
