@@ -303,7 +303,7 @@ try {
     const count = logs.length;
     await connection.sendNotification(rpc.DidChangeWatchedFilesNotification.type, {
       changes: [{ uri: uriOf(traceCopy), type: 2 }] });
-    for (let i = 0; i < 100 && !logs.slice(count).some((m) => m.includes('now checked against')); ++i) {
+    for (let i = 0; i < 300 && !logs.slice(count).some((m) => m.includes('now checked against')); ++i) {
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(logs.slice(count).some((m) => m.includes('now checked against')), logs.slice(count).join('\n'));
