@@ -40,7 +40,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
         !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
-        !s->catalog_candidates && !originals[i]->collect_facts) {
+        !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -78,9 +78,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     // no_sync, autocast, cudnn.benchmark, the model's convolutions) can change this file's findings.
     constexpr uint32_t kFacts = ~uint32_t{semantic::kFactCandidates};
     const bool differs = (index.ComponentFacts(*summary) & kFacts) != (summary->catalog_facts & kFacts);
-    const bool candidate = (summary->catalog_facts & semantic::kFactCandidates) != 0 || summary->catalog_candidates;
-    const bool catalog = (candidate && differs) || (summary->catalog_candidates && !summary->own_cuda &&
-                                                    index.InheritedCuda(*summary).has_value());
+    const bool catalog = (summary->catalog_facts & semantic::kFactCandidates) != 0 &&
+                         (differs || (!summary->own_cuda && index.InheritedCuda(*summary).has_value()));
     if (device || catalog || summary->project_calls) again.push_back(i);
   }
   ParallelFor(again.size(), jobs, [&](size_t k) {

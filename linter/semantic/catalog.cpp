@@ -13,12 +13,6 @@
 namespace tl::semantic {
 namespace {
 
-bool IsFrameworkTraining(std::string_view canonical) {
-  if (canonical == "accelerate.Accelerator") return true;
-  const bool lightning = canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning.");
-  return lightning && (canonical.ends_with(".Trainer") || canonical.ends_with(".Fabric"));
-}
-
 // `p` or `p.data`, where `p` is the loop's target name.
 bool IsParameterExpr(const Model& model, ts::Node expr, std::string_view target) {
   if (expr.Is("identifier")) return model.Text(expr) == target;
@@ -53,7 +47,9 @@ constexpr std::string_view kInPlaceUpdates[] = {"add_", "sub_", "addcdiv_", "add
 
 uint32_t Model::OwnCatalogFacts() const {
   uint32_t facts = 0;
-  if (TrainingStepLoop() >= 0) facts |= kFactTrains;
+  for (const Loop& loop : loops_) {
+    if (loop.role == LoopRole::kStep && loop.cadence == Cadence::kTrainingStep) facts |= kFactTrains;
+  }
   for (const Scope& scope : scopes_) {
     if (scope.hook == Cadence::kTrainingStep) facts |= kFactTrains;
   }
@@ -72,7 +68,9 @@ uint32_t Model::OwnCatalogFacts() const {
         facts |= kFactDdp;
       }
     } else if (name == "Accelerator" || name == "Trainer" || name == "Fabric") {
-      if (IsFrameworkTraining(CanonicalName(site.callee))) facts |= kFactFramework | kFactTrains;
+      if (TrainingFrameworkOf(CanonicalName(site.callee)) != TrainingFramework::kNone) {
+        facts |= kFactFramework | kFactTrains;
+      }
     }
     if ((facts & kFactCandidates) == 0 &&
         (name.find("anomaly") != std::string_view::npos || name == "gradcheck" || name == "gradgradcheck" ||
@@ -92,23 +90,7 @@ uint32_t Model::OwnCatalogFacts() const {
 
 uint32_t Model::ComponentFacts() const {
   if (project_ != nullptr && self_summary_ != nullptr) return component_facts_;
-  return OwnCatalogFacts() | catalog_facts_;
-}
-
-int Model::TrainingStepLoop() const {
-  for (size_t i = 0; i < loops_.size(); ++i) {
-    if (loops_[i].role == LoopRole::kStep && loops_[i].cadence == Cadence::kTrainingStep) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-const Site* Model::FrameworkTrainingCall() const {
-  for (const Site& site : sites_) {
-    if (site.kind != SiteKind::kCall) continue;
-    if (site.name != "Accelerator" && site.name != "Trainer" && site.name != "Fabric") continue;
-    if (IsFrameworkTraining(CanonicalName(site.callee))) return &site;
-  }
-  return nullptr;
+  return own_facts_;
 }
 
 bool Model::SwitchedOff(const Site& site) const {

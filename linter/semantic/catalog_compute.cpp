@@ -108,11 +108,9 @@ void Builder::FindCatalogFacts() {
       }
     }
     // Framework training, and its precision argument.
-    const bool trainer = last == "Trainer" &&
-                         (canonical.starts_with("lightning") || canonical.starts_with("pytorch_lightning"));
-    const bool fabric = last == "Fabric" && canonical.starts_with("lightning");
-    const bool accelerator = last == "Accelerator" && canonical.starts_with("accelerate");
-    if (trainer || fabric || accelerator) {
+    const TrainingFramework trainer = TrainingFrameworkOf(canonical);
+    if (trainer != TrainingFramework::kNone) {
+      const bool accelerator = trainer == TrainingFramework::kAccelerate;
       if (framework.IsNull()) framework = site.node;
       const auto arg = m_.FindArgument(site, accelerator ? "mixed_precision" : "precision", -1);
       if (arg && !KeepsFp32(m_.Resolve(arg->value, site.scope))) facts |= kFactMixedPrecision;
@@ -159,18 +157,20 @@ void Builder::FindCatalogFacts() {
   std::sort(m_.tf32_disables_.begin(), m_.tf32_disables_.end(),
             [](ts::Node a, ts::Node b) { return a.StartByte() < b.StartByte(); });
   m_.catalog_facts_ = facts;
-  for (const Loop& loop : m_.loops_) {
+  m_.own_facts_ = m_.OwnCatalogFacts() | facts;
+  for (size_t i = 0; i < m_.loops_.size(); ++i) {
+    const Loop& loop = m_.loops_[i];
     if (loop.role == LoopRole::kStep && loop.cadence == Cadence::kTrainingStep &&
         !m_.scopes_[static_cast<size_t>(loop.scope)].runs_per_step) {
-      m_.training_anchor_ = loop.node;
-      break;
+      const ts::Node end = loop.iterable.IsNull() ? loop.body : loop.iterable;
+      m_.training_ = {loop.node, {loop.node.StartByte(), end.EndByte()}, static_cast<int>(i)};
+      return;
     }
   }
-  if (m_.training_anchor_.IsNull()) m_.training_anchor_ = framework;
+  if (!framework.IsNull()) m_.training_ = {framework, framework.Range(), -1};
 }
 
 uint32_t Model::FileFacts() const { return catalog_facts_; }
-ts::Node Model::TrainingAnchor() const { return training_anchor_; }
 
 bool Model::GradDisabledAt(ts::Node node) const {
   std::vector<ts::Node> work{node};

@@ -287,10 +287,6 @@ class Model {
   uint32_t OwnCatalogFacts() const;
   uint32_t ComponentFacts() const;
   bool HasFact(CatalogFact fact) const { return (ComponentFacts() & fact) != 0; }
-  // The first step loop of the file whose cadence is the training step, or -1.
-  int TrainingStepLoop() const;
-  // The first framework training constructor (Lightning `Trainer`, `Fabric`, Accelerate `Accelerator`).
-  const Site* FrameworkTrainingCall() const;
   // True when a guard around the site (in its scope) has a condition known to be false: a debug flag
   // whose argparse or config default is off (`if args.detect_anomaly:`).
   bool SwitchedOff(const Site& site) const;
@@ -371,10 +367,17 @@ class Model {
   // What the file (FileFacts) or its project import component (ComponentFacts: the file's facts without
   // a project) says about precision and convolutions, as CatalogFact bits.
   uint32_t FileFacts() const;
-  // Whether the file trains: a training step loop, or a framework trainer (Lightning `Trainer`, Fabric,
-  // Accelerate's `Accelerator`); the node to report at (the first training step loop's `for`/`while`,
-  // else the constructor call), null when it does not.
-  ts::Node TrainingAnchor() const;
+  // Whether the file trains, and where a rule about the training as a whole reports: the first step loop
+  // whose cadence is the training step (outside a function run per step), else the first framework
+  // training constructor (Lightning `Trainer`, `Fabric`, Accelerate's `Accelerator`). `node` is null when
+  // the file does not train. `range` is the loop's header (`for` to the end of its iterable or
+  // condition) or the whole call; `loop` indexes Loops(), -1 for a framework constructor.
+  struct TrainingSite {
+    ts::Node node;
+    TextRange range;
+    int loop = -1;
+  };
+  const TrainingSite& Training() const { return training_; }
   // Where the file turns TF32 off: `torch.backends.cuda.matmul.allow_tf32 = False`,
   // `torch.backends.cudnn.allow_tf32 = False` (the assignments), `set_float32_matmul_precision("highest")`
   // (the calls).
@@ -501,7 +504,8 @@ class Model {
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
   uint32_t catalog_facts_ = 0;  // FileFacts, computed by the builder
   uint32_t component_facts_ = 0;
-  ts::Node training_anchor_;
+  uint32_t own_facts_ = 0;  // OwnCatalogFacts() | catalog_facts_, computed by the builder
+  TrainingSite training_;
   std::vector<ts::Node> tf32_disables_;
 
   struct Callee {

@@ -81,11 +81,9 @@ struct FileSummary {
   bool project_calls = false;
   // Rules catalog: CatalogFact bits of what the file itself does (TL501-TL901: training, compile, DDP and
   // its no_sync; TL302-TL406: precision and convolution facts), which the rules read over the file's whole
-  // import component (a `torch.compile` in `model.py` counts for `train.py`), and whether it trains (a
-  // training step loop or a framework trainer), so that a fact written in another file of its component
-  // can change its findings.
+  // import component (a `torch.compile` in `model.py` counts for `train.py`), so that a fact written in
+  // another file of its component can change its findings.
   uint32_t catalog_facts = 0;
-  bool catalog_candidates = false;
   std::vector<ImportSummary> imports;
   std::vector<ClassSummary> classes;
   std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names

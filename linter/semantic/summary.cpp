@@ -67,9 +67,8 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   out.content_hash = ContentHash(source_);
   out.own_cuda = !cuda_evidence_.IsNull();
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
-  out.catalog_facts = OwnCatalogFacts() | catalog_facts_;
+  out.catalog_facts = own_facts_;
   for (const Import& import : imports_) out.imports.push_back({std::string(import.local), import.canonical});
-  out.catalog_candidates = !training_anchor_.IsNull();
 
   // The first sync each function runs on every call, then through the file's own calls.
   struct PerCall {

@@ -166,6 +166,19 @@ inline std::string_view LastSegment(std::string_view dotted) {
   return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
 }
 
+// The framework whose constructor runs the training (`canonical` is the callee's canonical name):
+// Lightning's `Trainer` or `Fabric` (`lightning.`, `pytorch_lightning.`, `lightning_fabric.`), Accelerate's
+// `Accelerator`.
+enum class TrainingFramework : uint8_t { kNone, kLightning, kAccelerate };
+inline TrainingFramework TrainingFrameworkOf(std::string_view canonical) {
+  const std::string_view last = LastSegment(canonical);
+  if (last == "Accelerator" && canonical.starts_with("accelerate")) return TrainingFramework::kAccelerate;
+  if (canonical.starts_with("lightning") || canonical.starts_with("pytorch_lightning")) {
+    if (last == "Trainer" || last == "Fabric") return TrainingFramework::kLightning;
+  }
+  return TrainingFramework::kNone;
+}
+
 template <size_t N>
 bool OneOf(std::string_view s, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), s) != set.end();

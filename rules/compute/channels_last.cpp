@@ -82,24 +82,17 @@ class ChannelsLast final : public Rule {
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
-    const ts::Node anchor = model.TrainingAnchor();
-    if (anchor.IsNull()) return;
+    const semantic::Model::TrainingSite& training = model.Training();
+    if (training.node.IsNull()) return;
     const uint32_t facts = model.ComponentFacts();
     if ((facts & semantic::kFactConv2d) == 0 || (facts & semantic::kFactMixedPrecision) == 0 ||
         (facts & semantic::kFactChannelsLast) != 0) {
       return;
     }
-    TextRange range = anchor.Range();
-    bool loop = false;
-    for (const semantic::Loop& l : model.Loops()) {
-      if (l.node.StartByte() != anchor.StartByte()) continue;
-      const ts::Node end = l.iterable.IsNull() ? l.body : l.iterable;
-      range = {anchor.StartByte(), end.EndByte()};
-      loop = true;
-    }
     Diagnostic diagnostic = MakeDiagnostic(
-        range, "Conv net trained under mixed precision without `torch.channels_last` transposes its activations");
-    diagnostic.payload = ChannelsLastFinding{!loop};
+        training.range,
+        "Conv net trained under mixed precision without `torch.channels_last` transposes its activations");
+    diagnostic.payload = ChannelsLastFinding{training.loop < 0};
     out.push_back(std::move(diagnostic));
   }
 };

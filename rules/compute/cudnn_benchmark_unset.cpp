@@ -83,23 +83,15 @@ class CudnnBenchmarkUnset final : public Rule {
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
-    const ts::Node anchor = model.TrainingAnchor();
-    if (anchor.IsNull()) return;
+    const semantic::Model::TrainingSite& training = model.Training();
+    if (training.node.IsNull()) return;
     const uint32_t facts = model.ComponentFacts();
     if ((facts & semantic::kFactConv) == 0 || (facts & semantic::kFactCudnnBenchmark) != 0) return;
-    TextRange range = anchor.Range();
-    bool loop = false;
-    for (const semantic::Loop& l : model.Loops()) {
-      if (l.node.StartByte() != anchor.StartByte()) continue;
-      const ts::Node end = l.iterable.IsNull() ? l.body : l.iterable;
-      range = {anchor.StartByte(), end.EndByte()};
-      loop = true;
-    }
     Diagnostic diagnostic = MakeDiagnostic(
-        range,
+        training.range,
         "Convolutional training without `torch.backends.cudnn.benchmark = True` leaves cuDNN's algorithm "
         "choice to heuristics");
-    diagnostic.payload = BenchmarkFinding{!loop};
+    diagnostic.payload = BenchmarkFinding{training.loop < 0};
     out.push_back(std::move(diagnostic));
   }
 };

@@ -95,16 +95,10 @@ class Fp32MatmulPrecision final : public Rule {
     const uint32_t facts = model.ComponentFacts();
     if ((facts & (semantic::kFactMixedPrecision | semantic::kFactTf32)) != 0) return;
     if (!model.Tf32Disables().empty()) return;  // reported where it is written
-    const ts::Node anchor = model.TrainingAnchor();
-    if (anchor.IsNull()) return;
-    TextRange range = anchor.Range();
-    for (const semantic::Loop& loop : model.Loops()) {
-      if (loop.node.StartByte() != anchor.StartByte()) continue;
-      const ts::Node end = loop.iterable.IsNull() ? loop.body : loop.iterable;
-      range = {anchor.StartByte(), end.EndByte()};
-    }
+    if (model.Training().node.IsNull()) return;
     Diagnostic diagnostic = MakeDiagnostic(
-        range, "fp32 training without `torch.set_float32_matmul_precision(\"high\")` keeps matmuls off TF32");
+        model.Training().range,
+        "fp32 training without `torch.set_float32_matmul_precision(\"high\")` keeps matmuls off TF32");
     diagnostic.payload = Tf32Finding{false};
     out.push_back(std::move(diagnostic));
   }

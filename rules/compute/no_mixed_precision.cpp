@@ -91,26 +91,13 @@ class NoMixedPrecision final : public Rule {
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
-    const ts::Node anchor = model.TrainingAnchor();
-    if (anchor.IsNull() || (model.ComponentFacts() & semantic::kFactMixedPrecision) != 0) return;
-    const bool loop = anchor.Is("for_statement") || anchor.Is("while_statement");
-    TextRange range = anchor.Range();
-    int loop_index = -1;
-    if (loop) {
-      for (size_t i = 0; i < model.Loops().size(); ++i) {
-        if (model.Loops()[i].node.StartByte() == anchor.StartByte()) loop_index = static_cast<int>(i);
-      }
-      if (loop_index >= 0) {
-        const semantic::Loop& l = model.Loops()[static_cast<size_t>(loop_index)];
-        const ts::Node end = l.iterable.IsNull() ? l.body : l.iterable;
-        range = {anchor.StartByte(), end.EndByte()};
-      }
-    }
-    Diagnostic diagnostic = MakeDiagnostic(range,
+    const semantic::Model::TrainingSite& training = model.Training();
+    if (training.node.IsNull() || (model.ComponentFacts() & semantic::kFactMixedPrecision) != 0) return;
+    Diagnostic diagnostic = MakeDiagnostic(training.range,
                                            "CUDA training without mixed precision (`torch.autocast`) runs "
                                            "GEMMs and convolutions in fp32");
-    diagnostic.payload = NoAmpFinding{!loop};
-    if (loop_index >= 0) AddSuggestion(context, loop_index, diagnostic);
+    diagnostic.payload = NoAmpFinding{training.loop < 0};
+    if (training.loop >= 0) AddSuggestion(context, training.loop, diagnostic);
     out.push_back(std::move(diagnostic));
   }
 

@@ -88,22 +88,13 @@ class NoTorchCompile final : public Rule {
     const semantic::Model& model = context.model;
     if (context.options.target_torch < TorchVersion{2, 0} || !model.UsesCuda()) return;
     if (model.HasFact(semantic::kFactCompiles)) return;
-    TextRange range;
-    bool framework = false;
-    if (const int loop = model.TrainingStepLoop(); loop >= 0) {
-      const semantic::Loop& l = model.Loops()[static_cast<size_t>(loop)];
-      range = {l.node.StartByte(), l.iterable.IsNull() ? l.body.StartByte() : l.iterable.EndByte()};
-    } else if (const semantic::Site* call = model.FrameworkTrainingCall()) {
-      range = call->node.Range();
-      framework = true;
-    } else {
-      return;
-    }
+    const semantic::Model::TrainingSite& training = model.Training();
+    if (training.node.IsNull()) return;
     Diagnostic diagnostic = MakeDiagnostic(
-        range, fmt::format("Training without `torch.compile` on PyTorch {}: every op is its own kernel "
-                           "launch",
-                           context.options.target_torch.ToString()));
-    diagnostic.payload = CompileFinding{framework};
+        training.range, fmt::format("Training without `torch.compile` on PyTorch {}: every op is its own kernel "
+                                    "launch",
+                                    context.options.target_torch.ToString()));
+    diagnostic.payload = CompileFinding{training.loop < 0};
     diagnostic.fix = Fix{"Compile the model with `torch.compile`", Applicability::kDisplayOnly, {}};
     out.push_back(std::move(diagnostic));
   }

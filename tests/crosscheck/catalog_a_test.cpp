@@ -23,9 +23,7 @@ std::string ReplaceLine(std::string text, int line, const std::string& with) {
 }
 
 const Diagnostic* Finding(const Checked& c, std::string_view code, int line) {
-  const Diagnostic* d = c.Find(code, line);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, code, line);
   return d;
 }
 
@@ -86,10 +84,8 @@ TEST_CASE("HTA rank0 (A100): its truth tests read CPU scalars and never sync: TL
 }
 
 TEST_CASE("T4 fp32: the 6 pinned HtoD copies are asynchronous: TL204 refuted") {
-  auto trace = SharedTrace("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
+  if (!cc) return;
   Checked c = CheckCatalog(*cc, "t4_train.py");
   const Diagnostic* d = Finding(c, "TL204", 11);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
@@ -103,11 +99,9 @@ TEST_CASE("T4 fp32: the 6 pinned HtoD copies are asynchronous: TL204 refuted") {
 }
 
 TEST_CASE("ResNet50 num_workers=0 (V100): its HtoD copies are pageable, so not this rule's: TL204 refuted") {
-  auto trace = SharedTrace(
+  auto cc = SharedCrossCheck(
       "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  if (!cc) return;
   // The 1.9 Call stacks name resnet50_profiler_api.py; this script does not stand at those lines.
   Checked c = CheckCatalog(*cc, "resnet50_profiler_api.py");
   const Diagnostic* d = Finding(c, "TL204", 11);
@@ -116,10 +110,8 @@ TEST_CASE("ResNet50 num_workers=0 (V100): its HtoD copies are pageable, so not t
 }
 
 TEST_CASE("HTA sampled rank 0: arange and zeros are not moved right after: TL205 not observed") {
-  auto trace = SharedTrace("real/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck("real/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz");
+  if (!cc) return;
   Checked c = CheckCatalog(*cc, "sampled_train.py");
   const Diagnostic* d = Finding(c, "TL205", 12);
   CHECK(d->evidence->verdict == Verdict::kNotObserved);
@@ -127,10 +119,8 @@ TEST_CASE("HTA sampled rank 0: arange and zeros are not moved right after: TL205
 }
 
 TEST_CASE("OWLv2 (H100, with_stack): a trace of another script leaves every finding unverifiable") {
-  auto trace = SharedTrace("real/TraceLens/tests/traces/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck("real/TraceLens/tests/traces/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz");
+  if (!cc) return;
   Checked c = CheckCatalog(*cc, "catalog_train.py");
   for (const auto& entry : std::vector<std::pair<std::string, int>>{
            {"TL102", 14}, {"TL103", 19}, {"TL203", 7}, {"TL204", 11}, {"TL205", 12}}) {
@@ -146,12 +136,10 @@ TEST_CASE("OWLv2 (H100, with_stack): a trace of another script leaves every find
 // ----- the shared CPU traces, with their own scripts -----
 
 TEST_CASE("shared b_sync_item with a mask on its line 50: the line ran on the CPU: TL102 unverifiable") {
-  auto trace = SharedTrace("cpu/torch2.14.1/b_sync_item.pt.trace.json");
-  if (!trace) return;
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/b_sync_item.pt.trace.json");
+  if (!cc) return;
   auto dir = SharedTraces("cpu/scripts/b_sync_item.py");
   if (!dir) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
   std::string text = Slurp(*dir / "cpu/scripts/b_sync_item.py");
   text = ReplaceLine(text, 33, "    model = TinyCNN().to(\"cuda\" if torch.cuda.is_available() else \"cpu\")");
   text = ReplaceLine(text, 50, "            kept = loss[loss > 0]");
@@ -164,12 +152,10 @@ TEST_CASE("shared b_sync_item with a mask on its line 50: the line ran on the CP
 TEST_CASE(
     "shared c_workers0 in an epoch loop with num_workers=2: the run read a single-process iterator: "
     "TL203 refuted") {
-  auto trace = SharedTrace("cpu/torch2.14.1/c_workers0.pt.trace.json");
-  if (!trace) return;
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/c_workers0.pt.trace.json");
+  if (!cc) return;
   auto dir = SharedTraces("cpu/scripts/c_workers0.py");
   if (!dir) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
   std::string text = Slurp(*dir / "cpu/scripts/c_workers0.py");
   text = ReplaceLine(text, 40, "    loader = DataLoader(SlowDataset(), batch_size=32, shuffle=True, num_workers=2)");
   text = ReplaceLine(text, 44, "    for epoch in range(2):");
@@ -183,12 +169,10 @@ TEST_CASE(
 TEST_CASE(
     "shared a_baseline in an epoch loop without persistent_workers: no start-up in the profile: "
     "TL203 not observed") {
-  auto trace = SharedTrace("cpu/torch2.14.1/a_baseline.pt.trace.json");
-  if (!trace) return;
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/a_baseline.pt.trace.json");
+  if (!cc) return;
   auto dir = SharedTraces("cpu/scripts/a_baseline.py");
   if (!dir) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
   std::string text = Slurp(*dir / "cpu/scripts/a_baseline.py");
   text = ReplaceLine(text, 25, "    loader = DataLoader(ds, batch_size=128, shuffle=True, num_workers=2)");
   text = ReplaceLine(text, 29, "    for epoch in range(2):");

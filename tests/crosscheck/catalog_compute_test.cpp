@@ -36,14 +36,10 @@ constexpr const char* kResnet =
     "real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
 
 TEST_CASE("T4 fp32: sgemm kernels off the tensor cores and none on them: TL402 confirmed") {
-  auto trace = SharedTrace(kT4Fp32);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kT4Fp32);
+  if (!cc) return;
   Checked c = CheckAgainst("train.py", std::string(kFp32Script), *cc);
-  const Diagnostic* d = c.Find("TL402", 9);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL402", 9);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   // 24 volta_sgemm kernels in the 3 steps: 8 per step (forward and backward of the two Linears).
   CHECK(d->evidence->per_step_count == doctest::Approx(8.0).epsilon(0.15));
@@ -52,24 +48,18 @@ TEST_CASE("T4 fp32: sgemm kernels off the tensor cores and none on them: TL402 c
 }
 
 TEST_CASE("T4 AMP twin: the same loop under autocast ran tensor-core kernels: TL402 refuted") {
-  auto trace = SharedTrace(kT4Amp);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kT4Amp);
+  if (!cc) return;
   Checked c = CheckAgainst("train.py", std::string(kFp32Script), *cc);
-  const Diagnostic* d = c.Find("TL402", 9);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL402", 9);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
   CHECK(d->evidence->saved_ms_per_step == 0.0);
   CHECK(d->evidence->summary.find("Tensor-core kernels") != std::string::npos);
 }
 
 TEST_CASE("A CPU-only trace cannot show GEMM kernels: TL402 and TL405 unverifiable") {
-  auto trace = SharedTrace(kCpuOnlyRank);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kCpuOnlyRank);
+  if (!cc) return;
   std::string script(kFp32Script);
   script += "\n\nblock = nn.Sequential(nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64))\n";
   Checked c = CheckAgainst("train.py", script, *cc);
@@ -101,30 +91,22 @@ def main(loader):
 )py";
 
 TEST_CASE("ResNet50 (V100): 318 convolutions per trace and none adds a bias: TL405 refuted") {
-  auto trace = SharedTrace(kResnet);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kResnet);
+  if (!cc) return;
   Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kConvScript), *cc);
-  const Diagnostic* d = c.Find("TL405", 6);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL405", 6);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
   CHECK(d->evidence->summary.find("without a bias add") != std::string::npos);
   CHECK(d->evidence->saved_ms_per_step == 0.0);
 }
 
 TEST_CASE("T4 fp32 (an MLP with Adam): no convolution ran: TL405 not observed") {
-  auto trace = SharedTrace(kT4Fp32);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kT4Fp32);
+  if (!cc) return;
   std::string script(kFp32Script);
   script += "\n\nblock = nn.Sequential(nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64))\n";
   Checked c = CheckAgainst("train.py", script, *cc);
-  const Diagnostic* d = c.Find("TL405", 16);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL405", 16);
   CHECK(d->evidence->verdict == Verdict::kNotObserved);
   CHECK(d->evidence->summary.find("No convolution ran") != std::string::npos);
 }
@@ -173,14 +155,10 @@ std::string ResnetEvalScript() {
 TEST_CASE(
     "ResNet50 (PyTorch 1.9 call stacks): the eval loop's line ran, grad mode is not in a trace: TL302 "
     "unverifiable") {
-  auto trace = SharedTrace(kResnet);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kResnet);
+  if (!cc) return;
   Checked c = CheckAgainst("resnet50_profiler_api.py", ResnetEvalScript(), *cc);
-  const Diagnostic* d = c.Find("TL302", 42);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL302", 42);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("does not record whether autograd was on") != std::string::npos);
   CHECK(d->evidence->cost_ms_per_step > 0.0);
@@ -193,9 +171,7 @@ TEST_CASE("A trace without Python stacks cannot find the eval loop: TL302 unveri
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
   Checked c = CheckAgainst("resnet50_profiler_api.py", ResnetEvalScript(), *cc);
-  const Diagnostic* d = c.Find("TL302", 42);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL302", 42);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("with_stack=True") != std::string::npos);
 }
@@ -220,10 +196,8 @@ def main(loader, optimizer):
 TEST_CASE(
     "ResNet50 (V100): layout transpose kernels, too few to matter: TL406 negligible; TL404 "
     "unverifiable") {
-  auto trace = SharedTrace(kResnet);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kResnet);
+  if (!cc) return;
   Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kAmpConvScript), *cc);
   const Diagnostic* layout = c.Find("TL406", 8);
   REQUIRE(layout != nullptr);
@@ -242,14 +216,10 @@ TEST_CASE(
 }
 
 TEST_CASE("T4 fp32 (an MLP): no convolution, so no transposes to remove: TL406 not observed") {
-  auto trace = SharedTrace(kT4Fp32);
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck(kT4Fp32);
+  if (!cc) return;
   Checked c = CheckAgainst("train.py", std::string(kAmpConvScript), *cc);
-  const Diagnostic* d = c.Find("TL406", 8);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL406", 8);
   CHECK(d->evidence->verdict == Verdict::kNotObserved);
 }
 
@@ -277,9 +247,7 @@ TEST_CASE("A100 DDP rank: fp32 ampere_sgemm kernels on a TF32-capable GPU: TL403
   REQUIRE(cc);
   // The rank's optimizer is FusedAdam: the script builds the same, or the trace is not its own.
   Checked c = CheckAgainst("train.py", std::string(kFusedAdamScript), *cc, TorchVersion{2, 1});
-  const Diagnostic* d = c.Find("TL403", 10);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL403", 10);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   CHECK(d->evidence->per_step_count == doctest::Approx(20.0).epsilon(0.1));
   CHECK(d->evidence->cost_ms_per_step == doctest::Approx(1.78).epsilon(0.1));
@@ -353,9 +321,7 @@ TEST_CASE("A Kineto trace whose convolutions add a bias before a batch norm: TL4
   std::string script(kFp32Script);
   script += "\n\nblock = nn.Sequential(nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64))\n";
   Checked c = CheckAgainst("train.py", script, *cc);
-  const Diagnostic* d = c.Find("TL405", 16);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL405", 16);
   CHECK(d->evidence->per_step_count == doctest::Approx(1.0));
   CHECK(d->evidence->cost_ms_per_step == doctest::Approx(0.04));  // the add kernel's 40 us, per step
   // 0.04 ms of a 1 ms step is material; the verdict is confirmed and the adds' time is saved in full.

@@ -154,9 +154,7 @@ TEST_CASE("TL501 on the ResNet50 V100 trace: SGD.step launches one kernel set pe
   if (!cc) return;
   // The trace is PyTorch 1.9, before fused SGD; the script is checked for a 2.3 target.
   Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kResnetForeachFalse), *cc, TorchVersion{2, 3});
-  const Diagnostic* d = c.Find("TL501", 11);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL501", 11);
   INFO(d->evidence->summary);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   CHECK(d->evidence->per_step_count > 100);  // ResNet50 has 161 parameter tensors
@@ -182,9 +180,7 @@ TEST_CASE("TL501 on the T4 fp32 trace: Adam.step already runs multi-tensor kerne
   auto cc = Shared("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
   if (!cc) return;
   Checked c = CheckAgainst("t4_train.py", std::string(kAdamForeachFalse), *cc, TorchVersion{2, 3});
-  const Diagnostic* d = c.Find("TL501", 6);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL501", 6);
   INFO(d->evidence->summary);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
   CHECK(d->evidence->summary.find("14 of the 14 kernels") != std::string::npos);
@@ -198,9 +194,7 @@ TEST_CASE("TL501 on the tb_plugin fixture trace: 4 optimizer kernels per step ar
   std::string script(kAdamForeachFalse);
   script.replace(script.find("torch.optim.Adam("), 17, "torch.optim.SGD(");
   Checked c = CheckAgainst("train.py", script, *cc, TorchVersion{2, 3});
-  const Diagnostic* d = c.Find("TL501", 6);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL501", 6);
   INFO(d->evidence->summary);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
   CHECK(d->evidence->per_step_count == doctest::Approx(4.0));

@@ -63,9 +63,7 @@ TEST_CASE("a GPU trace of another program (H100 OWLv2 inference, with_stack): TL
   REQUIRE(cc);
   // The trace has 82 syncs per step from pageable copies; our script's .item() is not among its frames.
   Checked c = CheckAgainst("train.py", kItemScript, *cc);
-  const Diagnostic* d = c.Find("TL101", 13);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL101", 13);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("this trace was not recorded from train.py") != std::string::npos);
   TempFolder dir;
@@ -98,9 +96,7 @@ def train(model, loader, loss_fn):
             print(loss.item())
 )py";
   Checked c = CheckAgainst("sgd_train.py", script, *cc);
-  const Diagnostic* d = c.Find("TL101", 14);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL101", 14);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("no Python frames") != std::string::npos);
   CHECK(d->evidence->summary.find("`SGD`") != std::string::npos);
@@ -147,9 +143,7 @@ TEST_CASE("a GPU trace cut before its first kernel: GPU verdicts unverifiable, h
   const auto warnings = cc->Warnings();
   REQUIRE_FALSE(warnings.empty());
   Checked c = CheckAgainst("t4_train.py", kItemScript, *cc);
-  const Diagnostic* d = c.Find("TL101", 13);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL101", 13);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("the GPU side is unknown") != std::string::npos);
   CHECK(d->evidence->summary.find("no device") == std::string::npos);  // no "CPU-only run" conclusion

@@ -91,6 +91,23 @@ inline std::optional<CrossCheck> LoadTrace(const std::filesystem::path& path) {
   return std::move(*loaded);
 }
 
+// The shared trace `relative` loaded for the cross-check; nullopt with a `skipped:` line where the shared
+// traces are absent, and a failed check where the trace does not load.
+inline std::optional<CrossCheck> SharedCrossCheck(const std::string& relative) {
+  auto trace = SharedTrace(relative);
+  if (!trace) return std::nullopt;
+  return LoadTrace(*trace);
+}
+
+// The finding `code` at `line`, required to be there and to carry the trace's evidence.
+inline const Diagnostic& FindWithEvidence(const Checked& checked, std::string_view code, int line) {
+  const Diagnostic* d = checked.Find(code, line);
+  INFO(code, " at line ", line);
+  REQUIRE(d != nullptr);
+  REQUIRE(d->evidence);
+  return *d;
+}
+
 // Our own traces (tests/e2e/traces) and scripts (tests/e2e/scripts): their lines match.
 inline std::filesystem::path E2eTrace(const std::string& name) { return SourceDir() / "tests/e2e/traces" / name; }
 inline std::string E2eScriptPath(const std::string& name) { return "tests/e2e/scripts/" + name; }

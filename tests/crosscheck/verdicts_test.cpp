@@ -49,9 +49,7 @@ TEST_CASE("e2e sync_item: the trace's bare file name matches an absolute path, a
   }
   // Another file name does not match: the trace's frames never name it, so it is not this file's trace.
   Checked other = CheckAgainst("train.py", E2eScript("sync_item.py"), *cc);
-  const Diagnostic* d = other.Find("TL101", 61);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(other, "TL101", 61);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("this trace was not recorded from train.py") != std::string::npos);
   CHECK(!other.script.trace_is_its);
@@ -61,9 +59,7 @@ TEST_CASE("e2e sync_item on the legacy 1.13 trace: no stacks and no memory event
   auto cc = LoadTrace(E2eTrace("torch1.13-legacy/sync_item.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("sync_item.py"), E2eScript("sync_item.py"), *cc);
-  const Diagnostic* d = c.Find("TL101", 61);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL101", 61);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("ProfilerActivity.CUDA") != std::string::npos);
   CHECK(d->evidence->summary.find("profile_memory=True") != std::string::npos);
@@ -73,9 +69,7 @@ TEST_CASE("e2e workers0: the single-process DataLoader takes a large share of th
   auto cc = LoadTrace(E2eTrace("workers0.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("workers0.py"), E2eScript("workers0.py"), *cc);
-  const Diagnostic* d = c.Find("TL201", 55);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL201", 55);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   // README: 47.4% and 47.0% of the two steps (machine load moves it; > 20% is the stable claim).
   CHECK(d->evidence->share_of_step > 0.20);
@@ -94,9 +88,7 @@ TEST_CASE("e2e workers0 checked against its fixed twin's trace: the loader had w
   auto cc = LoadTrace(E2eTrace("workers0_fixed.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("workers0_fixed.py"), E2eScript("workers0.py"), *cc);
-  const Diagnostic* d = c.Find("TL201", 55);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL201", 55);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
   CHECK(d->evidence->share_of_step < 0.15);  // README: 3.5% and 0.0%
   CHECK(d->evidence->summary.find("_MultiProcessingDataLoaderIter") != std::string::npos);
@@ -106,9 +98,7 @@ TEST_CASE("e2e workers0 on the legacy 1.13 trace: op names alone confirm TL201")
   auto cc = LoadTrace(E2eTrace("torch1.13-legacy/workers0.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("workers0.py"), E2eScript("workers0.py"), *cc);
-  const Diagnostic* d = c.Find("TL201", 55);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL201", 55);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   CHECK(d->evidence->share_of_step > 0.20);  // README: 43.7% and 39.4%
 }
@@ -120,9 +110,7 @@ TEST_CASE("e2e zero_grad_false: 14 zero_ per step under zero_grad, 0.2% of the s
   auto cc = LoadTrace(E2eTrace("zero_grad_false.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("zero_grad_false.py"), E2eScript("zero_grad_false.py"), *cc);
-  const Diagnostic* d = c.Find("TL301", 58);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL301", 58);
   CHECK(d->evidence->verdict == Verdict::kNegligible);
   CHECK(d->evidence->per_step_count == doctest::Approx(14.0));
   CHECK(d->evidence->cost_ms_per_step > 0.01);
@@ -136,9 +124,7 @@ TEST_CASE("e2e zero_grad_false checked against the fixed twin's trace: no fill w
   auto cc = LoadTrace(E2eTrace("zero_grad_fixed.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("zero_grad_fixed.py"), E2eScript("zero_grad_false.py"), *cc);
-  const Diagnostic* d = c.Find("TL301", 58);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL301", 58);
   // zero_grad ran every step with no zero_/fill_ under it (line 58 of the fixed script is another
   // statement of the same step loop, so the line-level lookup finds code that ran).
   CHECK(d->evidence->verdict == Verdict::kRefuted);
@@ -150,9 +136,7 @@ TEST_CASE("e2e zero_grad_false on the legacy trace: op names under Optimizer.zer
   auto cc = LoadTrace(E2eTrace("torch1.13-legacy/zero_grad_false.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("zero_grad_false.py"), E2eScript("zero_grad_false.py"), *cc);
-  const Diagnostic* d = c.Find("TL301", 58);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL301", 58);
   CHECK(d->evidence->verdict == Verdict::kNegligible);
   CHECK(d->evidence->per_step_count == doctest::Approx(14.0));
   // No frames: the trace is tied to the script by the ops of its step loop.
@@ -183,9 +167,7 @@ TEST_CASE("e2e pin_memory: a CPU trace cannot show host-to-device copies: unveri
   auto cc = LoadTrace(E2eTrace("pin_memory.pt.trace.json.gz"));
   REQUIRE(cc);
   Checked c = CheckAgainst(E2eScriptPath("pin_memory.py"), E2eScript("pin_memory.py"), *cc);
-  const Diagnostic* d = c.Find("TL202", 44);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL202", 44);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   CHECK(d->evidence->summary.find("ProfilerActivity.CUDA") != std::string::npos);
 }
@@ -193,23 +175,19 @@ TEST_CASE("e2e pin_memory: a CPU trace cannot show host-to-device copies: unveri
 // ----- the shared CPU traces and the scripts that made them -----
 
 TEST_CASE("shared b_sync_item: the script never uses a GPU, so TL101 stays silent") {
-  auto trace = SharedTrace("cpu/torch2.14.1/b_sync_item.pt.trace.json");
-  if (!trace) return;
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/b_sync_item.pt.trace.json");
+  if (!cc) return;
   auto script = SharedTraces("cpu/scripts/b_sync_item.py");
   if (!script) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
   Checked c = CheckAgainst("b_sync_item.py", Slurp(*script / "cpu/scripts/b_sync_item.py"), *cc);
   CHECK(c.Count("TL101") == 0);
 }
 
 TEST_CASE("shared b_sync_item made CUDA-aware: its .item() line ran on the CPU: refuted (CallFrom :49)") {
-  auto trace = SharedTrace("cpu/torch2.14.1/b_sync_item.pt.trace.json");
-  if (!trace) return;
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/b_sync_item.pt.trace.json");
+  if (!cc) return;
   auto dir = SharedTraces("cpu/scripts/b_sync_item.py");
   if (!dir) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
   // The same script with its model moved to the device when there is one (line 33, no line shifts).
   std::string text = Slurp(*dir / "cpu/scripts/b_sync_item.py");
   const std::string from = "    model = TinyCNN()\n";
@@ -217,9 +195,7 @@ TEST_CASE("shared b_sync_item made CUDA-aware: its .item() line ran on the CPU: 
   text.replace(text.find(from), from.size(),
                "    model = TinyCNN().to(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n");
   Checked c = CheckAgainst("b_sync_item.py", text, *cc);
-  const Diagnostic* d = c.Find("TL101", 49);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL101", 49);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
   CHECK(d->evidence->summary.find("CallFrom b_sync_item.py:49") != std::string::npos);
   CHECK(d->evidence->per_step_count == doctest::Approx(1.0));
@@ -230,31 +206,23 @@ TEST_CASE("shared b_sync_item made CUDA-aware: its .item() line ran on the CPU: 
 }
 
 TEST_CASE("shared c_workers0: DataLoader(num_workers=0) with a slow __getitem__: confirmed at ~90%") {
-  auto trace = SharedTrace("cpu/torch2.14.1/c_workers0.pt.trace.json");
-  if (!trace) return;
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/c_workers0.pt.trace.json");
+  if (!cc) return;
   auto dir = SharedTraces("cpu/scripts/c_workers0.py");
   if (!dir) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
   Checked c = CheckAgainst("c_workers0.py", Slurp(*dir / "cpu/scripts/c_workers0.py"), *cc);
-  const Diagnostic* d = c.Find("TL201", 40);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL201", 40);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   CHECK(d->evidence->share_of_step == doctest::Approx(0.90).epsilon(0.1));
 }
 
 TEST_CASE("shared d_zero_grad_false: 14 zero_ per step (and their fill_): confirmed") {
-  auto trace = SharedTrace("cpu/torch2.14.1/d_zero_grad_false.pt.trace.json");
-  if (!trace) return;
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/d_zero_grad_false.pt.trace.json");
+  if (!cc) return;
   auto dir = SharedTraces("cpu/scripts/d_zero_grad_false.py");
   if (!dir) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
   Checked c = CheckAgainst("d_zero_grad_false.py", Slurp(*dir / "cpu/scripts/d_zero_grad_false.py"), *cc);
-  const Diagnostic* d = c.Find("TL301", 27);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL301", 27);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   CHECK(d->evidence->per_step_count == doctest::Approx(14.0));
 }
@@ -267,9 +235,7 @@ TEST_CASE("shared e_unaligned: nn.Linear(1000, 1001) GEMMs found by shape, on th
   auto cc = LoadTrace(*trace);
   REQUIRE(cc);
   Checked c = CheckAgainst("e_unaligned.py", Slurp(*dir / "cpu/scripts/e_unaligned.py"), *cc);
-  const Diagnostic* d = c.Find("TL401", 18);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL401", 18);
   CHECK(d->evidence->verdict == Verdict::kUnverifiable);
   // addmm [[1001], [257, 1000], [1000, 1001]] forward; mm with 1001 in K or N backward.
   CHECK(d->evidence->per_step_count >= 1.0);
@@ -302,11 +268,9 @@ def main(trainset):
 )py";
 
 TEST_CASE("ResNet50 num_workers=0 (V100, PyTorch 1.9): TL201, TL202 and TL301 confirmed by op names") {
-  auto trace = SharedTrace(
+  auto cc = SharedCrossCheck(
       "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  if (!cc) return;
   // The 1.8-1.9 category names give the version: a bare zero_grad() did not set grads to None then.
   REQUIRE(cc->TraceTorch());
   CHECK(*cc->TraceTorch() == TorchVersion{1, 9});
@@ -374,11 +338,9 @@ std::string ResnetProfilerApiScript() {
 }
 
 TEST_CASE("ResNet50 num_workers=0, PyTorch 1.9 Call stack: zero_grad() found at its line, confirmed") {
-  auto trace = SharedTrace(
+  auto cc = SharedCrossCheck(
       "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  if (!cc) return;
   Checked c = CheckAgainst("resnet50_profiler_api.py", ResnetProfilerApiScript(), *cc);
   const Diagnostic* zero = c.Find("TL301", 49);
   REQUIRE(zero != nullptr);
@@ -395,21 +357,17 @@ TEST_CASE("ResNet50 num_workers=0, PyTorch 1.9 Call stack: zero_grad() found at 
 }
 
 TEST_CASE("ResNet50 num_workers=0 with --target-torch 2.1: the bare zero_grad() is not reported") {
-  auto trace = SharedTrace(
+  auto cc = SharedCrossCheck(
       "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  if (!cc) return;
   Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kResnetScript), *cc, TorchVersion{2, 1});
   CHECK(c.Count("TL301") == 0);
 }
 
 TEST_CASE("ResNet50 num_workers=4 twin: the loader already has workers: TL201 refuted at ~1%") {
-  auto trace = SharedTrace(
+  auto cc = SharedCrossCheck(
       "real/kineto/tb_plugin/samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  if (!cc) return;
   Checked c = CheckAgainst("resnet50_profiler_api.py", std::string(kResnetScript), *cc);
   const Diagnostic* workers = c.Find("TL201", 9);
   REQUIRE(workers != nullptr);
@@ -422,14 +380,10 @@ TEST_CASE("ResNet50 num_workers=4 twin: the loader already has workers: TL201 re
 const std::string kItemScript = ItemScript(/*set_to_none=*/true);
 
 TEST_CASE("HTA trace_diff/control (A100): .item() calls that really sync: TL101 confirmed by op names") {
-  auto trace = SharedTrace("real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck("real/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz");
+  if (!cc) return;
   Checked c = CheckAgainst("ddp_train.py", kItemScript, *cc);
-  const Diagnostic* d = c.Find("TL101", 13);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL101", 13);
   CHECK(d->evidence->verdict == Verdict::kConfirmed);
   // 20 of the 25 .item() calls in the 5 analysed steps synchronise: 4 per step.
   CHECK(d->evidence->per_step_count == doctest::Approx(4.0));
@@ -440,14 +394,10 @@ TEST_CASE("HTA trace_diff/control (A100): .item() calls that really sync: TL101 
 }
 
 TEST_CASE("T4 fp32: the 12 .item() calls per step are CPU scalars that never sync: TL101 refuted") {
-  auto trace = SharedTrace("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
-  if (!trace) return;
-  auto cc = LoadTrace(*trace);
-  REQUIRE(cc);
+  auto cc = SharedCrossCheck("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
+  if (!cc) return;
   Checked c = CheckAgainst("t4_train.py", kItemScript, *cc);
-  const Diagnostic* d = c.Find("TL101", 13);
-  REQUIRE(d != nullptr);
-  REQUIRE(d->evidence);
+  const Diagnostic* d = &FindWithEvidence(c, "TL101", 13);
   CHECK(d->evidence->verdict == Verdict::kRefuted);
   CHECK(d->evidence->summary.find("12.0 .item() calls per step") != std::string::npos);
   CHECK(d->evidence->saved_ms_per_step == 0.0);
