@@ -55,7 +55,7 @@ std::string HorizontalBars(const std::vector<Bar>& bars, const char* colour, con
     svg += fmt::format(R"(<g><title>{}</title><text x="{}" y="{}" text-anchor="end" class="lbl">{}</text>)"
                        R"(<rect class="bar" x="{}" y="{}" width="{:.1f}" height="{}" fill="{}"/>)"
                        R"(<text x="{:.1f}" y="{}" class="val">{}</text></g>)",
-                       HtmlEscape(b.label), kLabelW - 6, y + 15, HtmlEscape(Shorten(b.label, 52)), kLabelW, y + 2, w,
+                       HtmlEscape(b.label), kLabelW - 6, y + 15, HtmlEscape(Shorten(b.label, 46)), kLabelW, y + 2, w,
                        kRow - 6, colour, kLabelW + w + 4, y + 15, HtmlEscape(b.value_text));
   }
   return svg + "</svg>\n";
@@ -80,7 +80,7 @@ std::string StepBreakdownChart(const Breakdown& bd, Language lang) {
     for (auto v : s.ns) sum += v;
     max_ns = std::max(max_ns, sum);
   }
-  constexpr int kHeight = 240, kTop = 10, kLeft = 60, kWidth = 800;
+  constexpr int kHeight = 240, kTop = 10, kLeft = 80, kWidth = 800;
   const int n = static_cast<int>(bd.steps.size());
   const double slot = n > 0 ? static_cast<double>(kWidth - kLeft - 10) / n : 0.0;
   const double bar_w = std::max(2.0, slot * 0.7);
@@ -118,7 +118,7 @@ std::string StepBreakdownChart(const Breakdown& bd, Language lang) {
 
 // GPU busy share per step, 0-100%.
 std::string BusyChart(const std::vector<double>& per_step) {
-  constexpr int kHeight = 120, kTop = 10, kLeft = 60, kWidth = 800;
+  constexpr int kHeight = 120, kTop = 10, kLeft = 80, kWidth = 800;
   const int n = static_cast<int>(per_step.size());
   const double slot = n > 0 ? static_cast<double>(kWidth - kLeft - 10) / n : 0.0;
   const double bar_w = std::max(2.0, slot * 0.7);

@@ -493,7 +493,7 @@ TEST_CASE("trace: --format html -o writes the page, and a bad output path is a o
   const auto ok = RunTorchlint({"trace", "trace.json", "--format", "html", "-o", "report.html"}, dir.path());
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.empty());
-  const std::string html = ReadText(dir.path() / "report.html");
+  const std::string html = tl::test::ReadText(dir.path() / "report.html");
   CHECK(html.starts_with("<!DOCTYPE html>"));
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("http://") == std::string::npos);
