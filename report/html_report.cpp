@@ -112,6 +112,7 @@ std::string StepBreakdownChart(const Breakdown& bd, Language lang) {
   }
   svg += "</svg>\n";
   std::vector<std::pair<std::string, const char*>> legend;
+  legend.reserve(present.size());
   for (size_t r : present) legend.emplace_back(RoleLabel(static_cast<Role>(r), lang), kRoleColours[r]);
   return svg + Legend(legend);
 }
