@@ -1,5 +1,7 @@
 #include "report/crosscheck_report.h"
 
+#include "report/html_report.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -40,13 +42,10 @@ std::string VerdictText(Verdict v, const Texts& t) {
   return "";
 }
 
-}  // namespace
-
-std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<RankedFinding>& findings,
-                                   const std::vector<TraceFinding>& trace_only, trace::Language language) {
-  const Texts t{language == trace::Language::kChinese};
-  const trace::RankTrace* focus = cc.Focus();
-  if (focus == nullptr) return "";
+// The profiler guide's report for the focus trace with the findings merged into its diagnosis and
+// recommendations; shared by the Markdown and the HTML renderings.
+trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector<RankedFinding>& findings,
+                                const std::vector<TraceFinding>& trace_only, trace::Language language) {
   trace::TraceReport report = trace::BuildReport(*focus->read.trace, *focus->analysis, language);
   const double step_ms = focus->analysis->steps.mean_ms();
   auto confirmed = [&](std::string_view code) {
@@ -122,7 +121,42 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
     report.recommendations.push_back(std::move(rec));
   }
   trace::RankRecommendations(report.recommendations);
-  std::string out = trace::RenderReport(report, trace::ReportFormat::kMarkdown);
+  return report;
+}
+
+}  // namespace
+
+std::string RenderCrossCheckHtml(const CrossCheck& cc, const std::vector<RankedFinding>& findings,
+                                 const std::vector<TraceFinding>& trace_only, trace::Language language) {
+  const Texts t{language == trace::Language::kChinese};
+  const trace::RankTrace* focus = cc.Focus();
+  if (focus == nullptr) return "";
+  const trace::TraceReport report = MergedReport(focus, findings, trace_only, language);
+  std::vector<trace::HtmlFinding> rows;
+  for (const auto& f : findings) {
+    trace::HtmlFinding row;
+    row.code = f.diagnostic.code;
+    row.message = f.diagnostic.message;
+    if (f.file != nullptr) {
+      row.path = f.file->path();
+      row.line = static_cast<int>(f.file->lines().Locate(f.diagnostic.range.begin).line);
+    }
+    if (f.diagnostic.evidence) {
+      row.ms_saved_per_step = f.diagnostic.evidence->saved_ms_per_step;
+      row.verdict = VerdictText(f.diagnostic.evidence->verdict, t);
+    }
+    rows.push_back(std::move(row));
+  }
+  return trace::RenderHtmlReport(report, *focus->analysis, rows);
+}
+
+std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<RankedFinding>& findings,
+                                   const std::vector<TraceFinding>& trace_only, trace::Language language) {
+  const Texts t{language == trace::Language::kChinese};
+  const trace::RankTrace* focus = cc.Focus();
+  if (focus == nullptr) return "";
+  std::string out = trace::RenderReport(MergedReport(focus, findings, trace_only, language),
+                                        trace::ReportFormat::kMarkdown);
 
   // Every finding with its verdict, ranked.
   out += fmt::format("\n## {}\n", t("Findings in the code, ranked by the time their fix would save",

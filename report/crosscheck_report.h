@@ -19,6 +19,10 @@ namespace tl {
 // `findings` must be settled (SettleCosts, with `trace_findings`) and ranked already.
 std::string RenderCrossCheckReport(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,
                                    const std::vector<TraceFinding>& trace_findings, trace::Language language);
+// The same report as one self-contained HTML page (report/html_report.h), each finding linked to its
+// line and its rule's docs.
+std::string RenderCrossCheckHtml(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,
+                                 const std::vector<TraceFinding>& trace_findings, trace::Language language);
 // The same as one JSON object: {"trace": <torchlint trace's object>, "findings": [...],
 // "trace_findings": [...]}.
 nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,

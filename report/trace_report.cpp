@@ -74,6 +74,8 @@ std::string KindTitle(BottleneckKind k, Language lang) {
   return "";
 }
 
+}  // namespace
+
 std::string SeverityLabel(Severity s, Language lang) {
   Text t{lang};
   switch (s) {
@@ -83,6 +85,8 @@ std::string SeverityLabel(Severity s, Language lang) {
   }
   return "";
 }
+
+namespace {
 
 std::string FigureText(const EvidenceFigure& f, Language lang) {
   Text t{lang};
@@ -104,6 +108,8 @@ std::string FigureText(const EvidenceFigure& f, Language lang) {
   return fmt::format(fmt::runtime(t("{} {} (healthy {})", "{} {}（健康值 {}）")), f.metric, v, healthy);
 }
 
+}  // namespace
+
 std::string RoleLabel(Role r, Language lang) {
   if (lang == Language::kEnglish) return std::string(RoleName(r));
   switch (r) {
@@ -118,6 +124,8 @@ std::string RoleLabel(Role r, Language lang) {
   }
   return "其他";
 }
+
+namespace {
 
 // Short kind names for the rank table.
 std::string KindShort(BottleneckKind k, Language lang) {

@@ -34,6 +34,10 @@ nlohmann::ordered_json TraceSetToJson(const TraceSet& set);
 std::string JsonText(const nlohmann::ordered_json& j, int indent = 2);
 std::string JsonText(const nlohmann::json& j, int indent = 2);
 
+// "high" / "高", and a breakdown role's name, in `language`: the words every rendering of the report uses.
+std::string SeverityLabel(Severity severity, Language language);
+std::string RoleLabel(Role role, Language language);
+
 // The report for one trace as data, its texts in `language`; `top_n` rows in the op table.
 TraceReport BuildReport(const Trace& trace, const TraceAnalysis& analysis, Language language, size_t top_n = 10);
 // `report` as text or markdown (kJson renders as text: the JSON of a trace is AnalysisToJson's). Items

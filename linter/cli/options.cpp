@@ -2,7 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 
 #include "linter/engine/config.h"
 
@@ -33,6 +36,22 @@ Result<std::vector<std::string>> NormalizeSelectors(const std::vector<std::strin
     out.push_back(std::move(*normalized));
   }
   return out;
+}
+
+bool WriteOutput(const std::string& path, std::string_view text) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return true;
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!file) {
+    fmt::print(stderr, "torchlint: error: cannot write {}: {}; check that its folder exists and is writable\n", path,
+               std::strerror(errno));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace tl::cli

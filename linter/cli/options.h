@@ -15,6 +15,10 @@ namespace tl::cli {
 // Prints "error: MESSAGE" and returns 2, the exit status of a usage or input error.
 int UsageError(const std::string& message);
 
+// `-o/--output`: writes `text` to `path`, or to stdout when `path` is empty. Returns false after one
+// line on stderr when the file cannot be written.
+bool WriteOutput(const std::string& path, std::string_view text);
+
 // --select and --ignore take one value per occurrence, split at commas, so that `--select TL1 train.py`
 // leaves train.py an argument of its own.
 void AddSelectorOptions(CLI::App* app, std::vector<std::string>& select, std::vector<std::string>& ignore,

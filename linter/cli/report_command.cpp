@@ -29,6 +29,7 @@ struct ReportArgs {
   std::string trace;
   std::string format = "markdown";
   std::string lang = "en";
+  std::string output;
   std::vector<std::string> select;
   std::vector<std::string> ignore;
   std::string target_torch;
@@ -96,12 +97,12 @@ int RunReport(const ReportArgs& args) {
     out = CrossCheckReportJson(*cross_check, findings, trace_findings)
               .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     out += '\n';
+  } else if (args.format == "html") {
+    out = RenderCrossCheckHtml(*cross_check, findings, trace_findings, lang);
   } else {
     out = RenderCrossCheckReport(*cross_check, findings, trace_findings, lang);
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
-  return 0;
+  return WriteOutput(args.output, out) ? 0 : 2;
 }
 
 Command AddReportCommand(CLI::App& root) {
@@ -111,7 +112,9 @@ Command AddReportCommand(CLI::App& root) {
   app->add_option("scripts", args->scripts, "The training scripts (files or folders) the trace was recorded from")
       ->required();
   app->add_option("--trace", args->trace, "A profiler trace file (.json, .json.gz) or a folder of them")->required();
-  app->add_option("--format", args->format, "markdown (default) or json")->check(CLI::IsMember({"markdown", "json"}));
+  app->add_option("--format", args->format, "markdown (default), json or html (one self-contained page)")
+      ->check(CLI::IsMember({"markdown", "json", "html"}));
+  app->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
   app->add_option("--lang", args->lang, "en (default) or zh: the PyTorch profiler guide's own section titles")
       ->check(CLI::IsMember({"en", "zh"}));
   AddSelectorOptions(app, args->select, args->ignore, "Rule codes or prefixes to enable (TL1,TL201)",

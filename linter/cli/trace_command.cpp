@@ -8,7 +8,9 @@
 #include <fmt/core.h>
 
 #include "linter/cli/command.h"
+#include "linter/cli/options.h"
 #include "report/diff_report.h"
+#include "report/html_report.h"
 #include "report/trace_report.h"
 #include "traceio/trace_set.h"
 
@@ -20,6 +22,7 @@ struct TraceArgs {
   std::string path;
   std::string format = "text";
   std::string lang = "en";
+  std::string output;
   bool include_last_step = false;
   std::string step_range;
   size_t top = 10;
@@ -97,12 +100,23 @@ int RunTrace(const TraceArgs& args) {
   trace::ReportOptions report;
   report.language = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
   report.top_n = args.top;
+  std::string out;
   if (args.format == "json") {
-    fmt::print("{}\n", trace::JsonText(trace::TraceSetToJson(set)));
+    out = trace::JsonText(trace::TraceSetToJson(set)) + "\n";
+  } else if (args.format == "html") {
+    // A folder's page describes its representative rank, as `trace diff` compares it.
+    const trace::RankTrace* focus = Representative(set);
+    if (focus == nullptr) {
+      fmt::print(stderr, "torchlint: error: {} has no readable trace to render\n", args.path);
+      return 2;
+    }
+    out = trace::RenderHtmlReport(trace::BuildReport(*focus->read.trace, *focus->analysis, report.language, args.top),
+                                  *focus->analysis);
   } else {
     report.format = args.format == "markdown" ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText;
-    fmt::print("{}", trace::RenderTraceSet(set, report));
+    out = trace::RenderTraceSet(set, report);
   }
+  if (!WriteOutput(args.output, out)) return 2;
   return set.any_warnings() ? 1 : 0;
 }
 
@@ -116,10 +130,11 @@ Command AddTraceCommand(CLI::App& root) {
   sub->add_option("PATH", args->path,
                   "Trace file (.json, .pt.trace.json, .json.gz, or an Nsight Systems .sqlite export) or a folder of "
                   "them, one per rank");
-  sub->add_option("--format", args->format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
+  sub->add_option("--format", args->format, "Output format (html: one self-contained page with SVG charts)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}))
       ->capture_default_str();
   sub->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
+  sub->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
   sub->add_flag("--include-last-step", args->include_last_step,
                 "Count the last ProfilerStep too (by default it is treated as partial, as HTA does)");
   sub->add_option("--step-range", args->step_range,

@@ -1,6 +1,7 @@
 // `torchlint trace` end to end, through the built binary: the report as text, markdown and Chinese
 // (golden files), JSON parsed and checked figure by figure, a folder of ranks, and the exit codes. The
 // traces are small ones written by the tests, so every figure is known in advance.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -484,4 +485,23 @@ TEST_CASE("memory: a snapshot's JSON carries the documented keys; a pickle that 
   CHECK_FALSE(std::filesystem::exists(dir.path() / "PWNED"));
   auto missing = RunTorchlint({"memory", "nope.pickle"}, dir.path());
   CHECK(missing.exit_code == 2);
+}
+
+TEST_CASE("trace: --format html -o writes the page, and a bad output path is a one-line error") {
+  TempFolder dir;
+  dir.Write("trace.json", MakeTrace({}));
+  const auto ok = RunTorchlint({"trace", "trace.json", "--format", "html", "-o", "report.html"}, dir.path());
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.empty());
+  const std::string html = tl::test::ReadText(dir.path() / "report.html");
+  CHECK(html.starts_with("<!DOCTYPE html>"));
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("http://") == std::string::npos);
+  CHECK(html.find("https://") == std::string::npos);
+
+  const auto bad = RunTorchlint({"trace", "trace.json", "--format", "html", "-o", "no/such/dir/report.html"},
+                                dir.path());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("torchlint: error: cannot write no/such/dir/report.html") == 0);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
