@@ -228,6 +228,7 @@ Trace TraceBuilder::Finish() {
       for (auto& v : t.ts_) v += base;
       for (auto& m : t.memory_) m.ts += base;
       for (auto& f : t.flows_) f.ts += base;
+      t.metadata_.time_shift_ns = base;
     }
   }
 

@@ -137,6 +137,9 @@ struct TraceMetadata {
   std::string path;
   TraceFormat format = TraceFormat::kUnknown;
   std::optional<int64_t> base_time_ns;
+  // What Finish added to every timestamp (base_time_ns, or 0 where it was not applied): a file's own
+  // timestamps are the store's minus this, which is how `trace annotate` writes events the file lines up with.
+  int64_t time_shift_ns = 0;
   std::vector<DeviceProperties> devices;
   std::optional<int> rank;
   std::optional<int> world_size;

@@ -2,6 +2,7 @@
 // report or JSON. Thin on purpose: reading, analyses and rendering live in traceio/ so that
 // `torchlint report` renders the same way.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "report/diff_report.h"
 #include "report/html_report.h"
 #include "report/trace_report.h"
+#include "traceio/annotate.h"
 #include "traceio/trace_set.h"
 
 namespace tl::cli {
@@ -32,6 +34,9 @@ struct TraceArgs {
   // `trace diff BEFORE AFTER`
   std::string before;
   std::string after;
+  // `trace annotate TRACE -o OUT`
+  std::string annotate_input;
+  std::string annotate_output;
 };
 
 trace::ReadOptions ReadOptionsOf(const TraceArgs& args) {
@@ -75,6 +80,60 @@ int RunDiff(const TraceArgs& args) {
                          diff, args.format == "markdown" ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText,
                          args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish));
   }
+  return 0;
+}
+
+int RunAnnotate(const TraceArgs& args) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(args.annotate_input, ec)) {
+    fmt::print(stderr,
+               "torchlint: error: {} is a folder; `trace annotate` writes one trace file at a time, so give one "
+               "rank's file\n",
+               args.annotate_input);
+    return 2;
+  }
+  trace::AnalysisOptions analysis;
+  analysis.steps.include_last_step = args.include_last_step;
+  analysis.steps.step_range = args.step_range;
+  const trace::TraceSet set = trace::LoadTraceSet(args.annotate_input, ReadOptionsOf(args), analysis);
+  for (const auto& error : set.errors) fmt::print(stderr, "torchlint: error: {}\n", error);
+  if (set.ranks.size() > 1) {
+    fmt::print(stderr,
+               "torchlint: error: {} holds {} processes (an Nsight Systems export); `trace annotate` copies one Kineto "
+               "JSON trace file\n",
+               args.annotate_input, set.ranks.size());
+    return 2;
+  }
+  const trace::RankTrace* rank = set.ranks.empty() ? nullptr : &set.ranks.front();
+  if (rank == nullptr || !rank->read.ok() || !rank->analysis) {
+    if (set.errors.empty()) {
+      fmt::print(stderr, "torchlint: error: {} cannot be read as a trace; nothing to annotate\n", args.annotate_input);
+    }
+    return 2;
+  }
+  const trace::Trace& trace = *rank->read.trace;
+  if (trace.metadata().format == trace::TraceFormat::kNsys) {
+    fmt::print(stderr,
+               "torchlint: error: {} is an Nsight Systems export; `trace annotate` copies Kineto JSON traces only\n",
+               args.annotate_input);
+    return 2;
+  }
+  if (rank->read.stats.truncated) {
+    fmt::print(stderr, "torchlint: error: {} is truncated at byte {}; annotate needs a complete trace\n",
+               args.annotate_input, rank->read.stats.truncated_at);
+    return 2;
+  }
+  const trace::AnnotateResult result = trace::WriteAnnotatedTrace(args.annotate_input, args.annotate_output, trace,
+                                                                  *rank->analysis, ReadOptionsOf(args).limits);
+  if (!result.ok) {
+    fmt::print(stderr, "torchlint: error: {}\n", result.error);
+    return 2;
+  }
+  const trace::AnnotationCounts& c = result.counts;
+  fmt::print(
+      "wrote {}: {} events added ({} step slices, {} syncs, {} .item() calls, {} DataLoader waits, {} flows); "
+      "open it in ui.perfetto.dev\n",
+      args.annotate_output, c.events(), c.steps, c.syncs, c.items, c.dataloader, c.flows);
   return 0;
 }
 
@@ -162,9 +221,19 @@ Command AddTraceCommand(CLI::App& root) {
   diff->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
   diff->add_option("--top", args->top, "Kernels and ops listed")->check(CLI::Range(1, 1000))->capture_default_str();
   diff->add_option("--step-range", args->step_range, "Without ProfilerStep ranges, the range that marks one step");
+  CLI::App* annotate = sub->add_subcommand(
+      "annotate",
+      "Write a copy of a Kineto trace with torchlint's findings on the timeline (a `torchlint` track for Perfetto)");
+  annotate->add_option("TRACE", args->annotate_input, "One trace file (.json or .json.gz; not a folder)")->required();
+  annotate->add_option("-o,--output", args->annotate_output, "The annotated copy (plain JSON)")->required();
+  annotate->add_flag("--include-last-step", args->include_last_step, "Count the last ProfilerStep too");
+  annotate->add_option("--step-range", args->step_range, "Without ProfilerStep ranges, the range that marks one step");
   sub->footer(
       "Exit codes: 0 analysed cleanly, 1 analysed with warnings (e.g. a truncated file), 2 unreadable or not a trace.");
-  return {sub, [args, diff] { return diff->parsed() ? RunDiff(*args) : RunTrace(*args); }};
+  return {sub, [args, diff, annotate] {
+            if (annotate->parsed()) return RunAnnotate(*args);
+            return diff->parsed() ? RunDiff(*args) : RunTrace(*args);
+          }};
 }
 
 TL_REGISTER_COMMAND(20, AddTraceCommand);

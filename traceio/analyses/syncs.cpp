@@ -90,6 +90,7 @@ SyncStats AnalyzeSyncs(const Trace& trace, const Steps& steps) {
       if (step >= 0) {
         ++out.sync_calls;
         SatAddTo(out.sync_ns, trace.dur(i));
+        out.sync_events.push_back(i);
       }
     } else if (c == 2 && IsLaunch(k)) {
       uint32_t g = trace.link(i);

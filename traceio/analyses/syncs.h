@@ -22,9 +22,10 @@ struct ItemCall {
 };
 
 struct SyncStats {
-  int64_t sync_calls = 0;       // explicit sync calls inside the analysed steps
-  int64_t sync_ns = 0;          // their total duration
-  int64_t blocking_copies = 0;  // cudaMemcpyAsync calls that blocked: DtoH into pageable memory
+  int64_t sync_calls = 0;             // explicit sync calls inside the analysed steps
+  int64_t sync_ns = 0;                // their total duration
+  std::vector<uint32_t> sync_events;  // those calls, in the store's order (their ts/dur are the trace's)
+  int64_t blocking_copies = 0;        // cudaMemcpyAsync calls that blocked: DtoH into pageable memory
   int64_t blocking_copy_ns = 0;
   std::vector<ItemCall> items;  // every .item() in the trace, in time order
   int64_t items_in_steps = 0;

@@ -1,0 +1,66 @@
+// `torchlint trace annotate`: a copy of a Kineto trace with torchlint's evidence on its timeline, for
+// Perfetto or chrome://tracing. The original bytes are streamed through unchanged; a small scanner
+// (strings, escapes, bracket depth: it finds a position, it parses nothing) finds the closing `]` of
+// the top-level `traceEvents` array, and the markers are inserted there, in a process of their own: a
+// slice per analysed step named by the bottleneck diagnosis, a slice on every sync call, `.item()` and
+// DataLoader wait that proves a finding, and a flow arrow from each sync to the kernel it waited for.
+// Memory holds the analysed store and the markers, never the file.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traceio/analysis.h"
+#include "traceio/byte_source.h"
+#include "traceio/store.h"
+
+namespace tl::trace {
+
+struct AnnotationCounts {
+  size_t steps = 0;       // bottleneck slices, one per analysed step
+  size_t syncs = 0;       // explicit sync calls (TL101)
+  size_t items = 0;       // .item() calls inside the steps (TL102)
+  size_t dataloader = 0;  // DataLoader __next__ waits (TL201)
+  size_t flows = 0;       // sync -> kernel arrows (each an "s" and an "f" event)
+  size_t metadata = 0;    // process and thread names
+  size_t events() const { return steps + syncs + items + dataloader + 2 * flows + metadata; }
+};
+
+struct Annotations {
+  int64_t pid = 0;                  // the process the markers sit in, unused by the trace
+  std::vector<std::string> events;  // one JSON object each, in the file's own time base
+  AnnotationCounts counts;
+};
+
+// The marker events for one analysed trace.
+Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis);
+
+struct SpliceResult {
+  bool ok = false;
+  std::string error;            // one line when !ok
+  uint64_t input_bytes = 0;     // decompressed bytes copied from the source
+  uint64_t inserted_at = 0;     // output offset of the first inserted byte
+  uint64_t inserted_bytes = 0;  // the output is the input with these bytes inserted at inserted_at
+};
+
+// Copies `source` to `out`, byte for byte, with `events` (JSON objects) appended to the top-level
+// `traceEvents` array (or to a bare top-level list, the legacy export). `name` is for messages.
+SpliceResult SpliceEvents(ByteSource& source, const std::vector<std::string>& events, std::FILE* out,
+                          std::string_view name);
+
+struct AnnotateResult {
+  bool ok = false;
+  std::string error;  // one line when !ok; then no output file exists
+  AnnotationCounts counts;
+  SpliceResult splice;
+};
+
+// Writes `output` (plain JSON) as the annotated copy of `input`, which `trace`/`analysis` were read from.
+// The copy goes to a temp file beside `output` and is renamed into place; on any error it is removed.
+AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& output, const Trace& trace,
+                                   const TraceAnalysis& analysis, const SourceLimits& limits = {});
+
+}  // namespace tl::trace
