@@ -129,7 +129,7 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) 
   w.Meta("process_sort_index", 0, {{"sort_index", -1}});
   w.Meta("thread_name", kStepTid, {{"name", "bottleneck per step"}});
   w.Meta("thread_name", kSyncTid, {{"name", "sync calls (TL101)"}});
-  w.Meta("thread_name", kItemTid, {{"name", ".item() calls (TL102)"}});
+  w.Meta("thread_name", kItemTid, {{"name", ".item() calls (TL101)"}});
   w.Meta("thread_name", kDataTid, {{"name", "DataLoader waits (TL201)"}});
 
   const Steps& steps = analysis.steps;
@@ -176,7 +176,7 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) 
   for (const auto& item : syncs.items) {
     if (item.step < 0) continue;
     const uint32_t e = item.event;
-    nlohmann::json args = {{"code", "TL102"},
+    nlohmann::json args = {{"code", "TL101"},
                            {"syncs", item.syncs()},
                            {"dtoh_copy", item.dtoh_copy},
                            {"cost_ms", Ms(item.blocked_ns)},

@@ -22,7 +22,7 @@ namespace tl::trace {
 struct AnnotationCounts {
   size_t steps = 0;       // bottleneck slices, one per analysed step
   size_t syncs = 0;       // explicit sync calls (TL101)
-  size_t items = 0;       // .item() calls inside the steps (TL102)
+  size_t items = 0;       // .item() calls inside the steps (TL101)
   size_t dataloader = 0;  // DataLoader __next__ waits (TL201)
   size_t flows = 0;       // sync -> kernel arrows (each an "s" and an "f" event)
   size_t metadata = 0;    // process and thread names

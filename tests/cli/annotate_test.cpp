@@ -141,7 +141,7 @@ void CheckMarkers(const json& input, const Marked& m) {
     }
   }
   for (const auto& e : m.syncs) CHECK(e["args"]["code"] == "TL101");
-  for (const auto& e : m.items) CHECK(e["args"]["code"] == "TL102");
+  for (const auto& e : m.items) CHECK(e["args"]["code"] == "TL101");
   for (const auto& e : m.dataloader) CHECK(e["args"]["code"] == "TL201");
   CHECK(m.flow_start.size() == m.flow_end.size());
   for (const auto& start : m.flow_start) {
