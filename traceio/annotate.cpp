@@ -24,6 +24,7 @@ constexpr int64_t kStepTid = 1;
 constexpr int64_t kSyncTid = 2;
 constexpr int64_t kItemTid = 3;
 constexpr int64_t kDataTid = 4;
+constexpr int64_t kFindingTid = 5;
 // Flow ids far above the correlation ids Kineto's own ac2g flows use.
 constexpr int64_t kFirstFlowId = int64_t{1} << 50;
 
@@ -121,7 +122,8 @@ struct KernelsByEnd {
 
 }  // namespace
 
-Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) {
+Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis,
+                             std::span<const ScriptFinding> findings) {
   Annotations out;
   out.pid = UnusedPid(trace);
   Writer w{trace, out, trace.metadata().time_shift_ns};
@@ -131,6 +133,7 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) 
   w.Meta("thread_name", kSyncTid, {{"name", "sync calls (TL101)"}});
   w.Meta("thread_name", kItemTid, {{"name", ".item() calls (TL102)"}});
   w.Meta("thread_name", kDataTid, {{"name", "DataLoader waits (TL201)"}});
+  if (!findings.empty()) w.Meta("thread_name", kFindingTid, {{"name", "script findings (check)"}});
 
   const Steps& steps = analysis.steps;
   const SyncStats& syncs = analysis.syncs;
@@ -192,6 +195,20 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) 
     }
     out.events.push_back(w.Slice(kDataTid, trace.name(e), trace.ts(e), trace.dur(e), args));
     ++out.counts.dataloader;
+  }
+  // Findings are about the whole loop, so each spans the analysed steps (or the trace without steps).
+  const int64_t begin = steps.count() > 0 ? steps.analysed.front().begin : trace.min_ts();
+  const int64_t end = steps.count() > 0 ? steps.analysed.back().end : trace.max_end();
+  for (const ScriptFinding& f : findings) {
+    nlohmann::json args = {{"code", f.code},
+                           {"location", f.location},
+                           {"message", f.message},
+                           {"verdict", f.verdict},
+                           {"cost_ms_per_step", f.cost_ms_per_step},
+                           {"saved_ms_per_step", f.saved_ms_per_step}};
+    out.events.push_back(
+        w.Slice(kFindingTid, fmt::format("{} {} ({})", f.code, f.location, f.verdict), begin, end - begin, args));
+    ++out.counts.findings;
   }
   return out;
 }
@@ -355,7 +372,8 @@ SpliceResult SpliceEvents(ByteSource& source, const std::vector<std::string>& ev
 }
 
 AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& output, const Trace& trace,
-                                   const TraceAnalysis& analysis, const SourceLimits& limits) {
+                                   const TraceAnalysis& analysis, std::span<const ScriptFinding> findings,
+                                   const SourceLimits& limits) {
   namespace fs = std::filesystem;
   AnnotateResult result;
   std::error_code ec;
@@ -377,7 +395,7 @@ AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& 
     result.error = fmt::format("cannot write {}: {}; choose a writable folder", output, std::strerror(errno));
     return result;
   }
-  Annotations annotations = BuildAnnotations(trace, analysis);
+  Annotations annotations = BuildAnnotations(trace, analysis, findings);
   result.counts = annotations.counts;
   result.splice = SpliceEvents(*source, annotations.events, file, input);
   const bool closed = std::fclose(file) == 0;

@@ -124,7 +124,7 @@ int RunAnnotate(const TraceArgs& args) {
     return 2;
   }
   const trace::AnnotateResult result = trace::WriteAnnotatedTrace(args.annotate_input, args.annotate_output, trace,
-                                                                  *rank->analysis, ReadOptionsOf(args).limits);
+                                                                  *rank->analysis, {}, ReadOptionsOf(args).limits);
   if (!result.ok) {
     fmt::print(stderr, "torchlint: error: {}\n", result.error);
     return 2;
