@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <system_error>
+#include <zlib.h>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -316,6 +317,24 @@ class EventsArrayScanner {
   std::string key_;
 };
 
+// A FILE* that deflates what is written to it into a .gz file, so that SpliceEvents streams into either.
+ssize_t GzipWrite(void* cookie, const char* data, size_t n) {
+  const int written = gzwrite(static_cast<gzFile>(cookie), data, static_cast<unsigned>(n));
+  return written <= 0 ? -1 : written;
+}
+int GzipClose(void* cookie) { return gzclose(static_cast<gzFile>(cookie)) == Z_OK ? 0 : -1; }
+
+std::FILE* OpenGzipWriter(const std::string& path) {
+  gzFile gz = gzopen(path.c_str(), "wb6");
+  if (gz == nullptr) return nullptr;
+  cookie_io_functions_t io{};
+  io.write = GzipWrite;
+  io.close = GzipClose;
+  std::FILE* file = fopencookie(gz, "w", io);
+  if (file == nullptr) gzclose(gz);
+  return file;
+}
+
 bool WriteAll(std::FILE* out, const char* data, size_t n) { return n == 0 || std::fwrite(data, 1, n, out) == n; }
 
 }  // namespace
@@ -390,7 +409,8 @@ AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& 
   const fs::path out_path(output);
   const fs::path dir = out_path.has_parent_path() ? out_path.parent_path() : fs::path(".");
   const fs::path temp = dir / fmt::format(".{}.{}.tmp", out_path.filename().string(), ::getpid());
-  std::FILE* file = std::fopen(temp.string().c_str(), "wb");
+  const bool gzip = output.ends_with(".gz");
+  std::FILE* file = gzip ? OpenGzipWriter(temp.string()) : std::fopen(temp.string().c_str(), "wb");
   if (file == nullptr) {
     result.error = fmt::format("cannot write {}: {}; choose a writable folder", output, std::strerror(errno));
     return result;
