@@ -22,7 +22,7 @@ lint: build
 	scripts/lint.sh build
 
 bench: build
-	bench/check.sh && bench/trace.sh
+	bench/check.sh && bench/trace.sh && build/bench/bench_annotate
 
 clean:
 	rm -rf build build-dev

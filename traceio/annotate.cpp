@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <system_error>
+#include <zlib.h>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@ constexpr int64_t kStepTid = 1;
 constexpr int64_t kSyncTid = 2;
 constexpr int64_t kItemTid = 3;
 constexpr int64_t kDataTid = 4;
+constexpr int64_t kFindingTid = 5;
 // Flow ids far above the correlation ids Kineto's own ac2g flows use.
 constexpr int64_t kFirstFlowId = int64_t{1} << 50;
 
@@ -121,7 +123,8 @@ struct KernelsByEnd {
 
 }  // namespace
 
-Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) {
+Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis,
+                             std::span<const ScriptFinding> findings) {
   Annotations out;
   out.pid = UnusedPid(trace);
   Writer w{trace, out, trace.metadata().time_shift_ns};
@@ -131,6 +134,7 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) 
   w.Meta("thread_name", kSyncTid, {{"name", "sync calls (TL101)"}});
   w.Meta("thread_name", kItemTid, {{"name", ".item() calls (TL101)"}});
   w.Meta("thread_name", kDataTid, {{"name", "DataLoader waits (TL201)"}});
+  if (!findings.empty()) w.Meta("thread_name", kFindingTid, {{"name", "script findings (check)"}});
 
   const Steps& steps = analysis.steps;
   const SyncStats& syncs = analysis.syncs;
@@ -192,6 +196,20 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis) 
     }
     out.events.push_back(w.Slice(kDataTid, trace.name(e), trace.ts(e), trace.dur(e), args));
     ++out.counts.dataloader;
+  }
+  // Findings are about the whole loop, so each spans the analysed steps (or the trace without steps).
+  const int64_t begin = steps.count() > 0 ? steps.analysed.front().begin : trace.min_ts();
+  const int64_t end = steps.count() > 0 ? steps.analysed.back().end : trace.max_end();
+  for (const ScriptFinding& f : findings) {
+    nlohmann::json args = {{"code", f.code},
+                           {"location", f.location},
+                           {"message", f.message},
+                           {"verdict", f.verdict},
+                           {"cost_ms_per_step", f.cost_ms_per_step},
+                           {"saved_ms_per_step", f.saved_ms_per_step}};
+    out.events.push_back(
+        w.Slice(kFindingTid, fmt::format("{} {} ({})", f.code, f.location, f.verdict), begin, end - begin, args));
+    ++out.counts.findings;
   }
   return out;
 }
@@ -299,6 +317,24 @@ class EventsArrayScanner {
   std::string key_;
 };
 
+// A FILE* that deflates what is written to it into a .gz file, so that SpliceEvents streams into either.
+ssize_t GzipWrite(void* cookie, const char* data, size_t n) {
+  const int written = gzwrite(static_cast<gzFile>(cookie), data, static_cast<unsigned>(n));
+  return written <= 0 ? -1 : written;
+}
+int GzipClose(void* cookie) { return gzclose(static_cast<gzFile>(cookie)) == Z_OK ? 0 : -1; }
+
+std::FILE* OpenGzipWriter(const std::string& path) {
+  gzFile gz = gzopen(path.c_str(), "wb6");
+  if (gz == nullptr) return nullptr;
+  cookie_io_functions_t io{};
+  io.write = GzipWrite;
+  io.close = GzipClose;
+  std::FILE* file = fopencookie(gz, "w", io);
+  if (file == nullptr) gzclose(gz);
+  return file;
+}
+
 bool WriteAll(std::FILE* out, const char* data, size_t n) { return n == 0 || std::fwrite(data, 1, n, out) == n; }
 
 }  // namespace
@@ -355,7 +391,8 @@ SpliceResult SpliceEvents(ByteSource& source, const std::vector<std::string>& ev
 }
 
 AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& output, const Trace& trace,
-                                   const TraceAnalysis& analysis, const SourceLimits& limits) {
+                                   const TraceAnalysis& analysis, std::span<const ScriptFinding> findings,
+                                   const SourceLimits& limits) {
   namespace fs = std::filesystem;
   AnnotateResult result;
   std::error_code ec;
@@ -372,12 +409,13 @@ AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& 
   const fs::path out_path(output);
   const fs::path dir = out_path.has_parent_path() ? out_path.parent_path() : fs::path(".");
   const fs::path temp = dir / fmt::format(".{}.{}.tmp", out_path.filename().string(), ::getpid());
-  std::FILE* file = std::fopen(temp.string().c_str(), "wb");
+  const bool gzip = output.ends_with(".gz");
+  std::FILE* file = gzip ? OpenGzipWriter(temp.string()) : std::fopen(temp.string().c_str(), "wb");
   if (file == nullptr) {
     result.error = fmt::format("cannot write {}: {}; choose a writable folder", output, std::strerror(errno));
     return result;
   }
-  Annotations annotations = BuildAnnotations(trace, analysis);
+  Annotations annotations = BuildAnnotations(trace, analysis, findings);
   result.counts = annotations.counts;
   result.splice = SpliceEvents(*source, annotations.events, file, input);
   const bool closed = std::fclose(file) == 0;

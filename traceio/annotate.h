@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,8 +26,20 @@ struct AnnotationCounts {
   size_t items = 0;       // .item() calls inside the steps (TL101)
   size_t dataloader = 0;  // DataLoader __next__ waits (TL201)
   size_t flows = 0;       // sync -> kernel arrows (each an "s" and an "f" event)
+  size_t findings = 0;    // script findings (check --annotate)
   size_t metadata = 0;    // process and thread names
-  size_t events() const { return steps + syncs + items + dataloader + 2 * flows + metadata; }
+  size_t events() const { return steps + syncs + items + dataloader + 2 * flows + findings + metadata; }
+};
+
+// A finding of `check SCRIPT --trace TRACE --annotate OUT`, as the check rendered it; it becomes a slice
+// over the analysed steps on a track of its own.
+struct ScriptFinding {
+  std::string code;      // "TL101"
+  std::string location;  // "train.py:42"
+  std::string message;
+  std::string verdict;  // "confirmed", ... (docs/crosscheck.md)
+  double cost_ms_per_step = 0.0;
+  double saved_ms_per_step = 0.0;
 };
 
 struct Annotations {
@@ -36,7 +49,8 @@ struct Annotations {
 };
 
 // The marker events for one analysed trace.
-Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis);
+Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis,
+                             std::span<const ScriptFinding> findings = {});
 
 struct SpliceResult {
   bool ok = false;
@@ -58,9 +72,10 @@ struct AnnotateResult {
   SpliceResult splice;
 };
 
-// Writes `output` (plain JSON) as the annotated copy of `input`, which `trace`/`analysis` were read from.
+// Writes `output` (plain JSON, gzip when its name ends in .gz) as the annotated copy of `input`, which `trace`/`analysis` were read from.
 // The copy goes to a temp file beside `output` and is renamed into place; on any error it is removed.
 AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& output, const Trace& trace,
-                                   const TraceAnalysis& analysis, const SourceLimits& limits = {});
+                                   const TraceAnalysis& analysis, std::span<const ScriptFinding> findings = {},
+                                   const SourceLimits& limits = {});
 
 }  // namespace tl::trace

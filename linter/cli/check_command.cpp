@@ -25,6 +25,7 @@
 #include "linter/engine/project_builder.h"
 #include "linter/engine/torch_pin.h"
 #include "linter/output/report.h"
+#include "traceio/annotate.h"
 
 namespace tl::cli {
 namespace {
@@ -54,7 +55,28 @@ struct CheckArgs {
   bool quiet = false;
   std::string trace;            // --trace: a profiler trace file or folder to cross-check against
   std::string fail_on = "any";  // --fail-on any|confirmed|none
+  std::string annotate;         // --annotate: write the trace's annotated copy here (with --trace, one file)
 };
+
+// The ranked findings as `--annotate` puts them on the trace's timeline.
+std::vector<trace::ScriptFinding> ScriptFindings(const std::vector<RankedFinding>& ranked) {
+  std::vector<trace::ScriptFinding> out;
+  out.reserve(ranked.size());
+  for (const RankedFinding& finding : ranked) {
+    const Diagnostic& d = finding.diagnostic;
+    trace::ScriptFinding f;
+    f.code = d.code;
+    f.location = fmt::format("{}:{}", finding.file->path(), finding.file->lines().Locate(d.range.begin).line);
+    f.message = d.message;
+    if (d.evidence) {
+      f.verdict = ToString(d.evidence->verdict);
+      f.cost_ms_per_step = d.evidence->cost_ms_per_step;
+      f.saved_ms_per_step = d.evidence->saved_ms_per_step;
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
 
 bool UseColor(const std::string& mode) {
   if (mode == "always") return true;
@@ -120,12 +142,19 @@ int RunCheck(const CheckArgs& args) {
   if (*fail_on == FailOn::kConfirmed && args.trace.empty()) {
     return UsageError("--fail-on confirmed needs --trace: only a profiler trace can confirm a finding");
   }
+  if (!args.annotate.empty() && args.trace.empty()) {
+    return UsageError("--annotate needs --trace: it writes a copy of that trace with the findings on its timeline");
+  }
   std::optional<CrossCheck> cross_check;
   std::optional<TorchVersion> trace_torch;
   if (!args.trace.empty()) {
     auto loaded = CrossCheck::Load(args.trace);
     if (!loaded.ok()) return UsageError(loaded.error().message);
     cross_check = std::move(*loaded);
+    if (!args.annotate.empty() && (cross_check->traces().folder || cross_check->Focus() == nullptr)) {
+      return UsageError(
+          fmt::format("--annotate writes one trace file; --trace {} is a folder, so give one rank's file", args.trace));
+    }
     for (const std::string& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
     trace_torch = cross_check->TraceTorch();
   }
@@ -294,17 +323,28 @@ int RunCheck(const CheckArgs& args) {
       std::fwrite(text.data(), 1, text.size(), stdout);
     }
   });
+  std::vector<trace::ScriptFinding> annotated;
   if (cross_check) {
     // Costs claimed by several findings (in one file or in several) are shared before anything counts.
     std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(trace::Language::kEnglish, scripts);
     SettleCosts(ranked, trace_findings);
     RankFindings(ranked);
     for (const RankedFinding& finding : ranked) failing += CountsForExit(finding.diagnostic, *fail_on) ? 1 : 0;
+    if (!args.annotate.empty()) annotated = ScriptFindings(ranked);
     for (RankedFinding& finding : ranked) reporter->AddFile(*finding.file, {std::move(finding.diagnostic)});
     for (const TraceFinding& finding : trace_findings) reporter->AddTraceFinding(finding);
   }
   reporter->Finish();
   std::fflush(stdout);
+  if (cross_check && !args.annotate.empty()) {
+    const trace::RankTrace& focus = *cross_check->Focus();
+    const trace::AnnotateResult result = trace::WriteAnnotatedTrace(focus.path, args.annotate, *focus.read.trace,
+                                                                    *focus.analysis, annotated);
+    if (!result.ok) {
+      fmt::print(stderr, "torchlint: error: {}\n", result.error);
+      return 2;
+    }
+  }
 
   if (analysed == 0 && failed > 0) return 2;  // the error lines said it all
   if (*format == OutputFormat::kText && !args.quiet) fmt::print(stderr, "{}\n", FormatSummary(summary));
@@ -352,6 +392,9 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_flag("-q,--quiet", args->quiet, "Do not print the summary line");
   app->add_option("--trace", args->trace,
                   "Cross-check the findings against a profiler trace (file or folder): verdict and cost per step");
+  app->add_option("--annotate", args->annotate,
+                  "With --trace (one file): write a copy of the trace with the findings and their evidence on the "
+                  "timeline, for ui.perfetto.dev (docs/annotate.md)");
   app->add_option("--fail-on", args->fail_on,
                   "Which findings make the exit status 1: any (default), confirmed (by --trace), none");
   return {app, [args] { return RunCheck(*args); }};

@@ -124,7 +124,7 @@ int RunAnnotate(const TraceArgs& args) {
     return 2;
   }
   const trace::AnnotateResult result = trace::WriteAnnotatedTrace(args.annotate_input, args.annotate_output, trace,
-                                                                  *rank->analysis, ReadOptionsOf(args).limits);
+                                                                  *rank->analysis, {}, ReadOptionsOf(args).limits);
   if (!result.ok) {
     fmt::print(stderr, "torchlint: error: {}\n", result.error);
     return 2;
@@ -225,7 +225,9 @@ Command AddTraceCommand(CLI::App& root) {
       "annotate",
       "Write a copy of a Kineto trace with torchlint's findings on the timeline (a `torchlint` track for Perfetto)");
   annotate->add_option("TRACE", args->annotate_input, "One trace file (.json or .json.gz; not a folder)")->required();
-  annotate->add_option("-o,--output", args->annotate_output, "The annotated copy (plain JSON)")->required();
+  annotate
+      ->add_option("-o,--output", args->annotate_output, "The annotated copy (plain JSON; gzip when FILE ends in .gz)")
+      ->required();
   annotate->add_flag("--include-last-step", args->include_last_step, "Count the last ProfilerStep too");
   annotate->add_option("--step-range", args->step_range, "Without ProfilerStep ranges, the range that marks one step");
   sub->footer(

@@ -232,6 +232,11 @@ TEST_CASE("trace annotate: a small trace gets its markers on the right events") 
   CHECK(m.items[0]["args"]["syncs"] == true);
   // Read back by our own reader: the same steps.
   CHECK(TraceJson(out)["steps"]["count"] == TraceJson(in)["steps"]["count"]);
+  // An output named .gz is the same copy, deflated.
+  const auto gz = dir.path() / "small.annotated.json.gz";
+  REQUIRE(Annotate(in, gz).exit_code == 0);
+  CHECK(ReadText(gz).starts_with("\x1f\x8b"));
+  CHECK(ReadTrace(gz) == output);
 }
 
 TEST_CASE("trace annotate: an empty traceEvents array gets no leading comma") {
@@ -245,6 +250,16 @@ TEST_CASE("trace annotate: an empty traceEvents array gets no leading comma") {
   InsertedRun(ReadText(in), output);
   REQUIRE(json::accept(output));
   CHECK(json::parse(output)["x"] == 1);
+
+  // The legacy export, a bare list of events: the markers go at its end.
+  const auto list = dir.Write("list.json", R"([{"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 1, "dur": 2}])");
+  const auto list_out = dir.path() / "list.out.json";
+  REQUIRE(Annotate(list, list_out).exit_code == 0);
+  const std::string copy = ReadText(list_out);
+  CHECK(InsertedRun(ReadText(list), copy).starts_with(",\n{"));
+  REQUIRE(json::accept(copy));
+  CHECK(json::parse(copy).is_array());
+  CHECK(json::parse(copy)[0]["name"] == "aten::add");
 }
 
 TEST_CASE("trace annotate: a real GPU trace with syncs over several steps") {

@@ -180,5 +180,47 @@ TEST_CASE("each rule's Trace evidence section opens with the issue's wording") {
   }
 }
 
+TEST_CASE("check --trace --annotate: the findings and their verdicts on the trace's timeline") {
+  auto trace = SharedTrace(kControl);
+  if (!trace) return;
+  TempFolder dir;
+  dir.Write("train.py", kItemScript);
+  RunResult r = RunTorchlint({"check", "train.py", "--trace", trace->string(), "--annotate", "annotated.json"},
+                             dir.path());
+  INFO(r.Transcript());
+  CHECK(r.exit_code == 1);
+  const std::string text = ReadText(dir.path() / "annotated.json");
+  REQUIRE(nlohmann::json::accept(text));
+  const nlohmann::json events = nlohmann::json::parse(text)["traceEvents"];
+  std::vector<nlohmann::json> findings;
+  std::vector<nlohmann::json> steps;
+  for (const auto& e : events) {
+    if (e.value("cat", "") != "torchlint") continue;
+    if (e["tid"] == 5) findings.push_back(e);
+    if (e["tid"] == 1) steps.push_back(e);
+  }
+  REQUIRE(steps.size() == 5);
+  bool item = false;
+  for (const auto& f : findings) {
+    // Each finding spans the analysed steps.
+    CHECK(f["ts"] == steps.front()["ts"]);
+    CHECK(f["ts"].get<double>() + f["dur"].get<double>() ==
+          doctest::Approx(steps.back()["ts"].get<double>() + steps.back()["dur"].get<double>()));
+    item = item || (f["args"]["code"] == "TL101" && f["args"]["location"] == "train.py:13" &&
+                    f["args"]["verdict"] == "confirmed" && f["args"]["cost_ms_per_step"].get<double>() > 1.0);
+  }
+  CHECK(item);
+
+  // Without --trace, or with a folder of ranks: a usage error and no file.
+  RunResult no_trace = RunTorchlint({"check", "train.py", "--annotate", "a.json"}, dir.path());
+  CHECK(no_trace.exit_code == 2);
+  RunResult folder = RunTorchlint(
+      {"check", "train.py", "--trace", trace->parent_path().string(), "--annotate", "b.json"}, dir.path());
+  CHECK(folder.exit_code == 2);
+  CHECK(folder.err.find("give one rank's file") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir.path() / "a.json"));
+  CHECK(!std::filesystem::exists(dir.path() / "b.json"));
+}
+
 }  // namespace
 }  // namespace tl::test
