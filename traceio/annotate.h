@@ -72,8 +72,9 @@ struct AnnotateResult {
   SpliceResult splice;
 };
 
-// Writes `output` (plain JSON, gzip when its name ends in .gz) as the annotated copy of `input`, which `trace`/`analysis` were read from.
-// The copy goes to a temp file beside `output` and is renamed into place; on any error it is removed.
+// Writes `output` (plain JSON, gzip when its name ends in .gz) as the annotated copy of `input`, which
+// `trace`/`analysis` were read from. The copy goes to a temp file beside `output` and is renamed into place; on any
+// error it is removed.
 AnnotateResult WriteAnnotatedTrace(const std::string& input, const std::string& output, const Trace& trace,
                                    const TraceAnalysis& analysis, std::span<const ScriptFinding> findings = {},
                                    const SourceLimits& limits = {});
