@@ -100,6 +100,14 @@ const trace::RankTrace* CrossCheck::Focus() const {
   return state_->ranks.empty() ? nullptr : state_->ranks.front();
 }
 
+std::vector<uint32_t> CrossCheck::FocusEvents(const Evidence& evidence) const {
+  const trace::RankTrace* focus = Focus();
+  for (size_t i = 0; i < state_->ranks.size(); ++i) {
+    if (state_->ranks[i] == focus) return ClaimedEvents(evidence, static_cast<uint32_t>(i));
+  }
+  return {};
+}
+
 std::optional<TorchVersion> CrossCheck::TraceTorch() const {
   for (const auto* r : state_->ranks) {
     const auto& md = r->read.trace->metadata();
@@ -182,9 +190,16 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
 
 std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language,
                                                 std::span<const CheckedScript> scripts) const {
-  std::vector<TraceFinding> out;
   const trace::RankTrace* focus = Focus();
-  if (focus == nullptr) return out;
+  if (focus == nullptr) return {};
+  return TraceOnlyFindings(*focus, language, scripts);
+}
+
+std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, trace::Language language,
+                                            std::span<const CheckedScript> scripts) {
+  std::vector<TraceFinding> out;
+  if (!rank.analysis || !rank.read.trace) return out;
+  const trace::RankTrace* focus = &rank;
   const auto& a = *focus->analysis;
   const auto& tr = *focus->read.trace;
   const bool zh = language == trace::Language::kChinese;

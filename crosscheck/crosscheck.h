@@ -66,11 +66,19 @@ class CrossCheck {
 
   // The trace that the report describes (the straggler of a folder, else the first readable one).
   const trace::RankTrace* Focus() const;
+  // The events of Focus() that a finding's evidence measured its cost from (indices into its trace).
+  std::vector<uint32_t> FocusEvents(const Evidence& evidence) const;
 
  private:
   struct State;
   explicit CrossCheck(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
+
+// The trace-only findings of one analysed trace (CrossCheck::TraceOnly on its focus), for commands that
+// read a trace without a script (`trace annotate`). Empty when the trace was not read or analysed.
+std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank,
+                                            trace::Language language = trace::Language::kEnglish,
+                                            std::span<const CheckedScript> scripts = {});
 
 }  // namespace tl

@@ -64,6 +64,15 @@ Evidence EvidenceFromCost(const EvidenceQuery& q, Verdict verdict, const trace::
   return e;
 }
 
+std::vector<uint32_t> ClaimedEvents(const Evidence& evidence, uint32_t trace_index) {
+  std::vector<uint32_t> out;
+  for (const EventClaim& claim : evidence.claims) {
+    if ((claim.id & kKeyBit) != 0 || (claim.id >> 32) != trace_index) continue;
+    out.push_back(static_cast<uint32_t>(claim.id & 0xffffffffU));
+  }
+  return out;
+}
+
 EventClaim KeyClaim(const EvidenceQuery& q, std::string_view key, int64_t ns) {
   const uint64_t h = std::hash<std::string_view>{}(key);
   return {kKeyBit | (static_cast<uint64_t>(q.trace_index & 0x7fff) << 48) | (h & 0xffffffffffffULL), ns};

@@ -57,6 +57,9 @@ struct RuleEvidenceRegistrar {
 // Builds an Evidence from a traceio Cost: its figures, example events and the events it claims.
 Evidence EvidenceFromCost(const EvidenceQuery& query, Verdict verdict, const trace::Cost& cost,
                           double saved_ms_per_step, std::string summary);
+// The events of trace `trace_index` (of a folder; 0 for one file) that an evidence's claims name, as
+// indices into that trace; aggregate keys (KeyClaim) name no event and are left out.
+std::vector<uint32_t> ClaimedEvents(const Evidence& evidence, uint32_t trace_index);
 // An opaque claim id for something that is not one event (a GEMM shape aggregated over many events):
 // findings that claim the same key share it.
 EventClaim KeyClaim(const EvidenceQuery& query, std::string_view key, int64_t ns);

@@ -35,6 +35,18 @@ std::string Shorten(const std::string& s, size_t max) {
   return s.substr(0, cut) + "…";
 }
 
+// The width of a chart label in the 12px monospace font the charts use (about 7.3px a character;
+// East Asian characters are twice as wide).
+double TextWidth(std::string_view text) {
+  double w = 0.0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte
+    w += c >= 0xE0 ? 14.6 : 7.3;
+  }
+  return w;
+}
+
 struct Bar {
   std::string label;
   double value = 0.0;
@@ -52,11 +64,15 @@ std::string HorizontalBars(const std::vector<Bar>& bars, const char* colour, con
     const auto& b = bars[i];
     const int y = static_cast<int>(i) * kRow + 2;
     const double w = max > 0 ? b.value / max * kBarW : 0.0;
+    // The value goes after the bar, or inside its end when it would run past the chart's edge.
+    const double text_w = TextWidth(b.value_text);
+    const bool inside = kLabelW + w + 4 + text_w > kWidth - 2 && w > text_w + 8;
     svg += fmt::format(R"(<g><title>{}</title><text x="{}" y="{}" text-anchor="end" class="lbl">{}</text>)"
                        R"(<rect class="bar" x="{}" y="{}" width="{:.1f}" height="{}" fill="{}"/>)"
-                       R"(<text x="{:.1f}" y="{}" class="val">{}</text></g>)",
+                       R"(<text x="{:.1f}" y="{}"{} class="val{}">{}</text></g>)",
                        HtmlEscape(b.label), kLabelW - 6, y + 15, HtmlEscape(Shorten(b.label, 46)), kLabelW, y + 2, w,
-                       kRow - 6, colour, kLabelW + w + 4, y + 15, HtmlEscape(b.value_text));
+                       kRow - 6, colour, inside ? kLabelW + w - 4 : kLabelW + w + 4, y + 15,
+                       inside ? R"( text-anchor="end")" : "", inside ? " in" : "", HtmlEscape(b.value_text));
   }
   return svg + "</svg>\n";
 }
@@ -145,6 +161,79 @@ std::string BusyChart(const std::vector<double>& per_step) {
   return svg + "</svg>\n";
 }
 
+// The unit of a chart's scale, from its largest value: 1e9 (GB), 1e6 (MB), 1e3 (KB) or 1 (bytes).
+double ByteUnit(double max_bytes) {
+  return max_bytes >= 1e9 ? 1e9 : max_bytes >= 1e6 ? 1e6 : max_bytes >= 1e3 ? 1e3 : 1;
+}
+
+// "1.23 GB", "456.7 MB", "12.0 KB" or "64 B", in the chart's unit.
+std::string Bytes(double bytes, double unit) {
+  if (unit >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (unit >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  if (unit >= 1e3) return fmt::format("{:.1f} KB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+// One device's allocated (solid) and reserved (dashed) memory over the trace, with its peak marked.
+std::string MemoryChart(const MemoryRow& m, Language lang) {
+  const Text t{lang};
+  constexpr int kHeight = 160, kTop = 12, kLeft = 80, kWidth = 800, kRight = 790;
+  double max_ms = 0.0, max_bytes = 0.0;
+  size_t peak = 0;
+  for (size_t i = 0; i < m.timeline.size(); ++i) {
+    const auto& p = m.timeline[i];
+    max_ms = std::max(max_ms, p.ms);
+    max_bytes = std::max({max_bytes, static_cast<double>(p.allocated), static_cast<double>(p.reserved)});
+    if (p.allocated > m.timeline[peak].allocated) peak = i;
+  }
+  const double min_ms = m.timeline.empty() ? 0.0 : m.timeline.front().ms;
+  const double span_ms = std::max(max_ms - min_ms, 1e-6);
+  const double unit = ByteUnit(max_bytes);
+  auto x_of = [&](double ms) { return kLeft + (ms - min_ms) / span_ms * (kRight - kLeft); };
+  auto y_of = [&](double bytes) { return kTop + kHeight - (max_bytes > 0 ? bytes / max_bytes * kHeight : 0.0); };
+  std::string svg = fmt::format(R"(<svg class="chart memtime" role="img" viewBox="0 0 {} {}" width="100%">)", kWidth,
+                                kHeight + kTop + 26);
+  svg += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" class="axis"/>)", kLeft, kTop, kTop + kHeight);
+  svg += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" class="axis"/>)", kLeft, kTop + kHeight, kRight);
+  svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="end" class="lbl">{}</text>)", kLeft - 4, kTop + 10,
+                     Bytes(max_bytes, unit));
+  svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="end" class="lbl">0</text>)", kLeft - 4, kTop + kHeight);
+  svg += fmt::format(R"(<text x="{}" y="{}" class="lbl">{:.1f} ms</text>)", kLeft, kTop + kHeight + 16, min_ms);
+  svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="end" class="lbl">{:.1f} ms</text>)", kRight,
+                     kTop + kHeight + 16, max_ms);
+  // Steps: the level holds until the next event.
+  auto path = [&](auto value) {
+    std::string d;
+    for (size_t i = 0; i < m.timeline.size(); ++i) {
+      const auto& p = m.timeline[i];
+      const double x = x_of(p.ms), y = y_of(static_cast<double>(value(p)));
+      d += i == 0 ? fmt::format("M{:.1f},{:.1f}", x, y) : fmt::format(" H{:.1f} V{:.1f}", x, y);
+    }
+    return d;
+  };
+  if (m.peak_reserved > 0) {
+    svg += fmt::format(R"(<path class="reserved" d="{}"><title>{}</title></path>)",
+                       path([](const MemoryPoint& p) { return p.reserved; }), t("reserved", "已预留"));
+  }
+  svg += fmt::format(R"(<path class="alloc" d="{}"><title>{}</title></path>)",
+                     path([](const MemoryPoint& p) { return p.allocated; }), t("allocated", "已分配"));
+  if (!m.timeline.empty()) {
+    const auto& p = m.timeline[peak];
+    const double x = x_of(p.ms), y = y_of(static_cast<double>(p.allocated));
+    const std::string label = fmt::format(fmt::runtime(t("peak {} at {:.1f} ms", "峰值 {}（{:.1f} ms）")),
+                                          Bytes(static_cast<double>(p.allocated), unit), p.ms);
+    const bool left = x + 6 + TextWidth(label) > kWidth - 2;
+    svg += fmt::format(R"(<circle class="peak" cx="{:.1f}" cy="{:.1f}" r="3.5"><title>{}</title></circle>)"
+                       R"(<text x="{:.1f}" y="{:.1f}"{} class="lbl">{}</text>)",
+                       x, y, HtmlEscape(label), left ? x - 6 : x + 6, std::max(y - 5, 11.0),
+                       left ? R"( text-anchor="end")" : "", HtmlEscape(label));
+  }
+  svg += "</svg>\n";
+  std::vector<std::pair<std::string, const char*>> legend = {{t("allocated", "已分配"), "#8a5cc2"}};
+  if (m.peak_reserved > 0) legend.emplace_back(t("reserved (caching allocator)", "已预留（缓存分配器）"), "#9aa3b0");
+  return svg + Legend(legend);
+}
+
 // One horizontal bar split into parts, e.g. the GPU idle causes.
 std::string SplitBar(const std::vector<std::pair<std::string, int64_t>>& parts) {
   constexpr std::array<const char*, 3> kColours = {"#e08a2c", "#7aa6d6", "#c8c8c8"};
@@ -182,6 +271,10 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.name { word-break: break-all; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.92em; }
 svg.chart { display: block; margin: 6px 0; max-width: 800px; }
 svg .lbl, svg .val { font-size: 12px; fill: #3a4250; font-family: ui-monospace, Menlo, Consolas, monospace; }
+svg .val.in { fill: #fff; }
+svg .alloc { fill: none; stroke: #8a5cc2; stroke-width: 1.5; }
+svg .reserved { fill: none; stroke: #9aa3b0; stroke-width: 1.2; stroke-dasharray: 5 3; }
+svg .peak { fill: #c0392b; }
 svg .axis { stroke: #9aa3b0; stroke-width: 1; }
 svg .goal { stroke: #4aa564; stroke-width: 1; stroke-dasharray: 4 3; }
 .legend { font-size: 0.85em; color: #3a4250; margin: 2px 0 10px; }
@@ -357,8 +450,13 @@ std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const
     }
     out += fmt::format("<h3>{}</h3>\n", HtmlEscape(t("Peak allocated per device", "各设备峰值显存")));
     out += HorizontalBars(bars, "#8a5cc2", "memory");
-    note(t("The analyses keep peaks per device, not a time series of memory.",
-           "分析只记录各设备的峰值，不记录显存随时间的变化。"));
+    for (const auto& m : r.memory) {
+      if (m.timeline.size() < 2) continue;
+      out += fmt::format(
+          "<h3>{}</h3>\n",
+          HtmlEscape(fmt::format(fmt::runtime(t("Memory over time: {}", "显存随时间变化：{}")), m.device)));
+      out += MemoryChart(m, lang);
+    }
   }
   end();
 

@@ -340,10 +340,17 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
                {"unaligned_shapes", shapes}};
   json mem = json::array();
   for (const auto& d : a.memory.devices) {
+    // [ms from the trace's first event, allocated bytes, reserved bytes or null], thinned, the peak kept.
+    json timeline = json::array();
+    for (const auto& s : d.timeline) {
+      timeline.push_back({static_cast<double>(s.ts - trace.min_ts()) / 1e6, s.allocated,
+                          d.peak_reserved > 0 ? json(s.reserved) : json(nullptr)});
+    }
     mem.push_back(
         {{"device", d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu")},
          {"peak_allocated_bytes", d.peak_allocated},
-         {"peak_reserved_bytes", d.peak_reserved > 0 ? json(d.peak_reserved) : json(nullptr)}});  // null: not recorded
+         {"peak_reserved_bytes", d.peak_reserved > 0 ? json(d.peak_reserved) : json(nullptr)},  // null: not recorded
+         {"timeline", std::move(timeline)}});
   }
   j["memory"] = mem;
   json bd;
@@ -606,8 +613,16 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
 
   r.memory_recorded = a.memory.has_events;
   for (const auto& d : a.memory.devices) {
-    r.memory.push_back({d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu"), d.peak_allocated,
-                        d.peak_reserved, d.total_global_mem, d.allocations});
+    MemoryRow row{d.device_type == 1 ? fmt::format("cuda:{}", d.device_id) : std::string("cpu"),
+                  d.peak_allocated,
+                  d.peak_reserved,
+                  d.total_global_mem,
+                  d.allocations,
+                  {}};
+    row.timeline.reserve(d.timeline.size());
+    for (const auto& s : d.timeline)
+      row.timeline.push_back({static_cast<double>(s.ts - trace.min_ts()) / 1e6, s.allocated, s.reserved});
+    r.memory.push_back(std::move(row));
   }
 
   bool compute_advised = false;

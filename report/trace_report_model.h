@@ -83,6 +83,13 @@ struct GpuFigures {
   std::vector<CopyRow> copies;  // the most frequent kinds, at most four
 };
 
+// One point of a device's memory over time, from the trace's first event.
+struct MemoryPoint {
+  double ms = 0.0;
+  int64_t allocated = 0;
+  int64_t reserved = 0;  // 0: not recorded
+};
+
 // 显存分析, one row per device.
 struct MemoryRow {
   std::string device;  // "cuda:0", "cpu"
@@ -90,6 +97,7 @@ struct MemoryRow {
   int64_t peak_reserved = 0;  // 0: not recorded
   int64_t total_global_mem = 0;
   int64_t allocations = 0;
+  std::vector<MemoryPoint> timeline;  // thinned to a few hundred points, the peak among them
 };
 
 // 瓶颈诊断, one item. `kind` is BottleneckKindName for the trace's verdicts; a caller adding its own

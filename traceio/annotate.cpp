@@ -134,7 +134,6 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis,
   w.Meta("thread_name", kSyncTid, {{"name", "sync calls (TL101)"}});
   w.Meta("thread_name", kItemTid, {{"name", ".item() calls (TL101)"}});
   w.Meta("thread_name", kDataTid, {{"name", "DataLoader waits (TL201)"}});
-  if (!findings.empty()) w.Meta("thread_name", kFindingTid, {{"name", "script findings (check)"}});
 
   const Steps& steps = analysis.steps;
   const SyncStats& syncs = analysis.syncs;
@@ -197,18 +196,55 @@ Annotations BuildAnnotations(const Trace& trace, const TraceAnalysis& analysis,
     out.events.push_back(w.Slice(kDataTid, trace.name(e), trace.ts(e), trace.dur(e), args));
     ++out.counts.dataloader;
   }
-  // Findings are about the whole loop, so each spans the analysed steps (or the trace without steps).
+  // A finding without events of its own is about the whole loop: it spans the analysed steps (or the
+  // trace without steps).
   const int64_t begin = steps.count() > 0 ? steps.analysed.front().begin : trace.min_ts();
   const int64_t end = steps.count() > 0 ? steps.analysed.back().end : trace.max_end();
+  int64_t tid = kFindingTid;
   for (const ScriptFinding& f : findings) {
+    const std::string name = f.location.empty() ? fmt::format("{} ({})", f.code, f.verdict)
+                                                : fmt::format("{} {} ({})", f.code, f.location, f.verdict);
     nlohmann::json args = {{"code", f.code},
-                           {"location", f.location},
                            {"message", f.message},
                            {"verdict", f.verdict},
                            {"cost_ms_per_step", f.cost_ms_per_step},
                            {"saved_ms_per_step", f.saved_ms_per_step}};
-    out.events.push_back(
-        w.Slice(kFindingTid, fmt::format("{} {} ({})", f.code, f.location, f.verdict), begin, end - begin, args));
+    if (!f.location.empty()) args["location"] = f.location;
+    std::vector<uint32_t> events;
+    for (uint32_t e : f.events)
+      if (e < trace.size()) events.push_back(e);
+    std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) {
+      return trace.ts(a) != trace.ts(b) ? trace.ts(a) < trace.ts(b) : trace.end(a) > trace.end(b);
+    });
+    events.erase(std::unique(events.begin(), events.end()), events.end());
+    // Evidence events of one finding may overlap without nesting (an op and another thread's kernel):
+    // each goes to the first lane of the finding whose last slice has ended, so every track nests.
+    std::vector<int64_t> lane_end;
+    const size_t drawn = std::min(events.size(), kMaxFindingSlices);
+    for (size_t i = 0; i < drawn; ++i) {
+      const uint32_t e = events[i];
+      size_t lane = 0;
+      while (lane < lane_end.size() && lane_end[lane] > trace.ts(e)) ++lane;
+      if (lane == lane_end.size()) {
+        lane_end.push_back(0);
+        w.Meta("thread_name", tid + static_cast<int64_t>(lane),
+               {{"name", lane == 0 ? name : fmt::format("{} ({})", name, lane + 1)}});
+      }
+      lane_end[lane] = trace.end(e);
+      nlohmann::json slice_args = args;
+      slice_args["event"] = trace.name(e);
+      slice_args["event_ms"] = Ms(trace.dur(e));
+      if (i == 0 && drawn < events.size()) slice_args["events_not_drawn"] = events.size() - drawn;
+      out.events.push_back(w.Slice(tid + static_cast<int64_t>(lane), f.code, trace.ts(e), trace.dur(e), slice_args));
+      ++out.counts.finding_slices;
+    }
+    if (drawn == 0) {
+      w.Meta("thread_name", tid, {{"name", name}});
+      out.events.push_back(w.Slice(tid, name, begin, end - begin, args));
+      ++out.counts.finding_slices;
+      lane_end.push_back(0);
+    }
+    tid += static_cast<int64_t>(lane_end.size());
     ++out.counts.findings;
   }
   return out;

@@ -3,7 +3,8 @@
 // (strings, escapes, bracket depth: it finds a position, it parses nothing) finds the closing `]` of
 // the top-level `traceEvents` array, and the markers are inserted there, in a process of their own: a
 // slice per analysed step named by the bottleneck diagnosis, a slice on every sync call, `.item()` and
-// DataLoader wait that proves a finding, and a flow arrow from each sync to the kernel it waited for.
+// DataLoader wait that proves a finding, a flow arrow from each sync to the kernel it waited for, and a
+// track per finding with a slice on each event that proves it.
 // Memory holds the analysed store and the markers, never the file.
 #pragma once
 
@@ -21,26 +22,33 @@
 namespace tl::trace {
 
 struct AnnotationCounts {
-  size_t steps = 0;       // bottleneck slices, one per analysed step
-  size_t syncs = 0;       // explicit sync calls (TL101)
-  size_t items = 0;       // .item() calls inside the steps (TL101)
-  size_t dataloader = 0;  // DataLoader __next__ waits (TL201)
-  size_t flows = 0;       // sync -> kernel arrows (each an "s" and an "f" event)
-  size_t findings = 0;    // script findings (check --annotate)
-  size_t metadata = 0;    // process and thread names
-  size_t events() const { return steps + syncs + items + dataloader + 2 * flows + findings + metadata; }
+  size_t steps = 0;           // bottleneck slices, one per analysed step
+  size_t syncs = 0;           // explicit sync calls (TL101)
+  size_t items = 0;           // .item() calls inside the steps (TL101)
+  size_t dataloader = 0;      // DataLoader __next__ waits (TL201)
+  size_t flows = 0;           // sync -> kernel arrows (each an "s" and an "f" event)
+  size_t findings = 0;        // findings drawn (check --annotate; trace-only ones in trace annotate too)
+  size_t finding_slices = 0;  // their slices: one per evidence event, or one over the steps
+  size_t metadata = 0;        // process and thread names
+  size_t events() const { return steps + syncs + items + dataloader + 2 * flows + finding_slices + metadata; }
 };
 
-// A finding of `check SCRIPT --trace TRACE --annotate OUT`, as the check rendered it; it becomes a slice
-// over the analysed steps on a track of its own.
+// A finding of `check SCRIPT --trace TRACE --annotate OUT`, as the check rendered it, or a trace-only
+// finding (a bottleneck no line is blamed for). Each gets a track of its own: a slice on every event its
+// measured cost was taken from, or, when it claims no single event (an aggregate, a verdict without a
+// cost, a trace-only finding), one slice over the analysed steps.
 struct ScriptFinding {
-  std::string code;      // "TL101"
-  std::string location;  // "train.py:42"
+  std::string code;      // "TL101", "trace-launch-bound"
+  std::string location;  // "train.py:42"; empty for a trace-only finding
   std::string message;
-  std::string verdict;  // "confirmed", ... (docs/crosscheck.md)
+  std::string verdict;  // "confirmed", ... (docs/crosscheck.md); "trace-only"
   double cost_ms_per_step = 0.0;
   double saved_ms_per_step = 0.0;
+  std::vector<uint32_t> events;  // indices into the annotated trace of the events that prove it
 };
+
+// At most this many evidence slices per finding (the rest are counted in the finding's first slice).
+constexpr size_t kMaxFindingSlices = 2000;
 
 struct Annotations {
   int64_t pid = 0;                  // the process the markers sit in, unused by the trace

@@ -16,6 +16,7 @@
 
 #include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
+#include "linter/cli/markers.h"
 #include "linter/cli/options.h"
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
@@ -58,10 +59,13 @@ struct CheckArgs {
   std::string annotate;         // --annotate: write the trace's annotated copy here (with --trace, one file)
 };
 
-// The ranked findings as `--annotate` puts them on the trace's timeline.
-std::vector<trace::ScriptFinding> ScriptFindings(const std::vector<RankedFinding>& ranked) {
+// The ranked findings as `--annotate` puts them on the trace's timeline, each on the events of the trace
+// that its evidence measured, then the trace-only findings.
+std::vector<trace::ScriptFinding> ScriptFindings(const CrossCheck& cross_check,
+                                                 const std::vector<RankedFinding>& ranked,
+                                                 const std::vector<TraceFinding>& trace_only) {
   std::vector<trace::ScriptFinding> out;
-  out.reserve(ranked.size());
+  out.reserve(ranked.size() + trace_only.size());
   for (const RankedFinding& finding : ranked) {
     const Diagnostic& d = finding.diagnostic;
     trace::ScriptFinding f;
@@ -72,9 +76,11 @@ std::vector<trace::ScriptFinding> ScriptFindings(const std::vector<RankedFinding
       f.verdict = ToString(d.evidence->verdict);
       f.cost_ms_per_step = d.evidence->cost_ms_per_step;
       f.saved_ms_per_step = d.evidence->saved_ms_per_step;
+      f.events = cross_check.FocusEvents(*d.evidence);
     }
     out.push_back(std::move(f));
   }
+  for (trace::ScriptFinding& f : TraceOnlyMarkers(trace_only)) out.push_back(std::move(f));
   return out;
 }
 
@@ -330,7 +336,7 @@ int RunCheck(const CheckArgs& args) {
     SettleCosts(ranked, trace_findings);
     RankFindings(ranked);
     for (const RankedFinding& finding : ranked) failing += CountsForExit(finding.diagnostic, *fail_on) ? 1 : 0;
-    if (!args.annotate.empty()) annotated = ScriptFindings(ranked);
+    if (!args.annotate.empty()) annotated = ScriptFindings(*cross_check, ranked, trace_findings);
     for (RankedFinding& finding : ranked) reporter->AddFile(*finding.file, {std::move(finding.diagnostic)});
     for (const TraceFinding& finding : trace_findings) reporter->AddTraceFinding(finding);
   }

@@ -8,7 +8,9 @@
 
 #include <fmt/core.h>
 
+#include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
+#include "linter/cli/markers.h"
 #include "linter/cli/options.h"
 #include "report/diff_report.h"
 #include "report/html_report.h"
@@ -123,17 +125,18 @@ int RunAnnotate(const TraceArgs& args) {
                args.annotate_input, rank->read.stats.truncated_at);
     return 2;
   }
-  const trace::AnnotateResult result = trace::WriteAnnotatedTrace(args.annotate_input, args.annotate_output, trace,
-                                                                  *rank->analysis, {}, ReadOptionsOf(args).limits);
+  const std::vector<trace::ScriptFinding> findings = TraceOnlyMarkers(TraceOnlyFindings(*rank));
+  const trace::AnnotateResult result = trace::WriteAnnotatedTrace(
+      args.annotate_input, args.annotate_output, trace, *rank->analysis, findings, ReadOptionsOf(args).limits);
   if (!result.ok) {
     fmt::print(stderr, "torchlint: error: {}\n", result.error);
     return 2;
   }
   const trace::AnnotationCounts& c = result.counts;
   fmt::print(
-      "wrote {}: {} events added ({} step slices, {} syncs, {} .item() calls, {} DataLoader waits, {} flows); "
-      "open it in ui.perfetto.dev\n",
-      args.annotate_output, c.events(), c.steps, c.syncs, c.items, c.dataloader, c.flows);
+      "wrote {}: {} events added ({} step slices, {} syncs, {} .item() calls, {} DataLoader waits, {} flows, {} "
+      "trace findings); open it in ui.perfetto.dev\n",
+      args.annotate_output, c.events(), c.steps, c.syncs, c.items, c.dataloader, c.flows, c.findings);
   return 0;
 }
 

@@ -83,7 +83,7 @@ std::string InsertedRun(const std::string& in, const std::string& out) {
 }
 
 struct Marked {
-  std::vector<json> steps, syncs, items, dataloader;
+  std::vector<json> steps, syncs, items, dataloader, findings;
   std::map<int64_t, json> flow_start, flow_end;
   size_t ours = 0;
 };
@@ -109,7 +109,7 @@ Marked Markers(const json& events) {
     ++m.ours;
     if (e["ph"] != "X") continue;
     const int64_t tid = e["tid"].get<int64_t>();
-    (tid == 1 ? m.steps : tid == 2 ? m.syncs : tid == 3 ? m.items : m.dataloader).push_back(e);
+    (tid == 1 ? m.steps : tid == 2 ? m.syncs : tid == 3 ? m.items : tid == 4 ? m.dataloader : m.findings).push_back(e);
   }
   return m;
 }
@@ -230,6 +230,19 @@ TEST_CASE("trace annotate: a small trace gets its markers on the right events") 
   CHECK(m.flow_end.begin()->second["ts"] == 1450);
   CHECK(m.flow_end.begin()->second["tid"] == 7);
   CHECK(m.items[0]["args"]["syncs"] == true);
+  // What the trace alone shows: the GPU is busy 350 of each 1000 µs, so a low-GPU-busy finding, drawn
+  // over the analysed steps on a track of its own.
+  REQUIRE_FALSE(m.findings.empty());
+  bool low_busy = false;
+  for (const auto& f : m.findings) {
+    INFO(f.dump());
+    CHECK(f["args"]["verdict"] == "trace-only");
+    CHECK(f["ts"] == m.steps.front()["ts"]);
+    CHECK(End(f) == doctest::Approx(End(m.steps.back())));
+    low_busy = low_busy || f["args"]["code"] == "trace-low-gpu-busy";
+  }
+  CHECK(low_busy);
+  CHECK(r.out.find(fmt::format("{} trace findings", m.findings.size())) != std::string::npos);
   // Read back by our own reader: the same steps.
   CHECK(TraceJson(out)["steps"]["count"] == TraceJson(in)["steps"]["count"]);
   // An output named .gz is the same copy, deflated.

@@ -50,3 +50,32 @@ for title in "Environment" "Top 10 ops" "GPU utilisation" "Memory" "Bottleneck d
 done
 [[ -s $artifacts/html_report.png ]] || fail "no screenshot"
 echo "screenshot: $artifacts/html_report.png"
+
+# The Chinese page of a trace with memory events (profile_memory=True on a T4): the memory-over-time
+# chart is drawn, the titles are the guide's Chinese ones, and the page is rendered with a CJK font when
+# one is installed (fonts-noto-cjk; without it Chromium draws boxes, which the screenshot would show).
+memtrace=$traces/real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json
+if [[ ! -f $memtrace ]]; then
+  echo "skipped: zh page: no shared trace at $memtrace"
+  exit 0
+fi
+"$exe" trace "$memtrace" --format html --lang zh -o "$work/zh.html"
+timeout 120 "${chrome[@]}" --user-data-dir="$(mktemp -d -p "$work")" --dump-dom "file://$work/zh.html" \
+  >"$work/zh-dom.html" 2>>"$work/chromium.log" || { cat "$work/chromium.log" >&2; fail "chromium --dump-dom (zh) failed"; }
+timeout 120 "${chrome[@]}" --user-data-dir="$(mktemp -d -p "$work")" --screenshot="$artifacts/html_report_zh.png" \
+  --window-size=1280,2600 "file://$work/zh.html" >/dev/null 2>>"$work/chromium.log" ||
+  { cat "$work/chromium.log" >&2; fail "chromium --screenshot (zh) failed"; }
+for title in "环境信息" "GPU 利用率概览" "显存分析" "瓶颈诊断" "优化建议"; do
+  grep -q "<h2>$title" "$work/zh-dom.html" || fail "missing zh section $title"
+done
+memcharts=$(grep -o 'class="chart memtime"' "$work/zh-dom.html" | wc -l)
+allocpaths=$(grep -o '<path class="alloc" d="M' "$work/zh-dom.html" | wc -l)
+(( memcharts >= 1 && allocpaths == memcharts )) || fail "expected a memory-over-time chart, found $memcharts ($allocpaths lines)"
+grep -q '峰值 ' "$work/zh-dom.html" || fail "the memory chart has no peak label"
+if command -v fc-list >/dev/null 2>&1 && [[ -n $(fc-list :lang=zh 2>/dev/null) ]]; then
+  echo "zh: CJK font $(fc-list :lang=zh family | head -1)"
+else
+  echo "skipped: zh glyphs: no CJK font installed (fonts-noto-cjk)"
+fi
+[[ -s $artifacts/html_report_zh.png ]] || fail "no zh screenshot"
+echo "zh memory charts=$memcharts screenshot: $artifacts/html_report_zh.png"

@@ -3,6 +3,10 @@
 // the exit status of the CI gate (`--select TL1 --fail-on confirmed`).
 #include <doctest/doctest.h>
 
+#include <map>
+#include <set>
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/crosscheck/support.h"
@@ -194,22 +198,47 @@ TEST_CASE("check --trace --annotate: the findings and their verdicts on the trac
   const nlohmann::json events = nlohmann::json::parse(text)["traceEvents"];
   std::vector<nlohmann::json> findings;
   std::vector<nlohmann::json> steps;
+  std::map<int64_t, std::string> track_names;
+  // The trace's own slices, by (name, ts, dur), to find the events the markers sit on.
+  std::set<std::tuple<std::string, double, double>> slices;
   for (const auto& e : events) {
-    if (e.value("cat", "") != "torchlint") continue;
-    if (e["tid"] == 5) findings.push_back(e);
+    if (e.value("cat", "") != "torchlint") {
+      if (e.value("ph", "") == "X" && e.contains("ts") && e.contains("dur"))
+        slices.insert({e.value("name", ""), e["ts"].get<double>(), e["dur"].get<double>()});
+      if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name" && e["tid"].is_number())
+        track_names[e["tid"].get<int64_t>()] = e["args"].value("name", "");
+      continue;
+    }
+    if (e["tid"].get<int64_t>() >= 5) findings.push_back(e);
     if (e["tid"] == 1) steps.push_back(e);
   }
   REQUIRE(steps.size() == 5);
-  bool item = false;
+  size_t item_slices = 0;
+  bool trace_only = false;
   for (const auto& f : findings) {
-    // Each finding spans the analysed steps.
-    CHECK(f["ts"] == steps.front()["ts"]);
-    CHECK(f["ts"].get<double>() + f["dur"].get<double>() ==
-          doctest::Approx(steps.back()["ts"].get<double>() + steps.back()["dur"].get<double>()));
-    item = item || (f["args"]["code"] == "TL101" && f["args"]["location"] == "train.py:13" &&
-                    f["args"]["verdict"] == "confirmed" && f["args"]["cost_ms_per_step"].get<double>() > 1.0);
+    INFO(f.dump());
+    const nlohmann::json& args = f["args"];
+    if (args["verdict"] == "trace-only") {
+      // A trace-only finding is about the whole loop: it spans the analysed steps.
+      CHECK(f["ts"] == steps.front()["ts"]);
+      CHECK(f["ts"].get<double>() + f["dur"].get<double>() ==
+            doctest::Approx(steps.back()["ts"].get<double>() + steps.back()["dur"].get<double>()));
+      trace_only = trace_only || args["code"] == "trace-communication-bound";
+      continue;
+    }
+    if (!args.contains("event")) continue;
+    // A script finding's slices sit on the events its cost was measured from, one each.
+    CHECK(slices.count({args["event"].get<std::string>(), f["ts"].get<double>(), f["dur"].get<double>()}) == 1);
+    if (args["code"] == "TL101" && args["location"] == "train.py:13") {
+      CHECK(args["verdict"] == "confirmed");
+      CHECK(args["cost_ms_per_step"].get<double>() > 1.0);
+      CHECK(track_names[f["tid"].get<int64_t>()].starts_with("TL101 train.py:13 (confirmed)"));
+      ++item_slices;
+    }
   }
-  CHECK(item);
+  // Measured on this trace: 5 syncing .item() calls a step over 5 steps.
+  CHECK(item_slices >= 25);
+  CHECK(trace_only);
 
   // Without --trace, or with a folder of ranks: a usage error and no file.
   RunResult no_trace = RunTorchlint({"check", "train.py", "--annotate", "a.json"}, dir.path());

@@ -371,6 +371,50 @@ TEST_CASE("memory peaks from totals, and from a running sum on 1.8-1.9") {
   CHECK(a.memory.devices[0].peak_allocated == 3000);
   CHECK(a.memory.devices[0].peak_reserved == 4000);
   CHECK(a.memory.devices[1].peak_allocated == 128);
+  // The timeline: every event's level, in time order.
+  using S = MemorySample;
+  CHECK(a.memory.devices[0].timeline == std::vector<S>{{1000, 1000, 2000}, {2000, 3000, 4000}, {3000, 1000, 4000}});
+  CHECK(a.memory.devices[1].timeline == std::vector<S>{{4000, 64, 0}, {5000, 128, 0}, {6000, 64, 0}});
+}
+
+TEST_CASE("memory timeline: events out of file order, and thinning that keeps the peak") {
+  // Written out of time order: the running sum (no totals, as on 1.8-1.9) is taken in time order.
+  std::string json = TraceJson({
+      R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 3, "args": {"Device Type": 1, "Device Id": 0, "Bytes": -100}})",
+      R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 100}})",
+      R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 2, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 50}})",
+  });
+  auto a = Analyze(*ReadString(json).trace);
+  REQUIRE(a.memory.devices.size() == 1);
+  CHECK(a.memory.devices[0].peak_allocated == 150);
+  CHECK(a.memory.devices[0].timeline == std::vector<MemorySample>{{1000, 100, 0}, {2000, 150, 0}, {3000, 50, 0}});
+
+  // 20,000 events: a saw-tooth between 0 and 4 KB with one spike of 1 MB far above it. The series is cut to the limit,
+  // in time order, and the spike and the last level are in it.
+  std::vector<std::string> events;
+  int64_t total = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t bytes = i == 12345 ? 1000000 : i == 12346 ? -1000000 : (i % 2 == 0 ? 4096 : -4096);
+    total += bytes;
+    events.push_back(fmt::format(
+        R"({{"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": {}, "args": {{"Device Type": 1, "Device Id": 0, "Bytes": {}, "Total Allocated": {}}}}})",
+        i, bytes, total));
+  }
+  auto big = Analyze(*ReadString(TraceJson(events)).trace);
+  REQUIRE(big.memory.devices.size() == 1);
+  const auto& d = big.memory.devices[0];
+  CHECK(d.timeline.size() <= kMaxMemorySamples);
+  CHECK(d.timeline.size() > kMaxMemorySamples / 2);
+  CHECK(std::is_sorted(d.timeline.begin(), d.timeline.end(),
+                       [](const MemorySample& x, const MemorySample& y) { return x.ts < y.ts; }));
+  const auto peak = std::max_element(
+      d.timeline.begin(), d.timeline.end(),
+      [](const MemorySample& x, const MemorySample& y) { return x.allocated < y.allocated; });
+  CHECK(d.peak_allocated == 1004096);
+  CHECK(peak->allocated == d.peak_allocated);
+  CHECK(peak->ts == 12345 * 1000);
+  CHECK(d.timeline.back().ts == 19999 * 1000);
+  CHECK(d.timeline.back().allocated == total);
 }
 
 TEST_CASE("source index: CallFrom call sites, 1.8-1.9 Call stack, and path matching") {

@@ -72,3 +72,52 @@ TEST_CASE("html report: a trace without GPU gets a note instead of GPU charts") 
   CHECK(html.find("class=\"chart idle\"") == std::string::npos);
   CHECK(html.find("No memory events in the trace") != std::string::npos);
 }
+
+TEST_CASE("html report: memory over time, with the peak marked and reserved dashed") {
+  std::vector<std::string> ev = {X("user_annotation", "ProfilerStep#1", "0", "1000")};
+  const int64_t allocated[] = {500000000, 1500000000, 2500000000, 700000000};
+  for (int i = 0; i < 4; ++i) {
+    ev.push_back(fmt::format(
+        R"({{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": {}, "args": {{"Total Reserved": 3000000000, "Total Allocated": {}, "Bytes": 1, "Device Id": 0, "Device Type": 1}}}})",
+        100 + i * 200, allocated[i]));
+  }
+  const std::string html = Html(TraceJson(ev), Language::kEnglish);
+  CHECK(Count(html, "class=\"chart memtime\"") == 1);
+  CHECK(html.find("Memory over time: cuda:0") != std::string::npos);
+  CHECK(Count(html, "<path class=\"alloc\"") == 1);
+  CHECK(Count(html, "<path class=\"reserved\"") == 1);
+  // The peak, 2.5 GB at the third event (0.5 ms after the first event at 0.1 ms; ms from the trace's start).
+  CHECK(html.find("peak 2.50 GB at 0.5 ms") != std::string::npos);
+  CHECK(html.find("3.00 GB") != std::string::npos);  // the scale's top: the reserved total
+  CHECK(html.find("The analyses keep peaks per device") == std::string::npos);
+  const std::string zh = Html(TraceJson(ev), Language::kChinese);
+  CHECK(zh.find("显存随时间变化：cuda:0") != std::string::npos);
+  CHECK(zh.find("峰值 2.50 GB（0.5 ms）") != std::string::npos);
+}
+
+TEST_CASE("html report: a bar's value that would run past the chart is drawn inside the bar") {
+  // One bar at full width with a long value text: outside, it would end past the 800px edge.
+  const std::string html = Html(GpuTraceJson("aten::mm"), Language::kEnglish);
+  const size_t kernels = html.find("class=\"chart kernels\"");
+  REQUIRE(kernels != std::string::npos);
+  const std::string chart = html.substr(kernels, html.find("</svg>", kernels) - kernels);
+  // The largest bar (x 360, width 330) ends at 690; "0.75 ms (3x)" is about 88px wide, so it fits
+  // outside; nothing in this chart is drawn inside.
+  CHECK(chart.find("class=\"val in\"") == std::string::npos);
+  CHECK(chart.find("x=\"694.0\"") != std::string::npos);
+  // The memory bar's "1.50 GB / 80.0 GB" style text with a device size runs past the edge.
+  std::vector<std::string> ev = {X("user_annotation", "ProfilerStep#1", "0", "1000")};
+  ev.push_back(
+      R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5, "args": {"Total Reserved": 3000000000, "Total Allocated": 1500000000, "Bytes": 1, "Device Id": 0, "Device Type": 1}})");
+  std::string json = TraceJson(ev);
+  json.insert(
+      json.find('{') + 1,
+      R"("deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85031714816, "computeMajor": 8, "computeMinor": 0}], )");
+  const std::string mem = Html(json, Language::kEnglish);
+  const size_t bars = mem.find("class=\"chart memory\"");
+  REQUIRE(bars != std::string::npos);
+  const std::string memory_chart = mem.substr(bars, mem.find("</svg>", bars) - bars);
+  CHECK(memory_chart.find("1.50 GB / 85.0 GB") != std::string::npos);
+  CHECK(memory_chart.find("class=\"val in\"") != std::string::npos);
+  CHECK(memory_chart.find("text-anchor=\"end\" class=\"val in\"") != std::string::npos);
+}
