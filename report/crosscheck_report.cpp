@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "linter/engine/rule.h"  // LocalizedMessage, LocalizedFixTitle
 #include "linter/output/evidence.h"
 
 namespace tl {
@@ -29,6 +30,11 @@ std::string SourceLine(const RankedFinding& f) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
   return std::string(text);
+}
+
+// The language of the rules' sentences (their catalogs) for a report in `language`.
+Lang RuleLang(trace::Language language) {
+  return language == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish;
 }
 
 std::string VerdictText(Verdict v, const Texts& t) {
@@ -78,7 +84,7 @@ trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector
     item.kind = f.diagnostic.code;
     item.severity = trace::PriorityOf(e.cost_ms_per_step, step_ms);
     item.title = fmt::format("{} `{}` ({}): {}", f.diagnostic.code, f.diagnostic.name, Location(f),
-                             f.diagnostic.message);
+                             LocalizedMessage(f.diagnostic, RuleLang(language)));
     item.impact = e.summary;
     report.diagnosis.push_back(std::move(item));
   }
@@ -104,7 +110,9 @@ trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector
     trace::RecommendationItem rec;
     rec.kind = f.diagnostic.code;
     rec.priority = trace::PriorityOf(e.saved_ms_per_step, step_ms);
-    rec.text = fmt::format("{} ({} `{}`, {})", f.diagnostic.fix ? f.diagnostic.fix->title : f.diagnostic.message,
+    rec.text = fmt::format("{} ({} `{}`, {})",
+                           f.diagnostic.fix ? LocalizedFixTitle(f.diagnostic, RuleLang(language))
+                                            : LocalizedMessage(f.diagnostic, RuleLang(language)),
                            f.diagnostic.code, f.diagnostic.name, Location(f));
     const std::string line = SourceLine(f);
     if (!line.empty()) rec.code = fmt::format("# {}\n{}", Location(f), line);
@@ -136,7 +144,7 @@ std::string RenderCrossCheckHtml(const CrossCheck& cc, const std::vector<RankedF
   for (const auto& f : findings) {
     trace::HtmlFinding row;
     row.code = f.diagnostic.code;
-    row.message = f.diagnostic.message;
+    row.message = LocalizedMessage(f.diagnostic, RuleLang(language));
     if (f.file != nullptr) {
       row.path = f.file->path();
       row.line = static_cast<int>(f.file->lines().Locate(f.diagnostic.range.begin).line);

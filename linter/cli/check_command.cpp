@@ -57,6 +57,7 @@ struct CheckArgs {
   std::string trace;            // --trace: a profiler trace file or folder to cross-check against
   std::string fail_on = "any";  // --fail-on any|confirmed|none
   std::string annotate;         // --annotate: write the trace's annotated copy here (with --trace, one file)
+  std::string lang = "en";      // --lang en|zh: the findings' sentences in text and github output
 };
 
 // The ranked findings as `--annotate` puts them on the trace's timeline, each on the events of the trace
@@ -255,6 +256,9 @@ int RunCheck(const CheckArgs& args) {
   output_options.out = fix_stdin ? stderr : stdout;
   output_options.color = *format == OutputFormat::kText && UseColor(args.color);
   output_options.tool_version = "0.1.0";
+  // JSON and SARIF are read by machines: English whatever --lang says.
+  const bool zh = args.lang == "zh" && (*format == OutputFormat::kText || *format == OutputFormat::kGithub);
+  output_options.lang = zh ? Lang::kChinese : Lang::kEnglish;
   std::unique_ptr<Reporter> reporter = MakeReporter(*format, output_options);
 
   size_t failed = 0;
@@ -332,7 +336,8 @@ int RunCheck(const CheckArgs& args) {
   std::vector<trace::ScriptFinding> annotated;
   if (cross_check) {
     // Costs claimed by several findings (in one file or in several) are shared before anything counts.
-    std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(trace::Language::kEnglish, scripts);
+    std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(
+        zh ? trace::Language::kChinese : trace::Language::kEnglish, scripts);
     SettleCosts(ranked, trace_findings);
     RankFindings(ranked);
     for (const RankedFinding& finding : ranked) failing += CountsForExit(finding.diagnostic, *fail_on) ? 1 : 0;
@@ -353,7 +358,8 @@ int RunCheck(const CheckArgs& args) {
   }
 
   if (analysed == 0 && failed > 0) return 2;  // the error lines said it all
-  if (*format == OutputFormat::kText && !args.quiet) fmt::print(stderr, "{}\n", FormatSummary(summary));
+  if (*format == OutputFormat::kText && !args.quiet)
+    fmt::print(stderr, "{}\n", FormatSummary(summary, output_options.lang));
 
   if (args.exit_zero) return 0;
   if (args.diff) return summary.fixed > 0 || failed > 0 ? 1 : 0;
@@ -389,6 +395,8 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_option("-j,--jobs", args->jobs, "Files checked in parallel (default: one per CPU); output order is fixed");
   app->add_option("--output-format", args->output_format, "text, json, sarif or github")
       ->check(CLI::IsMember({"text", "full", "concise", "json", "sarif", "github"}));
+  app->add_option("--lang", args->lang, "en (default) or zh: the findings in text and github output (JSON, SARIF: en)")
+      ->check(CLI::IsMember({"en", "zh"}));
   app->add_option("--color", args->color,
                   "Colour the text output: auto (on a terminal, unless NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "linter/core/message.h"
 #include "linter/core/text_range.h"
 
 namespace tl {
@@ -31,6 +32,7 @@ struct Fix {
   std::string title;  // imperative: "Add `pin_memory=True`"
   Applicability applicability = Applicability::kSafe;
   std::vector<Edit> edits;
+  MessageRef title_ref = {};  // the catalog sentence `title` was made from (LocalizedFixTitle)
 };
 
 // What a profiler trace says about a finding (the cross-check, `check --trace`). Absent without a trace.
@@ -79,12 +81,14 @@ struct RelatedLocation {
   uint32_t line = 0;
   uint32_t column = 0;
   std::string message;
+  MessageRef message_ref;  // the catalog sentence `message` was made from (LocalizedRelated)
 };
 
 struct Diagnostic {
-  std::string code;     // "TL101"; "parse-error" and "io-error" for notices about the file itself
-  std::string name;     // "sync-in-step-loop"
-  std::string message;  // sentence case, no trailing period, code in backticks
+  std::string code;        // "TL101"; "parse-error" and "io-error" for notices about the file itself
+  std::string name;        // "sync-in-step-loop"
+  std::string message;     // sentence case, no trailing period, code in backticks; always English
+  MessageRef message_ref;  // the rule's catalog entry `message` was made from (LocalizedMessage)
   Severity severity = Severity::kWarning;
   TextRange range;
   std::optional<Fix> fix;

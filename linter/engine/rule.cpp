@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <mutex>
+#include <stdexcept>
 #include <fmt/core.h>
 
 namespace tl {
@@ -74,5 +75,43 @@ std::optional<TorchVersion> TorchVersion::Parse(std::string_view text) {
 }
 
 std::string TorchVersion::ToString() const { return fmt::format("{}.{}", major, minor); }
+
+}  // namespace tl
+
+namespace tl {
+
+std::string Rule::English(std::string_view id, const MessageArgs& args) const {
+  const MessageText* entry = FindMessage(Meta().messages, id);
+  if (entry == nullptr) {
+    throw std::logic_error(fmt::format("{}: message `{}` is not in the rule's catalog", Meta().code, id));
+  }
+  return FormatMessage(entry->en, args, Lang::kEnglish);
+}
+
+namespace {
+
+// `english` again in `lang` when `ref` names an entry of the rule `code`'s catalog.
+std::string Localize(std::string_view code, const MessageRef& ref, const std::string& english, Lang lang) {
+  if (lang == Lang::kEnglish || ref.id.empty()) return english;
+  const Rule* rule = FindRule(code);
+  const MessageText* entry = rule == nullptr ? nullptr : FindMessage(rule->Meta().messages, ref.id);
+  if (entry == nullptr) return english;
+  return FormatMessage(entry->zh, ref.args, lang);
+}
+
+}  // namespace
+
+std::string LocalizedMessage(const Diagnostic& diagnostic, Lang lang) {
+  return Localize(diagnostic.code, diagnostic.message_ref, diagnostic.message, lang);
+}
+
+std::string LocalizedFixTitle(const Diagnostic& diagnostic, Lang lang) {
+  if (!diagnostic.fix) return "";
+  return Localize(diagnostic.code, diagnostic.fix->title_ref, diagnostic.fix->title, lang);
+}
+
+std::string LocalizedRelated(const Diagnostic& diagnostic, const RelatedLocation& related, Lang lang) {
+  return Localize(diagnostic.code, related.message_ref, related.message, lang);
+}
 
 }  // namespace tl

@@ -51,6 +51,10 @@ struct RuleMeta {
   // Off-by-default rules (advice rather than defects) run only when a select names them by code,
   // prefix or ALL; an empty select runs the default-enabled ones.
   bool default_enabled = true;
+  // Every sentence the rule emits (messages, fix titles, related-location notes), in English and
+  // Chinese. A rule can only emit by id (MakeDiagnostic, MakeFix, Localize), so an English-only
+  // sentence cannot be added; tests/unit checks every catalog.
+  std::span<const MessageText> messages = {};
 };
 
 // A PyTorch version as major.minor; ordering compares numerically (2.10 > 2.9).
@@ -93,17 +97,40 @@ class Rule {
   virtual void Check(const CheckContext& context, std::vector<Diagnostic>& out) const = 0;
 
  protected:
-  // A diagnostic of this rule (code, name and severity from Meta()) over `range`.
-  Diagnostic MakeDiagnostic(TextRange range, std::string message) const {
+  // A diagnostic of this rule (code, name and severity from Meta()) over `range`, with the catalog
+  // sentence `id` (English in `message`, the id and arguments in `message_ref`).
+  Diagnostic MakeDiagnostic(TextRange range, std::string_view id, MessageArgs args = {}) const {
     Diagnostic diagnostic;
     diagnostic.code = std::string(Meta().code);
     diagnostic.name = std::string(Meta().name);
     diagnostic.severity = Meta().severity;
-    diagnostic.message = std::move(message);
+    diagnostic.message = English(id, args);
+    diagnostic.message_ref = MessageRef{std::string(id), std::move(args)};
     diagnostic.range = range;
     return diagnostic;
   }
+  // A fix titled with the catalog sentence `id`.
+  Fix MakeFix(std::string_view id, MessageArgs args, Applicability applicability, std::vector<Edit> edits) const {
+    Fix fix{English(id, args), applicability, std::move(edits), {}};
+    fix.title_ref = MessageRef{std::string(id), std::move(args)};
+    return fix;
+  }
+  // A related location's note from the catalog sentence `id`.
+  void SetMessage(RelatedLocation& related, std::string_view id, MessageArgs args) const {
+    related.message = English(id, args);
+    related.message_ref = MessageRef{std::string(id), std::move(args)};
+  }
+
+ private:
+  // Throws std::logic_error for an id the catalog lacks: a rule's bug, which the fixtures catch.
+  std::string English(std::string_view id, const MessageArgs& args) const;
 };
+
+// A diagnostic's message, its fix title and a related note in `lang`, from the rule's catalog. English,
+// or a text made without a catalog (`parse-error` notices), is returned as it is.
+std::string LocalizedMessage(const Diagnostic& diagnostic, Lang lang);
+std::string LocalizedFixTitle(const Diagnostic& diagnostic, Lang lang);
+std::string LocalizedRelated(const Diagnostic& diagnostic, const RelatedLocation& related, Lang lang);
 
 // All registered rules, sorted by code.
 const std::vector<const Rule*>& AllRules();

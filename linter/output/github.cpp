@@ -3,6 +3,7 @@
 // everywhere, and also `:` and `,` inside properties.
 #include <fmt/core.h>
 
+#include "linter/engine/rule.h"  // LocalizedMessage
 #include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
@@ -46,12 +47,12 @@ std::string_view Command(Severity severity) {
 }
 
 // An annotation has one location: the related ones follow the message as `(note: path:line)`.
-std::string Message(const SourceFile& source, const Diagnostic& diagnostic) {
-  std::string out = diagnostic.message;
+std::string Message(const SourceFile& source, const Diagnostic& diagnostic, Lang lang) {
+  std::string out = LocalizedMessage(diagnostic, lang);
   if (diagnostic.evidence) {
     out += fmt::format(" [{} — {}]", EvidenceHeadline(*diagnostic.evidence), diagnostic.evidence->summary);
   }
-  for (const RelatedSpan& r : RelatedSpans(source, diagnostic)) {
+  for (const RelatedSpan& r : RelatedSpans(source, diagnostic, lang)) {
     out += fmt::format(" ({}: {}:{})", r.message, r.path, r.line);
   }
   return out;
@@ -69,7 +70,7 @@ class GithubReporter final : public Reporter {
                                     : fmt::format("{} ({})", diagnostic.code, diagnostic.name);
       fmt::print(options_.out, "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
                  Command(diagnostic.severity), EscapeProperty(source.path()), span.line, span.column, span.end_line,
-                 span.end_column, EscapeProperty(title), EscapeData(Message(source, diagnostic)));
+                 span.end_column, EscapeProperty(title), EscapeData(Message(source, diagnostic, options_.lang)));
     }
   }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "linter/engine/rule.h"  // LocalizedRelated
+
 namespace tl {
 
 std::unique_ptr<Reporter> MakeTextReporter(const OutputOptions& options);
@@ -27,7 +29,20 @@ std::unique_ptr<Reporter> MakeReporter(OutputFormat format, const OutputOptions&
   return MakeTextReporter(options);
 }
 
-std::string FormatSummary(const ReportSummary& summary) {
+std::string FormatSummary(const ReportSummary& summary, Lang lang) {
+  if (lang == Lang::kChinese) {
+    if (summary.diff_mode) {
+      if (summary.fixed == 0) return summary.findings == 0 ? "全部检查通过！" : "没有可用的修复。";
+      return fmt::format("将修复 {} 个问题。", summary.fixed);
+    }
+    if (summary.fix_mode && summary.fixed > 0) {
+      return fmt::format("发现 {} 个问题（已修复 {} 个，剩余 {} 个）。", summary.findings + summary.fixed,
+                         summary.fixed, summary.findings);
+    }
+    if (summary.findings == 0) return "全部检查通过！";
+    if (summary.fixable == 0) return fmt::format("发现 {} 个问题。", summary.findings);
+    return fmt::format("发现 {} 个问题（{} 个可用 --fix 修复）。", summary.findings, summary.fixable);
+  }
   auto errors = [](size_t n) { return fmt::format("{} error{}", n, n == 1 ? "" : "s"); };
   if (summary.diff_mode) {
     if (summary.fixed == 0) return summary.findings == 0 ? "All checks passed!" : "No fixes available.";
@@ -48,15 +63,16 @@ Span ToSpan(const SourceFile& source, TextRange range) {
   return {begin.line, begin.column, end.line, end.column};
 }
 
-std::vector<RelatedSpan> RelatedSpans(const SourceFile& source, const Diagnostic& diagnostic) {
+std::vector<RelatedSpan> RelatedSpans(const SourceFile& source, const Diagnostic& diagnostic, Lang lang) {
   std::vector<RelatedSpan> out;
   out.reserve(diagnostic.related.size());
   for (const RelatedLocation& r : diagnostic.related) {
     if (r.path.empty()) {
       const LineColumn at = source.lines().Locate(r.range.begin);
-      out.push_back({std::string(source.path()), at.line, at.column, r.message});
+      out.push_back({std::string(source.path()), at.line, at.column, LocalizedRelated(diagnostic, r, lang)});
     } else {
-      out.push_back({r.path, std::max<uint32_t>(1, r.line), std::max<uint32_t>(1, r.column), r.message});
+      out.push_back({r.path, std::max<uint32_t>(1, r.line), std::max<uint32_t>(1, r.column),
+                     LocalizedRelated(diagnostic, r, lang)});
     }
   }
   return out;

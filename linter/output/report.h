@@ -29,6 +29,9 @@ struct OutputOptions {
   std::FILE* out = stdout;
   bool color = false;        // ANSI colour (text only); the caller decides from --color, NO_COLOR and isatty
   std::string tool_version;  // "0.1.0", for SARIF
+  // The language of the findings' sentences in text and github output (`check --lang`). JSON and SARIF
+  // are machine formats and stay English whatever it says.
+  Lang lang = Lang::kEnglish;
 };
 
 class Reporter {
@@ -57,7 +60,7 @@ struct ReportSummary {
 
 // "Found 3 errors (2 fixable with --fix).", "Found 4 errors (3 fixed, 1 remaining).",
 // "Would fix 2 errors.", "All checks passed!"
-std::string FormatSummary(const ReportSummary& summary);
+std::string FormatSummary(const ReportSummary& summary, Lang lang = Lang::kEnglish);  // "发现 3 个问题。"
 
 // Helpers shared by the formats and the LSP server's neighbours.
 struct Span {
@@ -76,10 +79,11 @@ struct RelatedSpan {
   uint32_t column = 0;
   std::string message;
 };
-std::vector<RelatedSpan> RelatedSpans(const SourceFile& source, const Diagnostic& diagnostic);
+std::vector<RelatedSpan> RelatedSpans(const SourceFile& source, const Diagnostic& diagnostic,
+                                      Lang lang = Lang::kEnglish);
 
 // Renders one finding in the text format (without the trailing blank line), for tests and the LSP's logs.
-std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, bool color);
+std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, bool color, Lang lang = Lang::kEnglish);
 
 // A relative URI for SARIF: '/' separators, percent-encoded, no leading "./". Absolute paths become
 // file:// URIs.

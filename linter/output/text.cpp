@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "linter/engine/rule.h"  // LocalizedMessage
 #include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
@@ -90,7 +91,7 @@ class TextReporter final : public Reporter {
 
   void AddFile(const SourceFile& source, const std::vector<Diagnostic>& diagnostics) override {
     for (const Diagnostic& diagnostic : diagnostics) {
-      const std::string text = RenderText(source, diagnostic, options_.color);
+      const std::string text = RenderText(source, diagnostic, options_.color, options_.lang);
       std::fwrite(text.data(), 1, text.size(), options_.out);
       std::fputc('\n', options_.out);
     }
@@ -103,10 +104,11 @@ class TextReporter final : public Reporter {
   void AddTraceFinding(const TraceFinding& finding) override {
     std::string where = finding.script.empty() ? finding.trace_path : finding.script;
     if (!finding.script.empty() && finding.line > 0) where += fmt::format(":{}", finding.line);
+    const char* help = options_.lang == Lang::kChinese ? "帮助" : "help";
     const std::string text = fmt::format("{}: {} {}: {}\n  = {}: {}\n  = {}: {}\n\n",
                                          Paint(where, kBold, options_.color), Paint(finding.code, kRed, options_.color),
                                          finding.title, finding.message, Paint("trace", kCyan, options_.color),
-                                         TraceHeadline(finding), Paint("help", kCyan, options_.color),
+                                         TraceHeadline(finding), Paint(help, kCyan, options_.color),
                                          finding.recommendation);
     std::fwrite(text.data(), 1, text.size(), options_.out);
   }
@@ -119,10 +121,11 @@ class TextReporter final : public Reporter {
 
 }  // namespace
 
-std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, bool color) {
+std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, bool color, Lang lang) {
+  const bool zh = lang == Lang::kChinese;
   const Span span = ToSpan(source, diagnostic.range);
   std::string out = fmt::format("{}:{}:{}: {} {}\n", Paint(source.path(), kBold, color), span.line, span.column,
-                                Paint(diagnostic.code, kRed, color), diagnostic.message);
+                                Paint(diagnostic.code, kRed, color), LocalizedMessage(diagnostic, lang));
   const LineIndex& lines = source.lines();
   const uint32_t line0 = span.line - 1;
   if (line0 >= lines.LineCount()) return out;
@@ -144,14 +147,15 @@ std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, b
   out += Paint(fmt::format("{} |", number), kBlue, color) + " " + display.text + "\n";
   out += Paint(fmt::format("{} |", gutter), kBlue, color) + " " + std::string(begin_column, ' ') +
          Paint(std::string(end_column - begin_column, '^'), kRed, color) + "\n";
-  for (const RelatedSpan& r : RelatedSpans(source, diagnostic)) {
-    out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint("note", kCyan, color) + ": " +
+  for (const RelatedSpan& r : RelatedSpans(source, diagnostic, lang)) {
+    out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint(zh ? "注" : "note", kCyan, color) + ": " +
            fmt::format("{}:{}:{}: {}", r.path, r.line, r.column, r.message) + "\n";
   }
   if (diagnostic.fix) {
-    std::string help = diagnostic.fix->title;
-    if (diagnostic.fix->applicability == Applicability::kUnsafe) help += " (unsafe fix)";
-    out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint("help", kCyan, color) + ": " + help + "\n";
+    std::string help = LocalizedFixTitle(diagnostic, lang);
+    if (diagnostic.fix->applicability == Applicability::kUnsafe) help += zh ? "（不安全的修复）" : " (unsafe fix)";
+    out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint(zh ? "帮助" : "help", kCyan, color) + ": " + help +
+           "\n";
   }
   if (diagnostic.evidence) {
     out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint("trace", kCyan, color) + ": " +

@@ -62,7 +62,8 @@ enum class Placement : uint8_t { kUnknown, kHost, kDevice };
 // over a loader that does no backward pass, `validation_step`), on every generated token (a decoding
 // loop that calls the model), or none of these.
 enum class Cadence : uint8_t { kNone, kTrainingStep, kEvaluationBatch, kGenerationStep };
-std::string_view ToString(Cadence cadence);  // "every training step", "every evaluation batch", ...
+std::string_view ToString(Cadence cadence);   // "every training step", "every evaluation batch", ...
+std::string_view ToChinese(Cadence cadence);  // "每个训练步", "每个评估批次", ...
 
 // Module, function (or lambda) and class bodies. Index 0 is the module.
 enum class ScopeKind : uint8_t { kModule, kFunction, kClass };
@@ -167,6 +168,7 @@ enum class SyncKind : uint8_t { kScalar, kCopy, kExplicit };
 struct SyncOp {
   SyncKind kind = SyncKind::kScalar;
   std::string message;
+  std::string message_zh;  // the same sentence in Chinese, for `--lang zh` renderers
 };
 
 // An argument of a call as the callee sees it.
@@ -271,6 +273,7 @@ class Model {
     uint32_t column = 0;
     std::string function;  // "misc.all_reduce_mean", "MetricLogger.update"
     std::string message;
+    std::string message_zh;
     SyncKind kind = SyncKind::kScalar;
   };
   std::optional<RemoteSync> CrossFileSync(const Site& call) const;

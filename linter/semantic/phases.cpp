@@ -15,6 +15,16 @@ std::string_view ToString(Cadence cadence) {
   return "";
 }
 
+std::string_view ToChinese(Cadence cadence) {
+  switch (cadence) {
+    case Cadence::kTrainingStep: return "每个训练步";
+    case Cadence::kEvaluationBatch: return "每个评估批次";
+    case Cadence::kGenerationStep: return "每生成一个 token 时";
+    case Cadence::kNone: break;
+  }
+  return "";
+}
+
 std::string_view ToString(Phase phase) {
   switch (phase) {
     case Phase::kData: return "data";

@@ -31,6 +31,7 @@ struct FunctionSummary {
   uint32_t sync_line = 0;
   uint32_t sync_column = 0;
   std::string sync_message;  // "`.item()` synchronizes with the GPU"
+  std::string sync_message_zh;
   friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 

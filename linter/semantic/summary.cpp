@@ -154,6 +154,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       function.sync_line = at.line;
       function.sync_column = at.column;
       function.sync_message = p.sync.message;
+      function.sync_message_zh = p.sync.message_zh;
     }
     out.functions.push_back(std::move(function));
   }
@@ -238,6 +239,7 @@ std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call) const {
     out.column = found->function->sync_column;
     out.function = found->function->qualname;
     out.message = found->function->sync_message;
+    out.message_zh = found->function->sync_message_zh;
     out.kind = static_cast<SyncKind>(found->function->sync_kind);
     return out;
   }

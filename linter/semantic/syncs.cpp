@@ -81,7 +81,8 @@ std::optional<SyncOp> Model::SyncAt(const Site& site) const {
     case SiteKind::kInterpolation: {
       ts::Node expr = Field(site.node, F::kExpression);
       if (!expr.IsNull() && IsDeviceTensor(expr, site.scope)) {
-        return SyncOp{SyncKind::kScalar, "Formatting a tensor in an f-string synchronizes with the GPU"};
+        return SyncOp{SyncKind::kScalar, "Formatting a tensor in an f-string synchronizes with the GPU",
+                      "在 f-string 中格式化张量会与 GPU 同步"};
       }
       return std::nullopt;
     }
@@ -100,12 +101,13 @@ std::optional<SyncOp> Model::SyncAt(const Site& site) const {
       if (PlacementOf(receiver, site.scope) == Placement::kHost) return std::nullopt;
       if (AfterSync(*this, receiver)) return std::nullopt;
       return SyncOp{name == "item" ? SyncKind::kScalar : SyncKind::kCopy,
-                    fmt::format("`.{}()` synchronizes with the GPU", name)};
+                    fmt::format("`.{}()` synchronizes with the GPU", name), fmt::format("`.{}()` 会与 GPU 同步", name)};
     }
     if (name == "synchronize") {
-      return SyncOp{SyncKind::kExplicit, IsCanonical(site, "torch.cuda.synchronize")
-                                             ? "`torch.cuda.synchronize()` blocks the host"
-                                             : "`.synchronize()` blocks the host"};
+      const std::string_view call = IsCanonical(site, "torch.cuda.synchronize") ? "torch.cuda.synchronize"
+                                                                                : ".synchronize";
+      return SyncOp{SyncKind::kExplicit, fmt::format("`{}()` blocks the host", call),
+                    fmt::format("`{}()` 会阻塞主机", call)};
     }
     return std::nullopt;
   }
@@ -114,7 +116,8 @@ std::optional<SyncOp> Model::SyncAt(const Site& site) const {
   if (name == "float" || name == "int" || name == "bool") {
     if (args.NamedChildCount() == 0) return std::nullopt;
     if (IsDeviceTensor(args.NamedChild(0), site.scope)) {
-      return SyncOp{SyncKind::kScalar, fmt::format("`{}()` of a tensor synchronizes with the GPU", name)};
+      return SyncOp{SyncKind::kScalar, fmt::format("`{}()` of a tensor synchronizes with the GPU", name),
+                    fmt::format("对张量调用 `{}()` 会与 GPU 同步", name)};
     }
     return std::nullopt;
   }
@@ -123,7 +126,7 @@ std::optional<SyncOp> Model::SyncAt(const Site& site) const {
       ts::Node arg = args.NamedChild(i);
       if (KindOf(arg) == K::kKeywordArgument) continue;
       if (IsDeviceTensor(arg, site.scope))
-        return SyncOp{SyncKind::kScalar, "Printing a tensor synchronizes with the GPU"};
+        return SyncOp{SyncKind::kScalar, "Printing a tensor synchronizes with the GPU", "打印张量会与 GPU 同步"};
     }
   }
   return std::nullopt;

@@ -106,12 +106,14 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
   switch (site.kind) {
     case SiteKind::kCondition:
       if (IsTensorCondition(site.node, site.scope)) {
-        return SyncOp{SyncKind::kScalar, "Branching on a tensor synchronizes with the GPU"};
+        return SyncOp{SyncKind::kScalar, "Branching on a tensor synchronizes with the GPU",
+                      "根据张量的值分支会与 GPU 同步"};
       }
       return std::nullopt;
     case SiteKind::kAssert:
       if (IsTensorCondition(site.node.NamedChild(0), site.scope)) {
-        return SyncOp{SyncKind::kScalar, "`assert` on a tensor synchronizes with the GPU"};
+        return SyncOp{SyncKind::kScalar, "`assert` on a tensor synchronizes with the GPU",
+                      "对张量做 `assert` 会与 GPU 同步"};
       }
       return std::nullopt;
     case SiteKind::kSubscript: {
@@ -121,8 +123,12 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
       ts::Node parent = site.node.Parent();
       const K pk = KindOf(parent);
       const bool write = (pk == K::kAssignment || pk == K::kAugmented) && FirstChild(parent) == site.node;
-      return SyncOp{SyncKind::kScalar, write ? "Assigning through a boolean mask synchronizes with the GPU"
-                                             : "Indexing with a boolean mask synchronizes with the GPU"};
+      if (write) {
+        return SyncOp{SyncKind::kScalar, "Assigning through a boolean mask synchronizes with the GPU",
+                      "通过布尔掩码赋值会与 GPU 同步"};
+      }
+      return SyncOp{SyncKind::kScalar, "Indexing with a boolean mask synchronizes with the GPU",
+                    "用布尔掩码索引会与 GPU 同步"};
     }
     case SiteKind::kInterpolation: return std::nullopt;
     case SiteKind::kCall: break;
@@ -140,14 +146,16 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
     ts::Node tensor = input();
     if (tensor.IsNull() || !IsDeviceTensor(tensor, site.scope)) return std::nullopt;
     return SyncOp{SyncKind::kScalar,
-                  fmt::format("`{}` synchronizes with the GPU: its output size depends on the data", name)};
+                  fmt::format("`{}` synchronizes with the GPU: its output size depends on the data", name),
+                  fmt::format("`{}` 会与 GPU 同步：它的输出大小取决于数据", name)};
   }
   if (name == "where") {
     // Only the one-argument form (`torch.where(cond)`, the same as `nonzero(as_tuple=True)`) syncs.
     if (!function_form || PositionalCount(args) != 1 || args.NamedChildCount() != 1) return std::nullopt;
     if (!IsDeviceTensor(Positional(args, 0), site.scope)) return std::nullopt;
     return SyncOp{SyncKind::kScalar,
-                  "`torch.where(condition)` synchronizes with the GPU: its output size depends on the data"};
+                  "`torch.where(condition)` synchronizes with the GPU: its output size depends on the data",
+                  "`torch.where(condition)` 会与 GPU 同步：它的输出大小取决于数据"};
   }
   if (name == "repeat_interleave") {
     if (receiver.IsNull() || FindArgument(site, "output_size", -1)) return std::nullopt;
@@ -165,7 +173,8 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
     if (repeats.IsNull() || !IsDeviceTensor(repeats, site.scope)) return std::nullopt;
     if (!function_form && !IsDeviceTensor(receiver, site.scope)) return std::nullopt;
     return SyncOp{SyncKind::kScalar,
-                  "`repeat_interleave` with tensor repeats and no `output_size=` synchronizes with the GPU"};
+                  "`repeat_interleave` with tensor repeats and no `output_size=` synchronizes with the GPU",
+                  "`repeat_interleave` 的 repeats 是张量且未给出 `output_size=`，会与 GPU 同步"};
   }
   if (name == "max" || name == "min" || name == "sum" || name == "any" || name == "all") {
     // Python's builtins (not shadowed by an import or a function of the file) iterate the tensor and
@@ -183,7 +192,8 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
         return SyncOp{SyncKind::kScalar,
                       fmt::format("Python's `{}()` over a tensor reads its elements on the host, synchronizing "
                                   "with the GPU",
-                                  name)};
+                                  name),
+                      fmt::format("Python 的 `{}()` 在主机上逐个读取张量元素，会与 GPU 同步", name)};
       }
     }
   }

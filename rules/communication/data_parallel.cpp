@@ -62,6 +62,15 @@ struct DataParallelFinding {
   bool found = true;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"data-parallel",
+     "`nn.DataParallel` replicates the model and gathers its outputs on every step; use `DistributedDataParallel`",
+     "`nn.DataParallel` 每一步都复制模型并汇集输出；请改用 `DistributedDataParallel`"},
+    {"use-ddp", "Use `DistributedDataParallel` with one process per GPU",
+     "改用 `DistributedDataParallel`，每个 GPU 一个进程"},
+};
+
 class DataParallel final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -71,7 +80,10 @@ class DataParallel final : public Rule {
                                "`nn.DataParallel` replicates the model and gathers its outputs on every step",
                                kDocs,
                                FixAvailability::kAlways,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -84,14 +96,10 @@ class DataParallel final : public Rule {
           !model.IsCanonical(call, "torch.nn.parallel.data_parallel.DataParallel")) {
         continue;
       }
-      Diagnostic diagnostic = MakeDiagnostic(
-          call.node.Range(),
-          "`nn.DataParallel` replicates the model and gathers its outputs on every step; use "
-          "`DistributedDataParallel`");
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "data-parallel");
       diagnostic.payload = DataParallelFinding{};
-      diagnostic.fix = Fix{"Use `DistributedDataParallel` with one process per GPU",
-                           Applicability::kDisplayOnly,
-                           {Edit{call.callee.Range(), "torch.nn.parallel.DistributedDataParallel"}}};
+      diagnostic.fix = MakeFix("use-ddp", {}, Applicability::kDisplayOnly,
+                               {Edit{call.callee.Range(), "torch.nn.parallel.DistributedDataParallel"}});
       out.push_back(std::move(diagnostic));
     }
   }

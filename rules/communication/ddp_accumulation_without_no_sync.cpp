@@ -74,6 +74,14 @@ struct NoSyncFinding {
   bool found = true;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"accumulation",
+     "`backward()` on a gradient-accumulation micro-step all-reduces the DDP gradients; wrap the micro-steps in "
+     "`model.no_sync()`",
+     "在梯度累积的微步上调用 `backward()` 会对 DDP 梯度做 all-reduce；请把这些微步包在 `model.no_sync()` 中"},
+};
+
 class DdpAccumulationWithoutNoSync final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -83,7 +91,10 @@ class DdpAccumulationWithoutNoSync final : public Rule {
                                "DDP all-reduces gradients on every accumulation micro-step",
                                kDocs,
                                FixAvailability::kNone,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -94,10 +105,7 @@ class DdpAccumulationWithoutNoSync final : public Rule {
     if ((facts & (semantic::kFactGradSyncOff | semantic::kFactFramework)) != 0) return;
     for (uint32_t index : model.AccumulatingBackwards()) {
       const semantic::Site& call = model.Sites()[index];
-      Diagnostic diagnostic = MakeDiagnostic(
-          call.node.Range(),
-          "`backward()` on a gradient-accumulation micro-step all-reduces the DDP gradients; wrap the micro-steps in "
-          "`model.no_sync()`");
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "accumulation");
       diagnostic.payload = NoSyncFinding{};
       out.push_back(std::move(diagnostic));
     }

@@ -70,12 +70,25 @@ struct ChannelsLastFinding {
   bool framework = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"channels-last", "Conv net trained under mixed precision without `torch.channels_last` transposes its activations",
+     "以混合精度训练的卷积网络未使用 `torch.channels_last`，会反复转置激活"},
+};
+
 class ChannelsLast final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL406", "channels-last",        "compute",         "Conv net trained under AMP in the NCHW layout",
-        kDocs,   FixAvailability::kNone, Severity::kWarning};
+    static const RuleMeta meta{"TL406",
+                               "channels-last",
+                               "compute",
+                               "Conv net trained under AMP in the NCHW layout",
+                               kDocs,
+                               FixAvailability::kNone,
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -89,9 +102,7 @@ class ChannelsLast final : public Rule {
         (facts & semantic::kFactChannelsLast) != 0) {
       return;
     }
-    Diagnostic diagnostic = MakeDiagnostic(
-        training.range,
-        "Conv net trained under mixed precision without `torch.channels_last` transposes its activations");
+    Diagnostic diagnostic = MakeDiagnostic(training.range, "channels-last");
     diagnostic.payload = ChannelsLastFinding{training.loop < 0};
     out.push_back(std::move(diagnostic));
   }

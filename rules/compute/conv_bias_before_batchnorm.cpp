@@ -86,6 +86,13 @@ bool IsBatchNorm(std::string_view cls) {
   return cls == "BatchNorm1d" || cls == "BatchNorm2d" || cls == "BatchNorm3d" || cls == "SyncBatchNorm";
 }
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"bias", "`{conv}` has a bias that the `{norm}` after it cancels", "`{conv}` 的偏置会被其后的 `{norm}` 抵消"},
+    {"set-bias", "Set `bias=False`", "设置 `bias=False`"},
+    {"add-bias", "Add `bias=False`", "添加 `bias=False`"},
+};
+
 class ConvBiasBeforeBatchNorm final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -95,7 +102,10 @@ class ConvBiasBeforeBatchNorm final : public Rule {
                                "Convolution bias directly followed by a batch norm is cancelled by it",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -125,7 +135,7 @@ class ConvBiasBeforeBatchNorm final : public Rule {
       }
       reported.push_back(conv);
       Diagnostic diagnostic = MakeDiagnostic(
-          conv->node.Range(), fmt::format("`{}` has a bias that the `{}` after it cancels", conv_cls, norm_cls));
+          conv->node.Range(), "bias", {{"conv", std::string(conv_cls), {}}, {"norm", std::string(norm_cls), {}}});
       diagnostic.payload = ConvBiasFinding{std::string(conv_cls), std::string(norm_cls)};
       if (unsafe < 0) {
         unsafe = model.ReadsAttribute("bias") || !model.CallsNamed("load_state_dict").empty() ||
@@ -136,11 +146,11 @@ class ConvBiasBeforeBatchNorm final : public Rule {
       const Applicability applicability = unsafe == 1 ? Applicability::kUnsafe : Applicability::kSafe;
       if (bias.has_value() && semantic::KindOf(bias->node) == semantic::NodeKind::kKeywordArgument &&
           model.Text(bias->value) == "True") {
-        diagnostic.fix = Fix{"Set `bias=False`", applicability, {Edit{bias->value.Range(), "False"}}};
+        diagnostic.fix = MakeFix("set-bias", {}, applicability, {Edit{bias->value.Range(), "False"}});
       } else if (!bias.has_value()) {
         if (auto insertion = model.AppendKeyword(*conv, "bias", "False")) {
-          diagnostic.fix = Fix{
-              "Add `bias=False`", applicability, {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+          diagnostic.fix = MakeFix("add-bias", {}, applicability,
+                                   {Edit{{insertion->offset, insertion->offset}, insertion->text}});
         }
       }
       out.push_back(std::move(diagnostic));

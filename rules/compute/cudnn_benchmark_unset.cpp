@@ -67,6 +67,14 @@ struct BenchmarkFinding {
   bool framework = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"benchmark",
+     "Convolutional training without `torch.backends.cudnn.benchmark = True` leaves cuDNN's algorithm choice to "
+     "heuristics",
+     "卷积训练未设置 `torch.backends.cudnn.benchmark = True`，cuDNN 只能凭启发式选择卷积算法"},
+};
+
 class CudnnBenchmarkUnset final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -76,7 +84,10 @@ class CudnnBenchmarkUnset final : public Rule {
                                "Convolutional training without `torch.backends.cudnn.benchmark = True`",
                                kDocs,
                                FixAvailability::kNone,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -87,10 +98,7 @@ class CudnnBenchmarkUnset final : public Rule {
     if (training.node.IsNull()) return;
     const uint32_t facts = model.ComponentFacts();
     if ((facts & semantic::kFactConv) == 0 || (facts & semantic::kFactCudnnBenchmark) != 0) return;
-    Diagnostic diagnostic = MakeDiagnostic(
-        training.range,
-        "Convolutional training without `torch.backends.cudnn.benchmark = True` leaves cuDNN's algorithm "
-        "choice to heuristics");
+    Diagnostic diagnostic = MakeDiagnostic(training.range, "benchmark");
     diagnostic.payload = BenchmarkFinding{training.loop < 0};
     out.push_back(std::move(diagnostic));
   }

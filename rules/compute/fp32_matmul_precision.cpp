@@ -74,12 +74,27 @@ struct Tf32Finding {
   bool explicit_off = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"tf32-off", "TF32 is turned off: fp32 matmuls run without tensor cores on Ampere and later",
+     "TF32 被关闭：在 Ampere 及更新的 GPU 上，fp32 矩阵乘法不使用张量核心"},
+    {"precision-unset", "fp32 training without `torch.set_float32_matmul_precision(\"high\")` keeps matmuls off TF32",
+     "fp32 训练未调用 `torch.set_float32_matmul_precision(\"high\")`，矩阵乘法不会使用 TF32"},
+};
+
 class Fp32MatmulPrecision final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL403", "fp32-matmul-precision", "compute",         "fp32 matmuls are kept off TF32 tensor cores",
-        kDocs,   FixAvailability::kNone,  Severity::kWarning};
+    static const RuleMeta meta{"TL403",
+                               "fp32-matmul-precision",
+                               "compute",
+                               "fp32 matmuls are kept off TF32 tensor cores",
+                               kDocs,
+                               FixAvailability::kNone,
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -87,8 +102,7 @@ class Fp32MatmulPrecision final : public Rule {
     const semantic::Model& model = context.model;
     if (context.options.target_torch < TorchVersion{1, 12} || !model.UsesCuda()) return;
     for (ts::Node node : model.Tf32Disables()) {
-      Diagnostic diagnostic = MakeDiagnostic(
-          node.Range(), "TF32 is turned off: fp32 matmuls run without tensor cores on Ampere and later");
+      Diagnostic diagnostic = MakeDiagnostic(node.Range(), "tf32-off");
       diagnostic.payload = Tf32Finding{true};
       out.push_back(std::move(diagnostic));
     }
@@ -96,9 +110,7 @@ class Fp32MatmulPrecision final : public Rule {
     if ((facts & (semantic::kFactMixedPrecision | semantic::kFactTf32)) != 0) return;
     if (!model.Tf32Disables().empty()) return;  // reported where it is written
     if (model.Training().node.IsNull()) return;
-    Diagnostic diagnostic = MakeDiagnostic(
-        model.Training().range,
-        "fp32 training without `torch.set_float32_matmul_precision(\"high\")` keeps matmuls off TF32");
+    Diagnostic diagnostic = MakeDiagnostic(model.Training().range, "precision-unset");
     diagnostic.payload = Tf32Finding{false};
     out.push_back(std::move(diagnostic));
   }

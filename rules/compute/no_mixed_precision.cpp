@@ -79,12 +79,27 @@ struct NoAmpFinding {
   bool framework = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"no-amp", "CUDA training without mixed precision (`torch.autocast`) runs GEMMs and convolutions in fp32",
+     "CUDA 训练未使用混合精度（`torch.autocast`），GEMM 和卷积都以 fp32 运行"},
+    {"autocast", "Run the forward pass and the loss under `torch.autocast`",
+     "在 `torch.autocast` 下运行前向传播和损失计算"},
+};
+
 class NoMixedPrecision final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL402", "no-mixed-precision",        "compute",         "CUDA training runs in fp32 without mixed precision",
-        kDocs,   FixAvailability::kSometimes, Severity::kWarning};
+    static const RuleMeta meta{"TL402",
+                               "no-mixed-precision",
+                               "compute",
+                               "CUDA training runs in fp32 without mixed precision",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -93,9 +108,7 @@ class NoMixedPrecision final : public Rule {
     if (!model.UsesCuda()) return;
     const semantic::Model::TrainingSite& training = model.Training();
     if (training.node.IsNull() || (model.ComponentFacts() & semantic::kFactMixedPrecision) != 0) return;
-    Diagnostic diagnostic = MakeDiagnostic(training.range,
-                                           "CUDA training without mixed precision (`torch.autocast`) runs "
-                                           "GEMMs and convolutions in fp32");
+    Diagnostic diagnostic = MakeDiagnostic(training.range, "no-amp");
     diagnostic.payload = NoAmpFinding{training.loop < 0};
     if (training.loop >= 0) AddSuggestion(context, training.loop, diagnostic);
     out.push_back(std::move(diagnostic));
@@ -103,7 +116,7 @@ class NoMixedPrecision final : public Rule {
 
  private:
   // Display-only: the statements of the step before its backward pass, under autocast.
-  static void AddSuggestion(const CheckContext& context, int loop, Diagnostic& diagnostic) {
+  void AddSuggestion(const CheckContext& context, int loop, Diagnostic& diagnostic) const {
     const semantic::Model& model = context.model;
     const std::string_view torch = model.LocalNameOf("torch");
     if (torch.empty()) return;
@@ -134,8 +147,7 @@ class NoMixedPrecision final : public Rule {
     for (uint32_t i = at + 1; i < stop; ++i) {
       if (source[i - 1] == '\n' && source[i] != '\n' && source[i] != '\r') edits.push_back(Edit{{i, i}, "    "});
     }
-    diagnostic.fix = Fix{"Run the forward pass and the loss under `torch.autocast`", Applicability::kDisplayOnly,
-                         std::move(edits)};
+    diagnostic.fix = MakeFix("autocast", {}, Applicability::kDisplayOnly, std::move(edits));
   }
 };
 

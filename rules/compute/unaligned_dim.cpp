@@ -136,6 +136,19 @@ constexpr std::array<RuleOptionSpec, 1> kOptions = {{
     {"min-dim", "dims below this are never reported", 64, 1, int64_t{1} << 30},
 }};
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"at-layer", "`{param}` of `nn.{layer}` is {dim}, not a multiple of 8; {aligned} would use tensor cores",
+     "`nn.{layer}` 的 `{param}` 为 {dim}，不是 8 的倍数；改为 {aligned} 即可使用张量核心"},
+    {"derived", "{subject} is {expr}, which makes {roles} {dim}, not a multiple of 8; {aligned} would use tensor cores",
+     "{subject}为 {expr}，使 {roles} 为 {dim}，不是 8 的倍数；改为 {aligned} 即可使用张量核心"},
+    {"written", "{subject} is {dim}, not a multiple of 8, as {roles}; {aligned} would use tensor cores",
+     "{subject}为 {dim}，用作 {roles}，不是 8 的倍数；改为 {aligned} 即可使用张量核心"},
+    {"round", "Round `{param}` up to {aligned}", "将 `{param}` 向上取整为 {aligned}"},
+    {"related-derived", "{dim} as `{param}` of `nn.{layer}` here", "此处作为 `nn.{layer}` 的 `{param}`，值为 {dim}"},
+    {"related-used", "used as `{param}` of `nn.{layer}` here", "此处用作 `nn.{layer}` 的 `{param}`"},
+};
+
 class UnalignedDim final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -146,7 +159,9 @@ class UnalignedDim final : public Rule {
                                kDocs,
                                FixAvailability::kSometimes,
                                Severity::kWarning,
-                               kOptions};
+                               kOptions,
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -207,16 +222,18 @@ class UnalignedDim final : public Rule {
   Diagnostic AtLayer(const semantic::Value& value, const Use& use, bool only_value) const {
     const int64_t dim = value.int_value;
     const int64_t aligned = Aligned(dim);
-    Diagnostic diagnostic = MakeDiagnostic(
-        use.arg.Range(), fmt::format("`{}` of `nn.{}` is {}, not a multiple of 8; {} would use tensor cores", use.param,
-                                     use.layer, dim, aligned));
+    Diagnostic diagnostic = MakeDiagnostic(use.arg.Range(), "at-layer",
+                                           {{"param", std::string(use.param), {}},
+                                            {"layer", std::string(use.layer), {}},
+                                            {"dim", std::to_string(dim), {}},
+                                            {"aligned", std::to_string(aligned), {}}});
     // Point the suggestion at the literal that holds the number; a computed argument is rewritten whole
     // only when it has no other value.
     if (!value.origin.IsNull() || only_value) {
       const ts::Node target = value.origin.IsNull() ? use.arg : value.origin;
-      diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", use.param, aligned),
-                           Applicability::kDisplayOnly,
-                           {Edit{target.Range(), std::to_string(aligned)}}};
+      diagnostic.fix = MakeFix("round",
+                               {{"param", std::string(use.param), {}}, {"aligned", std::to_string(aligned), {}}},
+                               Applicability::kDisplayOnly, {Edit{target.Range(), std::to_string(aligned)}});
     }
     diagnostic.payload = DimFinding{dim, use.layer, use.param, use.is_k};
     return diagnostic;
@@ -229,41 +246,44 @@ class UnalignedDim final : public Rule {
                  w.uses.end());
     const int64_t dim = w.value.int_value;
     const int64_t aligned = Aligned(dim);
-    // "`num_embeddings` of `nn.Embedding` and `out_features` of `nn.Linear`", each role once.
-    std::vector<std::string> roles;
+    // "`num_embeddings` of `nn.Embedding` and `out_features` of `nn.Linear`", each role once; in
+    // Chinese "`nn.Embedding` 的 `num_embeddings` 和 `nn.Linear` 的 `out_features`".
+    std::vector<std::pair<std::string, std::string>> roles;
     for (const Use& use : w.uses) {
-      std::string role = fmt::format("`{}` of `nn.{}`", use.param, use.layer);
+      std::pair<std::string, std::string> role{fmt::format("`{}` of `nn.{}`", use.param, use.layer),
+                                               fmt::format("`nn.{}` 的 `{}`", use.layer, use.param)};
       if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(std::move(role));
     }
-    std::string joined;
+    MessageArg joined{"roles", "", ""};
     for (size_t i = 0; i < roles.size(); ++i) {
-      joined += i == 0 ? "" : i + 1 == roles.size() ? " and " : ", ";
-      joined += roles[i];
+      const bool last = i + 1 == roles.size();
+      joined.en += i == 0 ? "" : last ? " and " : ", ";
+      joined.zh += i == 0 ? "" : last ? " 和 " : "、";
+      joined.en += roles[i].first;
+      joined.zh += roles[i].second;
     }
     const std::string_view name = model.WrittenName(w.value.source);
-    const std::string subject = name.empty() ? std::string("The value written here") : fmt::format("`{}`", name);
+    const MessageArg subject = name.empty()
+                                   ? MessageArg{"subject", "The value written here", "此处写入的值"}
+                                   : MessageArg{"subject", fmt::format("`{}`", name), fmt::format("`{}` ", name)};
     const bool derived = w.value.origin.IsNull();  // `out_channels // 2` of a written `out_channels`
-    std::string message;
-    if (derived) {
-      message = fmt::format("{} is {}, which makes {} {}, not a multiple of 8; {} would use tensor cores", subject,
-                            model.Text(w.value.source), joined, dim, aligned);
-    } else {
-      message = fmt::format("{} is {}, not a multiple of 8, as {}; {} would use tensor cores", subject, dim, joined,
-                            aligned);
-    }
-    Diagnostic diagnostic = MakeDiagnostic(w.value.source.Range(), std::move(message));
+    MessageArgs args{subject, joined, {"dim", std::to_string(dim), {}}, {"aligned", std::to_string(aligned), {}}};
+    if (derived) args.push_back({"expr", std::string(model.Text(w.value.source)), {}});
+    Diagnostic diagnostic = MakeDiagnostic(w.value.source.Range(), derived ? "derived" : "written", std::move(args));
     for (const Use& use : w.uses) {
       RelatedLocation related;
       related.range = use.arg.Range();
-      related.message = derived ? fmt::format("{} as `{}` of `nn.{}` here", dim, use.param, use.layer)
-                                : fmt::format("used as `{}` of `nn.{}` here", use.param, use.layer);
+      MessageArgs related_args{{"param", std::string(use.param), {}}, {"layer", std::string(use.layer), {}}};
+      if (derived) related_args.push_back({"dim", std::to_string(dim), {}});
+      SetMessage(related, derived ? "related-derived" : "related-used", std::move(related_args));
       diagnostic.related.push_back(std::move(related));
     }
     // The literal holds the number itself; a derived size has no single literal to round.
     if (!derived) {
-      diagnostic.fix = Fix{fmt::format("Round `{}` up to {}", name.empty() ? w.uses.front().param : name, aligned),
-                           Applicability::kDisplayOnly,
-                           {Edit{w.value.origin.Range(), std::to_string(aligned)}}};
+      diagnostic.fix = MakeFix("round",
+                               {{"param", std::string(name.empty() ? w.uses.front().param : name), {}},
+                                {"aligned", std::to_string(aligned), {}}},
+                               Applicability::kDisplayOnly, {Edit{w.value.origin.Range(), std::to_string(aligned)}});
     }
     const Use& first = w.uses.front();
     diagnostic.payload = DimFinding{dim, first.layer, first.param, first.is_k};

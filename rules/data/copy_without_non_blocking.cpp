@@ -80,6 +80,16 @@ struct NonBlockingFinding {
   bool explicit_false = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"explicit-false", "{call} of a batch from a pinned `DataLoader` with `non_blocking=False` waits for the copy",
+     "对来自锁页内存 `DataLoader` 的批次调用 {call} 且 `non_blocking=False`，会等待复制完成"},
+    {"missing", "{call} of a batch from a pinned `DataLoader` without `non_blocking=True` waits for the copy",
+     "对来自锁页内存 `DataLoader` 的批次调用 {call} 而未设置 `non_blocking=True`，会等待复制完成"},
+    {"set", "Set `non_blocking=True`", "设置 `non_blocking=True`"},
+    {"add", "Add `non_blocking=True`", "添加 `non_blocking=True`"},
+};
+
 class CopyWithoutNonBlocking final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -89,7 +99,10 @@ class CopyWithoutNonBlocking final : public Rule {
                                "A batch from pinned memory is copied to the GPU synchronously",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -108,26 +121,21 @@ class CopyWithoutNonBlocking final : public Rule {
       if (arg) {
         const auto truthy = model.Resolve(arg->value, site.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(
-            site.node.Range(),
-            fmt::format("{} of a batch from a pinned `DataLoader` with `non_blocking=False` waits for the copy", what));
+        Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), "explicit-false", {{"call", what, {}}});
         diagnostic.payload = NonBlockingFinding{true};
         if (model.Text(arg->value) == "False") {
-          diagnostic.fix = Fix{"Set `non_blocking=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
+          diagnostic.fix = MakeFix("set", {}, Applicability::kSafe, {Edit{arg->value.Range(), "True"}});
         }
         out.push_back(std::move(diagnostic));
         continue;
       }
       const semantic::KeyLookup lookup = model.KwargsLookupIn(site, "non_blocking");
       if (lookup.presence != semantic::KeyPresence::kAbsent) continue;
-      Diagnostic diagnostic = MakeDiagnostic(
-          site.node.Range(),
-          fmt::format("{} of a batch from a pinned `DataLoader` without `non_blocking=True` waits for the copy", what));
+      Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), "missing", {{"call", what, {}}});
       diagnostic.payload = NonBlockingFinding{false};
       if (auto insertion = model.AppendKeyword(site, "non_blocking", "True")) {
-        diagnostic.fix = Fix{"Add `non_blocking=True`",
-                             Applicability::kSafe,
-                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+        diagnostic.fix = MakeFix("add", {}, Applicability::kSafe,
+                                 {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }
       out.push_back(std::move(diagnostic));
     }

@@ -66,6 +66,16 @@ struct LoaderFinding {
   int64_t num_workers = 0;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"missing", "`DataLoader` without `num_workers` loads every batch in the training process",
+     "`DataLoader` 未设置 `num_workers`，每个批次都在训练进程中加载"},
+    {"zero", "`DataLoader` with `num_workers=0` loads every batch in the training process",
+     "`DataLoader` 的 `num_workers=0`，每个批次都在训练进程中加载"},
+    {"add", "Add `num_workers={workers}`", "添加 `num_workers={workers}`"},
+    {"set", "Set `num_workers` to {workers}", "将 `num_workers` 设为 {workers}"},
+};
+
 class DataLoaderNumWorkers final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -75,7 +85,10 @@ class DataLoaderNumWorkers final : public Rule {
                                "`DataLoader` loads every batch in the training process",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -95,13 +108,11 @@ class DataLoaderNumWorkers final : public Rule {
         ReportIfZero(model, call, lookup.value, out);
         continue;
       }
-      Diagnostic diagnostic = MakeDiagnostic(
-          call.node.Range(), "`DataLoader` without `num_workers` loads every batch in the training process");
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "missing");
       diagnostic.payload = LoaderFinding{false, 0};
       if (auto insertion = model.AppendKeyword(call, "num_workers", kWorkers)) {
-        diagnostic.fix = Fix{"Add `num_workers=4`",
-                             Applicability::kUnsafe,
-                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+        diagnostic.fix = MakeFix("add", {{"workers", std::string(kWorkers), {}}}, Applicability::kUnsafe,
+                                 {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }
       out.push_back(std::move(diagnostic));
     }
@@ -111,14 +122,13 @@ class DataLoaderNumWorkers final : public Rule {
                     std::vector<Diagnostic>& out) const {
     const auto workers = value.AsInt();
     if (!workers.has_value() || *workers != 0) return;
-    Diagnostic diagnostic = MakeDiagnostic(
-        call.node.Range(), "`DataLoader` with `num_workers=0` loads every batch in the training process");
+    Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "zero");
     diagnostic.payload = LoaderFinding{true, 0};
     // The fix rewrites the literal where the 0 is written, which may be an argparse default or a
     // module constant rather than the call itself.
     if (!value.origin.IsNull() && model.Text(value.origin) == "0") {
-      diagnostic.fix = Fix{
-          "Set `num_workers` to 4", Applicability::kUnsafe, {Edit{value.origin.Range(), std::string(kWorkers)}}};
+      diagnostic.fix = MakeFix("set", {{"workers", std::string(kWorkers), {}}}, Applicability::kUnsafe,
+                               {Edit{value.origin.Range(), std::string(kWorkers)}});
     }
     out.push_back(std::move(diagnostic));
   }

@@ -78,12 +78,29 @@ struct PersistentWorkersFinding {
   bool explicit_false = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"explicit-false", "`DataLoader` with `persistent_workers=False` restarts its {workers} every epoch",
+     "`DataLoader` 的 `persistent_workers=False`，每个 epoch 都要重启它的 {workers}"},
+    {"missing", "`DataLoader` without `persistent_workers=True` restarts its {workers} every epoch",
+     "`DataLoader` 未设置 `persistent_workers=True`，每个 epoch 都要重启它的 {workers}"},
+    {"set", "Set `persistent_workers=True`", "设置 `persistent_workers=True`"},
+    {"add", "Add `persistent_workers=True`", "添加 `persistent_workers=True`"},
+};
+
 class DataLoaderPersistentWorkers final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL203", "dataloader-persistent-workers", "data-loading",    "`DataLoader` workers are restarted every epoch",
-        kDocs,   FixAvailability::kSometimes,     Severity::kWarning};
+    static const RuleMeta meta{"TL203",
+                               "dataloader-persistent-workers",
+                               "data-loading",
+                               "`DataLoader` workers are restarted every epoch",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -99,14 +116,10 @@ class DataLoaderPersistentWorkers final : public Rule {
       if (auto arg = model.FindArgument(call, "persistent_workers", -1)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(
-            call.node.Range(), fmt::format("`DataLoader` with `persistent_workers=False` restarts its {} worker{} "
-                                           "every epoch",
-                                           *workers, *workers == 1 ? "" : "s"));
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false", {WorkersArg(*workers)});
         diagnostic.payload = PersistentWorkersFinding{*workers, true};
         if (model.Text(arg->value) == "False") {
-          diagnostic.fix = Fix{
-              "Set `persistent_workers=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
+          diagnostic.fix = MakeFix("set", {}, Applicability::kSafe, {Edit{arg->value.Range(), "True"}});
         }
         out.push_back(std::move(diagnostic));
         continue;
@@ -115,21 +128,23 @@ class DataLoaderPersistentWorkers final : public Rule {
           model.KwargsLookupIn(call, "persistent_workers").presence != semantic::KeyPresence::kAbsent) {
         continue;
       }
-      Diagnostic diagnostic = MakeDiagnostic(
-          call.node.Range(), fmt::format("`DataLoader` without `persistent_workers=True` restarts its {} worker{} "
-                                         "every epoch",
-                                         *workers, *workers == 1 ? "" : "s"));
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "missing", {WorkersArg(*workers)});
       diagnostic.payload = PersistentWorkersFinding{*workers, false};
       if (auto insertion = model.AppendKeyword(call, "persistent_workers", "True")) {
-        diagnostic.fix = Fix{"Add `persistent_workers=True`",
-                             Applicability::kSafe,
-                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+        diagnostic.fix = MakeFix("add", {}, Applicability::kSafe,
+                                 {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }
       out.push_back(std::move(diagnostic));
     }
   }
 
  private:
+  // "4 workers" / "4 个工作进程".
+  static MessageArg WorkersArg(int64_t workers) {
+    return {"workers", fmt::format("{} worker{}", workers, workers == 1 ? "" : "s"),
+            fmt::format("{} 个工作进程", workers)};
+  }
+
   // The worker count when every value it can take is known and the same sign; the smallest of them.
   static std::optional<int64_t> Workers(const semantic::Model& model, const semantic::Site& call) {
     ts::Node value;

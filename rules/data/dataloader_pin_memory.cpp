@@ -61,6 +61,16 @@ struct PinFinding {
   bool explicit_false = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"explicit-false", "`DataLoader` with `pin_memory=False` copies batches from pageable memory",
+     "`DataLoader` 的 `pin_memory=False`，批次从可分页内存复制到 GPU"},
+    {"missing", "`DataLoader` without `pin_memory=True` copies batches from pageable memory",
+     "`DataLoader` 未设置 `pin_memory=True`，批次从可分页内存复制到 GPU"},
+    {"set", "Set `pin_memory=True`", "设置 `pin_memory=True`"},
+    {"add", "Add `pin_memory=True`", "添加 `pin_memory=True`"},
+};
+
 class DataLoaderPinMemory final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -70,7 +80,10 @@ class DataLoaderPinMemory final : public Rule {
                                "`DataLoader` batches are copied to the GPU from pageable memory",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -83,11 +96,10 @@ class DataLoaderPinMemory final : public Rule {
       if (auto arg = model.FindArgument(call, "pin_memory", 7)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(
-            call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false");
         diagnostic.payload = PinFinding{true};
         if (model.Text(arg->value) == "False") {
-          diagnostic.fix = Fix{"Set `pin_memory=True`", Applicability::kSafe, {Edit{arg->value.Range(), "True"}}};
+          diagnostic.fix = MakeFix("set", {}, Applicability::kSafe, {Edit{arg->value.Range(), "True"}});
         }
         out.push_back(std::move(diagnostic));
         continue;
@@ -98,19 +110,16 @@ class DataLoaderPinMemory final : public Rule {
       if (lookup.presence == semantic::KeyPresence::kPresent) {
         const auto truthy = lookup.value.Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(
-            call.node.Range(), "`DataLoader` with `pin_memory=False` copies batches from pageable memory");
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false");
         diagnostic.payload = PinFinding{true};
         out.push_back(std::move(diagnostic));
         continue;
       }
-      Diagnostic diagnostic = MakeDiagnostic(
-          call.node.Range(), "`DataLoader` without `pin_memory=True` copies batches from pageable memory");
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "missing");
       diagnostic.payload = PinFinding{false};
       if (auto insertion = model.AppendKeyword(call, "pin_memory", "True")) {
-        diagnostic.fix = Fix{"Add `pin_memory=True`",
-                             Applicability::kSafe,
-                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+        diagnostic.fix = MakeFix("add", {}, Applicability::kSafe,
+                                 {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }
       out.push_back(std::move(diagnostic));
     }

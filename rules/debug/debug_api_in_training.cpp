@@ -77,26 +77,47 @@ struct Known {
   DebugApi api;
   std::string_view switch_name;  // the argument that turns it off; empty when none
   int switch_position;
-  std::string_view what;
+  std::string_view message;  // the id of its sentence in kMessages
 };
 
 constexpr Known kApis[] = {
-    {"torch.autograd.set_detect_anomaly", DebugApi::kAnomaly, "mode", 0, "anomaly detection"},
-    {"torch.autograd.detect_anomaly", DebugApi::kAnomaly, "", -1, "anomaly detection"},
-    {"torch.autograd.profiler.emit_nvtx", DebugApi::kNvtx, "enabled", 0, "an NVTX range around every op"},
-    {"torch.autograd.profiler.profile", DebugApi::kProfiler, "enabled", 0, "the autograd profiler"},
-    {"torch.autograd.gradcheck", DebugApi::kGradcheck, "", -1, "a float64 gradient check"},
-    {"torch.autograd.gradgradcheck", DebugApi::kGradcheck, "", -1, "a float64 gradient check"},
-    {"torch.autograd.gradcheck.gradcheck", DebugApi::kGradcheck, "", -1, "a float64 gradient check"},
-    {"torch.cuda.set_sync_debug_mode", DebugApi::kSyncDebug, "debug_mode", 0, "the CUDA sync debug mode"},
+    {"torch.autograd.set_detect_anomaly", DebugApi::kAnomaly, "mode", 0, "anomaly"},
+    {"torch.autograd.detect_anomaly", DebugApi::kAnomaly, "", -1, "anomaly"},
+    {"torch.autograd.profiler.emit_nvtx", DebugApi::kNvtx, "enabled", 0, "nvtx"},
+    {"torch.autograd.profiler.profile", DebugApi::kProfiler, "enabled", 0, "profiler"},
+    {"torch.autograd.gradcheck", DebugApi::kGradcheck, "", -1, "gradcheck"},
+    {"torch.autograd.gradgradcheck", DebugApi::kGradcheck, "", -1, "gradcheck"},
+    {"torch.autograd.gradcheck.gradcheck", DebugApi::kGradcheck, "", -1, "gradcheck"},
+    {"torch.cuda.set_sync_debug_mode", DebugApi::kSyncDebug, "debug_mode", 0, "sync-debug"},
+};
+
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"anomaly", "`{api}` leaves anomaly detection on in training code", "`{api}` 让训练代码一直开着异常检测"},
+    {"nvtx", "`{api}` leaves an NVTX range around every op on in training code",
+     "`{api}` 让训练代码在每个算子外都套一层 NVTX 范围"},
+    {"profiler", "`{api}` leaves the autograd profiler on in training code",
+     "`{api}` 让训练代码一直开着 autograd 性能分析器"},
+    {"gradcheck", "`{api}` leaves a float64 gradient check on in training code",
+     "`{api}` 让训练代码一直执行 float64 梯度检查"},
+    {"sync-debug", "`{api}` leaves the CUDA sync debug mode on in training code",
+     "`{api}` 让训练代码一直开着 CUDA 同步调试模式"},
+    {"remove", "Remove the call", "删除该调用"},
 };
 
 class DebugApiInTraining final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL901", "debug-api-in-training",     "debug",           "A debugging API is left on in training code",
-        kDocs,   FixAvailability::kSometimes, Severity::kWarning};
+    static const RuleMeta meta{"TL901",
+                               "debug-api-in-training",
+                               "debug",
+                               "A debugging API is left on in training code",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -120,12 +141,12 @@ class DebugApiInTraining final : public Rule {
           continue;
         }
       }
-      Diagnostic diagnostic = MakeDiagnostic(
-          call.node.Range(), fmt::format("`{}` leaves {} on in training code", model.Text(call.callee), known->what));
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), known->message,
+                                             {{"api", std::string(model.Text(call.callee)), {}}});
       diagnostic.payload = DebugApiFinding{known->api};
       const ts::Node statement = call.node.Parent();
       if (call.name == "set_detect_anomaly" && statement.Is("expression_statement")) {
-        diagnostic.fix = Fix{"Remove the call", Applicability::kDisplayOnly, {Edit{statement.Range(), "pass"}}};
+        diagnostic.fix = MakeFix("remove", {}, Applicability::kDisplayOnly, {Edit{statement.Range(), "pass"}});
       }
       out.push_back(std::move(diagnostic));
     }

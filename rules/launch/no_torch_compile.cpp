@@ -69,6 +69,13 @@ struct CompileFinding {
 constexpr double kShortShare = 0.5;
 constexpr double kMinLaunchesPerStep = 20;
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"no-compile", "Training without `torch.compile` on PyTorch {version}: every op is its own kernel launch",
+     "在 PyTorch {version} 上训练却未使用 `torch.compile`：每个算子都是一次单独的 kernel 启动"},
+    {"compile", "Compile the model with `torch.compile`", "用 `torch.compile` 编译模型"},
+};
+
 class NoTorchCompile final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -80,7 +87,8 @@ class NoTorchCompile final : public Rule {
                                FixAvailability::kAlways,
                                Severity::kInfo,
                                {},
-                               /*default_enabled=*/false};
+                               /*default_enabled=*/false,
+                               kMessages};
     return meta;
   }
 
@@ -90,12 +98,10 @@ class NoTorchCompile final : public Rule {
     if (model.HasFact(semantic::kFactCompiles)) return;
     const semantic::Model::TrainingSite& training = model.Training();
     if (training.node.IsNull()) return;
-    Diagnostic diagnostic = MakeDiagnostic(
-        training.range, fmt::format("Training without `torch.compile` on PyTorch {}: every op is its own kernel "
-                                    "launch",
-                                    context.options.target_torch.ToString()));
+    Diagnostic diagnostic = MakeDiagnostic(training.range, "no-compile",
+                                           {{"version", context.options.target_torch.ToString(), {}}});
     diagnostic.payload = CompileFinding{training.loop < 0};
-    diagnostic.fix = Fix{"Compile the model with `torch.compile`", Applicability::kDisplayOnly, {}};
+    diagnostic.fix = MakeFix("compile", {}, Applicability::kDisplayOnly, {});
     out.push_back(std::move(diagnostic));
   }
 };

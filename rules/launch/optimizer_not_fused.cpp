@@ -72,6 +72,18 @@ struct FusedFinding {
 
 constexpr int kMinKernelsPerStep = 10;
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"foreach-false",
+     "`{optimizer}(foreach=False)` launches kernels for each parameter tensor; `fused=True` updates them together",
+     "`{optimizer}(foreach=False)` 为每个参数张量分别启动 kernel；`fused=True` 会一并更新它们"},
+    {"hand-written",
+     "A hand-written update loop over the parameters launches kernels for each tensor on every step; a fused "
+     "`torch.optim` optimizer updates them together",
+     "手写的参数更新循环每一步都为每个张量分别启动 kernel；融合的 `torch.optim` 优化器会一并更新它们"},
+    {"fused", "Use `fused=True`", "改用 `fused=True`"},
+};
+
 class OptimizerNotFused final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -81,7 +93,10 @@ class OptimizerNotFused final : public Rule {
                                "The optimizer updates parameters one tensor at a time",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -100,23 +115,18 @@ class OptimizerNotFused final : public Rule {
         if (!arg) continue;
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(
-            call.node.Range(), fmt::format("`{}(foreach=False)` launches kernels for each parameter tensor; "
-                                           "`fused=True` updates them together",
-                                           name));
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "foreach-false",
+                                               {{"optimizer", std::string(name), {}}});
         diagnostic.payload = FusedFinding{false, std::string(name)};
         if (model.Text(arg->value) == "False" && arg->node.Is("keyword_argument")) {
-          diagnostic.fix = Fix{"Use `fused=True`", Applicability::kUnsafe, {Edit{arg->node.Range(), "fused=True"}}};
+          diagnostic.fix = MakeFix("fused", {}, Applicability::kUnsafe, {Edit{arg->node.Range(), "fused=True"}});
         }
         out.push_back(std::move(diagnostic));
       }
     }
     for (int index : model.ParameterUpdateLoops()) {
       const semantic::Loop& loop = model.Loops()[static_cast<size_t>(index)];
-      Diagnostic diagnostic = MakeDiagnostic(
-          {loop.node.StartByte(), loop.iterable.EndByte()},
-          "A hand-written update loop over the parameters launches kernels for each tensor on every "
-          "step; a fused `torch.optim` optimizer updates them together");
+      Diagnostic diagnostic = MakeDiagnostic({loop.node.StartByte(), loop.iterable.EndByte()}, "hand-written");
       diagnostic.payload = FusedFinding{true, {}};
       out.push_back(std::move(diagnostic));
     }

@@ -65,12 +65,25 @@ struct EmptyCacheFinding {
   bool per_step = true;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"empty-cache", "`torch.cuda.empty_cache()` frees the allocator's cache on {cadence}",
+     "`torch.cuda.empty_cache()` 在{cadence}都释放显存分配器的缓存"},
+};
+
 class EmptyCacheInStepLoop final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL103", "empty-cache-in-step-loop", "host-device-sync", "`torch.cuda.empty_cache()` on every training step",
-        kDocs,   FixAvailability::kNone,     Severity::kWarning};
+    static const RuleMeta meta{"TL103",
+                               "empty-cache-in-step-loop",
+                               "host-device-sync",
+                               "`torch.cuda.empty_cache()` on every training step",
+                               kDocs,
+                               FixAvailability::kNone,
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -80,8 +93,8 @@ class EmptyCacheInStepLoop final : public Rule {
       const semantic::Site& site = model.Sites()[index];
       if (!site.per_step() || site.off_device || !model.IsCanonical(site, "torch.cuda.empty_cache")) continue;
       Diagnostic diagnostic = MakeDiagnostic(
-          site.node.Range(),
-          fmt::format("`torch.cuda.empty_cache()` frees the allocator's cache on {}", ToString(site.cadence)));
+          site.node.Range(), "empty-cache",
+          {{"cadence", std::string(ToString(site.cadence)), std::string(ToChinese(site.cadence))}});
       diagnostic.payload = EmptyCacheFinding{};
       out.push_back(std::move(diagnostic));
     }

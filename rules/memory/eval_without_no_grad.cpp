@@ -98,6 +98,17 @@ bool EvalName(std::string_view name) {
          name.starts_with("run_eval") || name.starts_with("run_val") || name.starts_with("run_test");
 }
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"no-grad", "Evaluation loop runs the model with autograd on; wrap it in `torch.no_grad()`",
+     "评估循环在开启 autograd 的情况下运行模型；请把它包在 `torch.no_grad()` 中"},
+    {"no-grad-or-inference",
+     "Evaluation loop runs the model with autograd on; wrap it in `torch.no_grad()` or `torch.inference_mode()`",
+     "评估循环在开启 autograd 的情况下运行模型；请把它包在 `torch.no_grad()` 或 `torch.inference_mode()` 中"},
+    {"decorate", "Decorate the function with `torch.no_grad()`", "用 `torch.no_grad()` 装饰该函数"},
+    {"wrap", "Wrap the loop in `with torch.no_grad():`", "把循环包在 `with torch.no_grad():` 中"},
+};
+
 class EvalWithoutNoGrad final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -107,7 +118,10 @@ class EvalWithoutNoGrad final : public Rule {
                                "Evaluation loop runs with autograd on and keeps activations for a backward pass",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -129,9 +143,7 @@ class EvalWithoutNoGrad final : public Rule {
       const ts::Node header_end = loop.iterable.IsNull() ? loop.body : loop.iterable;
       const TextRange range{loop.node.StartByte(), header_end.EndByte()};
       const bool inference_mode = context.options.target_torch >= TorchVersion{1, 9};
-      Diagnostic diagnostic = MakeDiagnostic(
-          range, fmt::format("Evaluation loop runs the model with autograd on; wrap it in `torch.no_grad()`{}",
-                             inference_mode ? " or `torch.inference_mode()`" : ""));
+      Diagnostic diagnostic = MakeDiagnostic(range, inference_mode ? "no-grad-or-inference" : "no-grad");
       diagnostic.payload = EvalFinding{loop.cadence};
       AddFix(context, loop, diagnostic, fixed_scopes);
       out.push_back(std::move(diagnostic));
@@ -140,8 +152,8 @@ class EvalWithoutNoGrad final : public Rule {
 
  private:
   // `@torch.no_grad()` on the function (once per function), or a `with` around a module-level loop.
-  static void AddFix(const CheckContext& context, const semantic::Loop& loop, Diagnostic& diagnostic,
-                     std::vector<int>& fixed_scopes) {
+  void AddFix(const CheckContext& context, const semantic::Loop& loop, Diagnostic& diagnostic,
+              std::vector<int>& fixed_scopes) const {
     const semantic::Model& model = context.model;
     const std::string_view torch = model.LocalNameOf("torch");
     if (torch.empty()) return;
@@ -161,9 +173,8 @@ class EvalWithoutNoGrad final : public Rule {
       const uint32_t at = line_start(def.StartByte());
       const std::string indent(source.substr(at, def.StartByte() - at));
       if (indent.find_first_not_of(" \t") != std::string::npos) return;
-      diagnostic.fix = Fix{"Decorate the function with `torch.no_grad()`",
-                           Applicability::kUnsafe,
-                           {Edit{{at, at}, fmt::format("{}@{}.no_grad()\n", indent, torch)}}};
+      diagnostic.fix = MakeFix("decorate", {}, Applicability::kUnsafe,
+                               {Edit{{at, at}, fmt::format("{}@{}.no_grad()\n", indent, torch)}});
       return;
     }
     if (scope.kind != semantic::ScopeKind::kModule) return;
@@ -186,7 +197,7 @@ class EvalWithoutNoGrad final : public Rule {
     // The first line's indent edit and the `with` line sit at one offset: merge them.
     edits.front().replacement += edits[1].replacement;
     edits.erase(edits.begin() + 1);
-    diagnostic.fix = Fix{"Wrap the loop in `with torch.no_grad():`", Applicability::kUnsafe, std::move(edits)};
+    diagnostic.fix = MakeFix("wrap", {}, Applicability::kUnsafe, std::move(edits));
   }
 };
 

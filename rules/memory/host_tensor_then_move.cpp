@@ -81,6 +81,13 @@ bool IsRandom(std::string_view factory) {
   return factory.starts_with("rand");  // rand, randn, randint, randperm and their *_like
 }
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"host-factory", "`torch.{factory}()` is made on the host and then moved to the GPU; pass `device=` instead",
+     "`torch.{factory}()` 先在主机上创建再移到 GPU；请改为直接传入 `device=`"},
+    {"device", "Pass `device=` to the factory", "向工厂函数传入 `device=`"},
+};
+
 class HostTensorThenMove final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -90,7 +97,10 @@ class HostTensorThenMove final : public Rule {
                                "A tensor made on the host is moved to the GPU at once",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -105,9 +115,8 @@ class HostTensorThenMove final : public Rule {
       const bool chained = move != nullptr;
       if (!chained) move = NextStatementMove(model, site);
       if (move == nullptr) continue;
-      Diagnostic diagnostic = MakeDiagnostic(
-          site.node.Range(),
-          fmt::format("`torch.{}()` is made on the host and then moved to the GPU; pass `device=` instead", factory));
+      Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), "host-factory",
+                                             {{"factory", std::string(factory), {}}});
       diagnostic.payload = HostFactoryFinding{IsRandom(factory)};
       if (chained) {
         if (auto fix = DeviceFix(model, site, *move, factory)) diagnostic.fix = std::move(*fix);
@@ -168,8 +177,8 @@ class HostTensorThenMove final : public Rule {
 
   // Passes the move's device to the factory and deletes the move: `.to(device)` / `.to(device=d)` with no
   // other argument, or a bare `.cuda()`.
-  static std::optional<Fix> DeviceFix(const semantic::Model& model, const semantic::Site& factory_site,
-                                      const semantic::Site& move, std::string_view factory) {
+  std::optional<Fix> DeviceFix(const semantic::Model& model, const semantic::Site& factory_site,
+                               const semantic::Site& move, std::string_view factory) const {
     const ts::Node args = move.Arguments();
     if (args.IsNull()) return std::nullopt;
     std::string device;
@@ -185,10 +194,9 @@ class HostTensorThenMove final : public Rule {
     auto insertion = model.AppendKeyword(factory_site, "device", device);
     if (!insertion) return std::nullopt;
     const Applicability safety = IsRandom(factory) ? Applicability::kUnsafe : Applicability::kSafe;
-    return Fix{"Pass `device=` to the factory",
-               safety,
-               {Edit{{insertion->offset, insertion->offset}, insertion->text},
-                Edit{{factory_site.node.EndByte(), move.node.EndByte()}, ""}}};
+    return MakeFix("device", {}, safety,
+                   {Edit{{insertion->offset, insertion->offset}, insertion->text},
+                    Edit{{factory_site.node.EndByte(), move.node.EndByte()}, ""}});
   }
 };
 

@@ -60,6 +60,16 @@ struct ZeroGradFinding {
   bool explicit_false = false;
 };
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"explicit-false", "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step",
+     "`zero_grad(set_to_none=False)` 每一步都把所有梯度填零"},
+    {"before-2-0", "`zero_grad()` fills every gradient with zeros before PyTorch 2.0 (target is {version})",
+     "PyTorch 2.0 之前 `zero_grad()` 会把所有梯度填零（目标版本为 {version}）"},
+    {"set", "Set `set_to_none=True`", "设置 `set_to_none=True`"},
+    {"pass", "Pass `set_to_none=True`", "传入 `set_to_none=True`"},
+};
+
 class ZeroGradSetToNone final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -69,7 +79,10 @@ class ZeroGradSetToNone final : public Rule {
                                "`zero_grad()` fills gradients with zeros instead of freeing them",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -82,26 +95,22 @@ class ZeroGradSetToNone final : public Rule {
       if (auto arg = model.FindArgument(call, "set_to_none", 0)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(
-            call.node.Range(), "`zero_grad(set_to_none=False)` fills every gradient with zeros on each step");
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false");
         diagnostic.payload = ZeroGradFinding{true};
         if (model.Text(arg->value) == "False") {
-          diagnostic.fix = Fix{"Set `set_to_none=True`", Applicability::kUnsafe, {Edit{arg->value.Range(), "True"}}};
+          diagnostic.fix = MakeFix("set", {}, Applicability::kUnsafe, {Edit{arg->value.Range(), "True"}});
         }
         out.push_back(std::move(diagnostic));
         continue;
       }
       if (!old_torch || model.HasStarArgs(call)) continue;
       if (model.KwargsLookupIn(call, "set_to_none").presence != semantic::KeyPresence::kAbsent) continue;
-      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(),
-                                             fmt::format("`zero_grad()` fills every gradient with zeros before "
-                                                         "PyTorch 2.0 (target is {})",
-                                                         context.options.target_torch.ToString()));
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "before-2-0",
+                                             {{"version", context.options.target_torch.ToString(), {}}});
       diagnostic.payload = ZeroGradFinding{false};
       if (auto insertion = model.AppendKeyword(call, "set_to_none", "True")) {
-        diagnostic.fix = Fix{"Pass `set_to_none=True`",
-                             Applicability::kUnsafe,
-                             {Edit{{insertion->offset, insertion->offset}, insertion->text}}};
+        diagnostic.fix = MakeFix("pass", {}, Applicability::kUnsafe,
+                                 {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }
       out.push_back(std::move(diagnostic));
     }

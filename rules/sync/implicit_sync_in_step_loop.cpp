@@ -97,6 +97,11 @@ other findings on the same events). A trace without CUDA activity cannot show a 
 - [torch.repeat_interleave: output_size](https://pytorch.org/docs/stable/generated/torch.repeat_interleave.html)
 )md";
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"implicit-sync", "{sync} on {cadence}", "{sync}，发生在{cadence}"},
+};
+
 class ImplicitSyncInStepLoop final : public Rule {
  public:
   const RuleMeta& Meta() const override {
@@ -106,7 +111,10 @@ class ImplicitSyncInStepLoop final : public Rule {
                                "Host-device synchronization without a sync call on every training step",
                                kDocs,
                                FixAvailability::kNone,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -123,8 +131,10 @@ class ImplicitSyncInStepLoop final : public Rule {
           (site.kind == semantic::SiteKind::kCall && site.Receiver().IsNull())) {
         kind = ImplicitKind::kTruth;
       }
-      Diagnostic diagnostic = MakeDiagnostic(site.node.Range(),
-                                             fmt::format("{} on {}", sync->message, ToString(site.cadence)));
+      Diagnostic diagnostic = MakeDiagnostic(
+          site.node.Range(), "implicit-sync",
+          {{"sync", sync->message, sync->message_zh},
+           {"cadence", std::string(ToString(site.cadence)), std::string(ToChinese(site.cadence))}});
       diagnostic.payload = ImplicitSyncFinding{kind};
       out.push_back(std::move(diagnostic));
     }

@@ -123,12 +123,27 @@ and `unverifiable` without CUDA activity in the trace (`ProfilerActivity.CUDA`).
 - [torch.cuda.set_sync_debug_mode](https://pytorch.org/docs/stable/generated/torch.cuda.set_sync_debug_mode.html)
 )md";
 
+// Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
+constexpr MessageText kMessages[] = {
+    {"sync", "{sync} on {cadence}", "{sync}，发生在{cadence}"},
+    {"remote-sync", "`{function}()` synchronizes with the GPU on {cadence}",
+     "`{function}()` 会与 GPU 同步，发生在{cadence}"},
+    {"remote-note", "`{function}` syncs here: {sync}", "`{function}` 在此处同步：{sync}"},
+};
+
 class SyncInStepLoop final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL101", "sync-in-step-loop",    "host-device-sync", "Host-device synchronization on every training step",
-        kDocs,   FixAvailability::kNone, Severity::kWarning};
+    static const RuleMeta meta{"TL101",
+                               "sync-in-step-loop",
+                               "host-device-sync",
+                               "Host-device synchronization on every training step",
+                               kDocs,
+                               FixAvailability::kNone,
+                               Severity::kWarning,
+                               {},
+                               true,
+                               kMessages};
     return meta;
   }
 
@@ -138,7 +153,7 @@ class SyncInStepLoop final : public Rule {
     for (const semantic::Site& site : model.Sites()) {
       if (!site.per_step() || site.off_device) continue;
       if (const auto sync = model.SyncAt(site)) {
-        Report(site, sync->message, FromModel(sync->kind), {}, out);
+        Report(site, "sync", {{"sync", sync->message, sync->message_zh}}, FromModel(sync->kind), {}, out);
         continue;
       }
       // A helper of another file of the project that syncs on every call: reported here, at the call
@@ -148,9 +163,10 @@ class SyncInStepLoop final : public Rule {
         related.path = remote->path;
         related.line = remote->line;
         related.column = remote->column;
-        related.message = fmt::format("`{}` syncs here: {}", remote->function, remote->message);
-        Report(site, fmt::format("`{}()` synchronizes with the GPU", remote->function), FromModel(remote->kind),
-               std::move(related), out);
+        SetMessage(related, "remote-note",
+                   {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}});
+        Report(site, "remote-sync", {{"function", remote->function, {}}}, FromModel(remote->kind), std::move(related),
+               out);
       }
     }
   }
@@ -166,9 +182,10 @@ class SyncInStepLoop final : public Rule {
   }
 
   // The message ends with how often the line runs: "on every training step", "on every evaluation batch".
-  void Report(const semantic::Site& site, std::string_view what, SyncKind kind, std::optional<RelatedLocation> related,
-              std::vector<Diagnostic>& out) const {
-    Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), fmt::format("{} on {}", what, ToString(site.cadence)));
+  void Report(const semantic::Site& site, std::string_view id, MessageArgs args, SyncKind kind,
+              std::optional<RelatedLocation> related, std::vector<Diagnostic>& out) const {
+    args.push_back({"cadence", std::string(ToString(site.cadence)), std::string(ToChinese(site.cadence))});
+    Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), id, std::move(args));
     diagnostic.payload = SyncFinding{kind};
     if (related) diagnostic.related.push_back(std::move(*related));
     out.push_back(std::move(diagnostic));

@@ -20,6 +20,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +34,7 @@
 #include "linter/core/source_file.h"
 #include "linter/engine/check.h"
 #include "linter/engine/driver.h"
+#include "linter/engine/rule.h"
 #include "tests/support/paths.h"
 
 namespace tl {
@@ -156,6 +158,61 @@ std::vector<fs::path> FixtureFiles() {
   return out;
 }
 
+// What is wrong with how a diagnostic's sentences were made: each must come from its rule's catalog
+// (an id the catalog has, whose English is the text the diagnostic carries) and read differently in
+// Chinese, so that no fixture can pass with an English-only message, fix title or note.
+// Words of letters only, outside `code` spans: "every training step" has 3, "out_channels // 2" none.
+size_t ProseWords(std::string_view text) {
+  size_t words = 0;
+  bool in_code = false;
+  std::string word;
+  auto flush = [&] {
+    if (word.size() > 1 && std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(c) != 0; })) ++words;
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == '`') {
+      in_code = !in_code;
+      word += '_';  // a word touching a code span is not prose
+    } else if (c == ' ') {
+      flush();
+    } else if (!in_code) {
+      word += c;
+    }
+  }
+  flush();
+  return words;
+}
+
+std::vector<std::string> CatalogFailures(const std::string& where, const Diagnostic& d) {
+  std::vector<std::string> failures;
+  const Rule* rule = FindRule(d.code);
+  if (rule == nullptr) return failures;  // parse-error and io-error notices have no catalog
+  auto check = [&](std::string_view what, const MessageRef& ref, const std::string& english) {
+    const MessageText* entry = FindMessage(rule->Meta().messages, ref.id);
+    if (entry == nullptr) {
+      failures.push_back(fmt::format("{}: {} {} `{}` is not from the rule's catalog", where, d.code, what, english));
+      return;
+    }
+    if (FormatMessage(entry->en, ref.args, Lang::kEnglish) != english) {
+      failures.push_back(fmt::format("{}: {} {} differs from its catalog entry `{}`", where, d.code, what, ref.id));
+    }
+    if (FormatMessage(entry->zh, ref.args, Lang::kChinese) == english) {
+      failures.push_back(fmt::format("{}: {} {} `{}` reads the same in Chinese", where, d.code, what, ref.id));
+    }
+    for (const MessageArg& arg : ref.args) {
+      if (arg.zh.empty() && ProseWords(arg.en) >= 2) {
+        failures.push_back(fmt::format("{}: {} {} `{}`: the value of `{}` is prose with no Chinese form: \"{}\"", where,
+                                       d.code, what, ref.id, arg.name, arg.en));
+      }
+    }
+  };
+  check("message", d.message_ref, d.message);
+  if (d.fix) check("fix title", d.fix->title_ref, d.fix->title);
+  for (const RelatedLocation& r : d.related) check("related note", r.message_ref, r.message);
+  return failures;
+}
+
 // Checks one fixture; returns the failures as lines of text (empty when it passes).
 std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, int>& counts) {
   std::vector<std::string> failures;
@@ -168,6 +225,9 @@ std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, 
   std::multimap<uint32_t, std::string> unmatched = fixture.expected;
   for (const Diagnostic& diagnostic : report.diagnostics) {
     const LineColumn at = file.lines().Locate(diagnostic.range.begin);
+    for (std::string& failure : CatalogFailures(fmt::format("{}:{}", display, at.line), diagnostic)) {
+      failures.push_back(std::move(failure));
+    }
     auto range = unmatched.equal_range(at.line);
     auto hit = std::find_if(range.first, range.second, [&](const auto& e) { return e.second == diagnostic.code; });
     if (hit != range.second) {

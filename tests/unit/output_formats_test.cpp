@@ -186,4 +186,8 @@ TEST_CASE("summary lines") {
   CHECK(tl::FormatSummary({3, 2, 0, false, false}) == "Found 3 errors (2 fixable with --fix).");
   CHECK(tl::FormatSummary({1, 0, 3, false, true}) == "Found 4 errors (3 fixed, 1 remaining).");
   CHECK(tl::FormatSummary({0, 0, 2, true, false}) == "Would fix 2 errors.");
+  CHECK(tl::FormatSummary({}, tl::Lang::kChinese) == "全部检查通过！");
+  CHECK(tl::FormatSummary({3, 2, 0, false, false}, tl::Lang::kChinese) == "发现 3 个问题（2 个可用 --fix 修复）。");
+  CHECK(tl::FormatSummary({1, 0, 3, false, true}, tl::Lang::kChinese) == "发现 4 个问题（已修复 3 个，剩余 1 个）。");
+  CHECK(tl::FormatSummary({0, 0, 2, true, false}, tl::Lang::kChinese) == "将修复 2 个问题。");
 }
