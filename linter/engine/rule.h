@@ -51,6 +51,10 @@ struct RuleMeta {
   // Off-by-default rules (advice rather than defects) run only when a select names them by code,
   // prefix or ALL; an empty select runs the default-enabled ones.
   bool default_enabled = true;
+  // How far the rule's fixes go, which `torchlint rules` shows: kSafe when some are applied by --fix,
+  // kUnsafe when all may change behaviour (shown, not applied), kDisplayOnly when they are
+  // suggestions only (ignored when `fix` is kNone).
+  Applicability fix_safety = Applicability::kSafe;
 };
 
 // A PyTorch version as major.minor; ordering compares numerically (2.10 > 2.9).

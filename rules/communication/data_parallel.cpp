@@ -71,7 +71,10 @@ class DataParallel final : public Rule {
                                "`nn.DataParallel` replicates the model and gathers its outputs on every step",
                                kDocs,
                                FixAvailability::kAlways,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

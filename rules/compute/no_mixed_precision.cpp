@@ -82,9 +82,16 @@ struct NoAmpFinding {
 class NoMixedPrecision final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL402", "no-mixed-precision",        "compute",         "CUDA training runs in fp32 without mixed precision",
-        kDocs,   FixAvailability::kSometimes, Severity::kWarning};
+    static const RuleMeta meta{"TL402",
+                               "no-mixed-precision",
+                               "compute",
+                               "CUDA training runs in fp32 without mixed precision",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning,
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

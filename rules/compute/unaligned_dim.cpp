@@ -146,7 +146,9 @@ class UnalignedDim final : public Rule {
                                kDocs,
                                FixAvailability::kSometimes,
                                Severity::kWarning,
-                               kOptions};
+                               kOptions,
+                               /*default_enabled=*/true,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

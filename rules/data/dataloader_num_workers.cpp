@@ -75,7 +75,10 @@ class DataLoaderNumWorkers final : public Rule {
                                "`DataLoader` loads every batch in the training process",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               Applicability::kUnsafe};
     return meta;
   }
 

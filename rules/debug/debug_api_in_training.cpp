@@ -94,9 +94,16 @@ constexpr Known kApis[] = {
 class DebugApiInTraining final : public Rule {
  public:
   const RuleMeta& Meta() const override {
-    static const RuleMeta meta{
-        "TL901", "debug-api-in-training",     "debug",           "A debugging API is left on in training code",
-        kDocs,   FixAvailability::kSometimes, Severity::kWarning};
+    static const RuleMeta meta{"TL901",
+                               "debug-api-in-training",
+                               "debug",
+                               "A debugging API is left on in training code",
+                               kDocs,
+                               FixAvailability::kSometimes,
+                               Severity::kWarning,
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

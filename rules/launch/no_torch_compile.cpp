@@ -80,7 +80,8 @@ class NoTorchCompile final : public Rule {
                                FixAvailability::kAlways,
                                Severity::kInfo,
                                {},
-                               /*default_enabled=*/false};
+                               /*default_enabled=*/false,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

@@ -81,7 +81,10 @@ class OptimizerNotFused final : public Rule {
                                "The optimizer updates parameters one tensor at a time",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               Applicability::kUnsafe};
     return meta;
   }
 

@@ -107,7 +107,10 @@ class EvalWithoutNoGrad final : public Rule {
                                "Evaluation loop runs with autograd on and keeps activations for a backward pass",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               Applicability::kUnsafe};
     return meta;
   }
 

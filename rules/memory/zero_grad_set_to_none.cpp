@@ -69,7 +69,10 @@ class ZeroGradSetToNone final : public Rule {
                                "`zero_grad()` fills gradients with zeros instead of freeing them",
                                kDocs,
                                FixAvailability::kSometimes,
-                               Severity::kWarning};
+                               Severity::kWarning,
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               Applicability::kUnsafe};
     return meta;
   }
 
