@@ -3,16 +3,21 @@
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: setup build demo test lint bench clean
+.PHONY: setup configure build demo test lint bench clean
 
 setup:
 	@scripts/setup.sh
 
-build: setup
+configure: setup
 	@cmake --preset release $(CMAKE_ARGS) >/dev/null
+
+# Everything: the binary, its man page and completions, the tests and the benchmarks.
+build: configure
 	@cmake --build --preset release -j $(JOBS)
 
-demo: build
+# Only the binary (and what it generates: the man page and completions), then a run on the examples.
+demo: configure
+	@cmake --build --preset release -j $(JOBS) --target torchlint
 	build/torchlint check examples/ ; test $$? -le 1
 
 test: build

@@ -72,8 +72,11 @@ Result<CrossCheck> CrossCheck::Load(const std::string& path) {
   if (state->ranks.empty()) {
     std::string why;
     for (const auto& e : state->set->errors) why += (why.empty() ? "" : "; ") + e;
+    // A file that could not be read is in `errors` and, read alone, among the ranks too: say it once.
+    const auto& errors = state->set->errors;
     for (const auto& r : state->set->ranks) {
-      if (!r.read.ok()) why += (why.empty() ? "" : "; ") + r.read.error;
+      if (!r.read.ok() && std::find(errors.begin(), errors.end(), r.read.error) == errors.end())
+        why += (why.empty() ? "" : "; ") + r.read.error;
     }
     if (why.empty()) why = fmt::format("{}: no profiler trace there (*.json, *.json.gz)", path);
     return Error{fmt::format("--trace: {}", why)};
@@ -86,7 +89,8 @@ const trace::TraceSet& CrossCheck::traces() const { return *state_->set; }
 std::vector<std::string> CrossCheck::Warnings() const {
   std::vector<std::string> out = state_->set->errors;
   for (const auto* r : state_->ranks) {
-    for (const auto& w : r->read.warnings) out.push_back(fmt::format("{}: {}", r->path, w));
+    // The readers' warnings start with the file's name already.
+    out.insert(out.end(), r->read.warnings.begin(), r->read.warnings.end());
   }
   return out;
 }

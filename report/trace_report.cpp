@@ -8,6 +8,8 @@
 
 #include <fmt/core.h>
 
+#include "linter/output/ansi.h"
+
 namespace tl::trace {
 
 namespace {
@@ -675,23 +677,30 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
   return r;
 }
 
-std::string RenderReport(const TraceReport& r, ReportFormat format) {
+std::string RenderReport(const TraceReport& r, ReportFormat format, bool color) {
   const bool md = format == ReportFormat::kMarkdown;
+  color = color && !md;
   const Language lang = r.language;
   Text t{lang};
   const auto& env = r.environment;
   const auto& g = r.gpu;
   std::string out;
   auto h1 = [&](const std::string& s) {
-    out += md ? fmt::format("# {}\n\n", s) : fmt::format("{}\n{}\n\n", s, std::string(DisplayWidth(s), '='));
+    out += md ? fmt::format("# {}\n\n", s)
+              : fmt::format("{}\n{}\n\n", ansi::Styled(s, ansi::kBold, color), std::string(DisplayWidth(s), '='));
   };
   auto h2 = [&](const std::string& s) {
     out += md ? fmt::format("\n## {}\n", s)
-              : fmt::format("\n{}\n{}\n", s, std::string(std::min<size_t>(DisplayWidth(s), 40), '-'));
+              : fmt::format("\n{}\n{}\n", ansi::Styled(s, ansi::kBold, color),
+                            std::string(std::min<size_t>(DisplayWidth(s), 40), '-'));
   };
   auto item = [&](const std::string& s) { out += fmt::format("- {}\n", s); };
   auto tag = [&](Severity s) {
-    return fmt::format("{}[{}]{}", md ? "**" : "", SeverityLabel(s, lang), md ? "**" : "");
+    if (md) return fmt::format("**[{}]**", SeverityLabel(s, lang));
+    const std::string_view style = s == Severity::kHigh     ? ansi::kRed
+                                   : s == Severity::kMedium ? ansi::kYellow
+                                                            : std::string_view();
+    return ansi::Styled(fmt::format("[{}]", SeverityLabel(s, lang)), style, color);
   };
 
   h1(t("PyTorch performance report", "PyTorch 性能分析报告"));
@@ -885,7 +894,7 @@ std::string RenderReport(const TraceReport& r, ReportFormat format) {
 }
 
 std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const ReportOptions& opt) {
-  return RenderReport(BuildReport(trace, a, opt.language, opt.top_n), opt.format);
+  return RenderReport(BuildReport(trace, a, opt.language, opt.top_n), opt.format, opt.color);
 }
 
 std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {
@@ -896,7 +905,8 @@ std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {
     return RenderReport(*set.ranks[0].read.trace, *set.ranks[0].analysis, opt);
   }
   const bool md = opt.format == ReportFormat::kMarkdown;
-  out += md ? fmt::format("# {}\n\n", t("Ranks", "各 Rank 概览")) : fmt::format("{}\n", t("Ranks", "各 Rank 概览"));
+  out += md ? fmt::format("# {}\n\n", t("Ranks", "各 Rank 概览"))
+            : fmt::format("{}\n", ansi::Styled(t("Ranks", "各 Rank 概览"), ansi::kBold, opt.color));
   const char* h_rank = "rank";
   const char* h_steps = t("steps", "step 数");
   const char* h_mean = t("mean ms", "平均 ms");

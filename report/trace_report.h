@@ -20,6 +20,8 @@ struct ReportOptions {
   ReportFormat format = ReportFormat::kText;
   Language language = Language::kEnglish;
   size_t top_n = 10;
+  // Terminal colours in the text format (bold headings, red and yellow priorities); never in markdown.
+  bool color = false;
 };
 
 // One trace as a JSON object (the keys `torchlint trace --format json` documents), in the documented
@@ -42,7 +44,7 @@ std::string RoleLabel(Role role, Language language);
 TraceReport BuildReport(const Trace& trace, const TraceAnalysis& analysis, Language language, size_t top_n = 10);
 // `report` as text or markdown (kJson renders as text: the JSON of a trace is AnalysisToJson's). Items
 // are numbered here, in the order of their vectors.
-std::string RenderReport(const TraceReport& report, ReportFormat format);
+std::string RenderReport(const TraceReport& report, ReportFormat format, bool color = false);
 // BuildReport, then RenderReport.
 std::string RenderReport(const Trace& trace, const TraceAnalysis& analysis, const ReportOptions& options);
 // The report for a TraceSet: one trace's report, or a per-rank table followed by the straggler's report

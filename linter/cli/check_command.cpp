@@ -2,8 +2,6 @@
 // 1 findings, 2 usage or input error, and 2 for bad input only when no file at all could be analysed).
 // This file only wires things together: discovery, configuration and the torch pin come from
 // linter/engine, the checks from the parallel driver, the formats from linter/output.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -83,16 +81,6 @@ std::vector<trace::ScriptFinding> ScriptFindings(const CrossCheck& cross_check,
   }
   for (trace::ScriptFinding& f : TraceOnlyMarkers(trace_only)) out.push_back(std::move(f));
   return out;
-}
-
-bool UseColor(const std::string& mode) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color != nullptr && *no_color != '\0') return false;
-  const char* term = std::getenv("TERM");
-  if (term != nullptr && std::string_view(term) == "dumb") return false;
-  return ::isatty(STDOUT_FILENO) != 0;
 }
 
 fs::path Absolute(const fs::path& path) {
@@ -397,9 +385,7 @@ Command AddCheckCommand(CLI::App& root) {
       ->check(CLI::IsMember({"text", "full", "concise", "json", "sarif", "github"}));
   app->add_option("--lang", args->lang, "en (default) or zh: the findings in text and github output (JSON, SARIF: en)")
       ->check(CLI::IsMember({"en", "zh"}));
-  app->add_option("--color", args->color,
-                  "Colour the text output: auto (on a terminal, unless NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  AddColorOption(app, args->color);
   app->add_flag("--no-respect-gitignore", args->no_respect_gitignore, "Also check files that .gitignore excludes");
   app->add_flag("--force-exclude", args->force_exclude,
                 "Apply the config's exclude to files named on the command line too (for pre-commit)");

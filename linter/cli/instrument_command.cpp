@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "linter/cli/command.h"
 #include "linter/core/fix.h"
@@ -34,6 +35,20 @@ int Fail(const std::string& message) {
   return 2;
 }
 
+// A file with NUL bytes, or that is not UTF-8 in its first KiB, is not a script to edit: saying so beats
+// reporting a syntax error at some byte of it.
+bool LooksBinary(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) return true;
+  constexpr size_t kHead = 1024;
+  if (text.size() <= kHead) return !IsValidUtf8(text);
+  std::string_view head = text.substr(0, kHead);
+  // Cut back to a character boundary: the continuation bytes at the end, then their lead byte.
+  const auto byte = [&head] { return static_cast<unsigned char>(head.back()); };
+  for (int i = 0; i < 3 && !head.empty() && (byte() & 0xC0) == 0x80; ++i) head.remove_suffix(1);
+  if (!head.empty() && (byte() & 0xC0) == 0xC0) head.remove_suffix(1);
+  return !IsValidUtf8(head);
+}
+
 int RunInstrument(InstrumentArgs& args) {
   if (!args.remove) {
     if (auto status = instrument::ParseTemplate(args.template_spec, args.options); !status) {
@@ -43,6 +58,8 @@ int RunInstrument(InstrumentArgs& args) {
   }
   auto text = ReadFile(args.file);
   if (!text) return Fail(text.error().message);
+  if (LooksBinary(*text))
+    return Fail(fmt::format("{}: binary file, not Python source; nothing was changed", args.file));
   const SourceFile file(args.file, std::move(*text));
 
   auto outcome = args.remove ? instrument::Remove(file) : instrument::Instrument(file, args.options);

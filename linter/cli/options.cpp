@@ -1,9 +1,12 @@
 #include "linter/cli/options.h"
 
+#include <unistd.h>
+
 #include <fmt/core.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -14,6 +17,22 @@ namespace tl::cli {
 int UsageError(const std::string& message) {
   fmt::print(stderr, "error: {}\n", message);
   return 2;
+}
+
+bool UseColor(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+CLI::Option* AddColorOption(CLI::App* app, std::string& color) {
+  return app
+      ->add_option("--color", color, "Colour the text output: auto (on a terminal, unless NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 void AddSelectorOptions(CLI::App* app, std::vector<std::string>& select, std::vector<std::string>& ignore,

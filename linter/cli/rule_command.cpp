@@ -35,6 +35,9 @@ nlohmann::ordered_json RuleJson(const RuleMeta& meta, bool with_docs) {
                              {"summary", meta.summary},
                              {"severity", ToString(meta.severity)},
                              {"fix", FixAvailabilityText(meta.fix)},
+                             {"fix_safety", meta.fix == FixAvailability::kNone
+                                                ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(ToString(meta.fix_safety))},
                              {"default_enabled", meta.default_enabled}};
   if (with_docs) out["docs"] = meta.docs;
   return out;
@@ -53,7 +56,7 @@ int RunRule(const RuleArgs& args) {
     fmt::print("{}\n",
                RuleJson(rule->Meta(), true).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else {
-    fmt::print("{}", RenderRuleDoc(rule->Meta()));
+    fmt::print("{}", RenderRuleText(rule->Meta()));
   }
   return 0;
 }
@@ -91,12 +94,15 @@ int RunRules(const RulesArgs& args) {
     fmt::print("{}\n", list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     return 0;
   }
+  fmt::print("{:<5}  {:<7}  {:<26} {}\n", "code", "fix", "name", "summary");
   for (const Rule* rule : AllRules()) {
     const RuleMeta& meta = rule->Meta();
-    const char* fix = meta.fix == FixAvailability::kNone ? "   " : "[*]";
-    fmt::print("{} {} {:<26} {}{}\n", meta.code, fix, meta.name, meta.summary,
+    fmt::print("{}  {:<7}  {:<26} {}{}\n", meta.code, FixSafetyText(meta), meta.name, meta.summary,
                meta.default_enabled ? "" : " (off by default)");
   }
+  fmt::print(
+      "\nfix: safe (applied by `check --fix`), unsafe (shown, not applied: it may change behaviour), "
+      "display (a suggestion, never applied), - (none)\n");
   return 0;
 }
 
@@ -110,7 +116,8 @@ Command AddRuleCommand(CLI::App& root) {
 
 Command AddRulesCommand(CLI::App& root) {
   auto args = std::make_shared<RulesArgs>();
-  CLI::App* app = root.add_subcommand("rules", "List every rule ([*]: a fix is available)");
+  CLI::App* app = root.add_subcommand(
+      "rules", "List every rule and the safety of its fix: safe, unsafe, display (advice only) or -");
   app->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   app->add_option("--write-docs", args->write_docs, "Write docs/rules/<CODE>.md and index.md into this folder");
   app->add_option("--write-readme", args->write_readme,

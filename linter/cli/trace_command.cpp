@@ -27,6 +27,7 @@ struct TraceArgs {
   std::string format = "text";
   std::string lang = "en";
   std::string output;
+  std::string color = "auto";
   bool include_last_step = false;
   std::string step_range;
   size_t top = 10;
@@ -68,21 +69,27 @@ int RunDiff(const TraceArgs& args) {
   }
   const trace::RankTrace* b = Representative(before);
   const trace::RankTrace* a = Representative(after);
+  // What was odd about each trace compared (truncated, say); about the same file given twice, once.
+  for (const trace::RankTrace* r : {b, a}) {
+    if (r == nullptr || (r == a && b != nullptr && b->path == a->path)) continue;
+    for (const auto& warning : r->read.warnings) fmt::print(stderr, "torchlint: warning: {}\n", warning);
+  }
   if (b == nullptr || a == nullptr) {
+    if (!before.errors.empty() || !after.errors.empty()) return 2;  // the error lines named the file
     fmt::print(stderr, "torchlint: error: {} cannot be read as a trace; nothing to compare\n",
                b == nullptr ? args.before : args.after);
     return 2;
   }
   const trace::TraceDiff diff = trace::CompareTraces(*b->read.trace, *b->analysis, *a->read.trace, *a->analysis,
                                                      args.top);
-  if (args.format == "json") {
-    fmt::print("{}\n", trace::JsonText(trace::DiffToJson(diff)));
-  } else {
-    fmt::print("{}", trace::RenderDiff(
-                         diff, args.format == "markdown" ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText,
-                         args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish));
-  }
-  return 0;
+  const std::string out = args.format == "json"
+                              ? trace::JsonText(trace::DiffToJson(diff)) + "\n"
+                              : trace::RenderDiff(diff,
+                                                  args.format == "markdown" ? trace::ReportFormat::kMarkdown
+                                                                            : trace::ReportFormat::kText,
+                                                  args.lang == "zh" ? trace::Language::kChinese
+                                                                    : trace::Language::kEnglish);
+  return WriteOutput(args.output, out) ? 0 : 2;
 }
 
 int RunAnnotate(const TraceArgs& args) {
@@ -162,6 +169,8 @@ int RunTrace(const TraceArgs& args) {
   trace::ReportOptions report;
   report.language = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
   report.top_n = args.top;
+  // Colour is for the text format on a terminal: auto leaves a file written with -o plain.
+  report.color = args.format == "text" && (args.output.empty() || args.color == "always") && UseColor(args.color);
   std::string out;
   if (args.format == "json") {
     out = trace::JsonText(trace::TraceSetToJson(set)) + "\n";
@@ -197,6 +206,7 @@ Command AddTraceCommand(CLI::App& root) {
       ->capture_default_str();
   sub->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
   sub->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
+  AddColorOption(sub, args->color);
   sub->add_flag("--include-last-step", args->include_last_step,
                 "Count the last ProfilerStep too (by default it is treated as partial, as HTA does)");
   sub->add_option("--step-range", args->step_range,
@@ -222,6 +232,7 @@ Command AddTraceCommand(CLI::App& root) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   diff->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
+  diff->add_option("-o,--output", args->output, "Write the comparison to FILE instead of stdout");
   diff->add_option("--top", args->top, "Kernels and ops listed")->check(CLI::Range(1, 1000))->capture_default_str();
   diff->add_option("--step-range", args->step_range, "Without ProfilerStep ranges, the range that marks one step");
   CLI::App* annotate = sub->add_subcommand(

@@ -55,6 +55,10 @@ struct RuleMeta {
   // Chinese. A rule can only emit by id (MakeDiagnostic, MakeFix, Localize), so an English-only
   // sentence cannot be added; tests/unit checks every catalog.
   std::span<const MessageText> messages = {};
+  // How far the rule's fixes go, which `torchlint rules` shows: kSafe when some are applied by --fix,
+  // kUnsafe when all may change behaviour (shown, not applied), kDisplayOnly when they are
+  // suggestions only (ignored when `fix` is kNone).
+  Applicability fix_safety = Applicability::kSafe;
 };
 
 // A PyTorch version as major.minor; ordering compares numerically (2.10 > 2.9).

@@ -67,6 +67,16 @@ std::string_view FixAvailabilityText(FixAvailability fix) {
   return "Fix is not available.";
 }
 
+std::string_view FixSafetyText(const RuleMeta& meta) {
+  if (meta.fix == FixAvailability::kNone) return "-";
+  switch (meta.fix_safety) {
+    case Applicability::kSafe: return "safe";
+    case Applicability::kUnsafe: return "unsafe";
+    case Applicability::kDisplayOnly: return "display";
+  }
+  return "-";
+}
+
 namespace {
 
 std::string DefaultOffText(const RuleMeta& meta) {
@@ -75,12 +85,14 @@ std::string DefaultOffText(const RuleMeta& meta) {
 
 }  // namespace
 
-std::string RenderRuleDoc(const RuleMeta& meta) {
-  return fmt::format("{}# {} ({})\n\nFamily: `{}`. Default severity: {}. {}{}\n\n{}\n", kGeneratedNote, meta.name,
-                     meta.code, meta.family, ToString(meta.severity), FixAvailabilityText(meta.fix),
+std::string RenderRuleText(const RuleMeta& meta) {
+  return fmt::format("# {} ({})\n\nFamily: `{}`. Default severity: {}. {}{}\n\n{}\n", meta.name, meta.code, meta.family,
+                     ToString(meta.severity), FixAvailabilityText(meta.fix),
                      meta.default_enabled ? std::string() : DefaultOffText(meta),
                      WithOptions(meta, TrimmedDocs(meta.docs)));
 }
+
+std::string RenderRuleDoc(const RuleMeta& meta) { return std::string(kGeneratedNote) + RenderRuleText(meta); }
 
 std::string RenderRulesIndex() {
   std::string out = fmt::format("{}# Rules\n\n| Code | Name | Summary | Fix |\n| --- | --- | --- | --- |\n",
@@ -100,7 +112,7 @@ std::string RenderReadmeRuleTable() {
   std::string out = "| Code | Name | What it finds | Fix |\n| --- | --- | --- | --- |\n";
   for (const Rule* rule : AllRules()) {
     const RuleMeta& meta = rule->Meta();
-    const std::string_view fix = meta.fix == FixAvailability::kNone ? "" : "yes";
+    const std::string_view fix = meta.fix == FixAvailability::kNone ? "" : FixSafetyText(meta);
     out += fmt::format("| [{}](docs/rules/{}.md) | `{}` | {} | {} |\n", meta.code, meta.code, meta.name, meta.summary,
                        fix);
   }

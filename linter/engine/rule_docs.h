@@ -15,8 +15,15 @@ namespace tl {
 
 std::string_view FixAvailabilityText(FixAvailability fix);  // "Fix is always available."
 
-// docs/rules/<CODE>.md for one rule.
+// How far the rule's fixes go: "safe" (applied by --fix), "unsafe", "display" (a suggestion only), or
+// "-" when it has none. The `fix` column of `torchlint rules` and the README's rule table.
+std::string_view FixSafetyText(const RuleMeta& meta);
+
+// docs/rules/<CODE>.md for one rule: RenderRuleText under the "generated, do not edit" note.
 std::string RenderRuleDoc(const RuleMeta& meta);
+
+// What `torchlint rule CODE` prints: the same docs without the note, which is for people editing the files.
+std::string RenderRuleText(const RuleMeta& meta);
 
 // docs/rules/index.md: a table of every rule.
 std::string RenderRulesIndex();

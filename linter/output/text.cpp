@@ -12,17 +12,18 @@
 #include <algorithm>
 
 #include "linter/engine/rule.h"  // LocalizedMessage
+#include "linter/output/ansi.h"
 #include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
 namespace tl {
 namespace {
 
-constexpr std::string_view kReset = "\x1b[0m";
-constexpr std::string_view kBold = "\x1b[1m";
-constexpr std::string_view kRed = "\x1b[1;31m";
-constexpr std::string_view kBlue = "\x1b[1;34m";
-constexpr std::string_view kCyan = "\x1b[1;36m";
+using ansi::kBlue;
+using ansi::kBold;
+using ansi::kCyan;
+using ansi::kRed;
+using ansi::kReset;
 constexpr uint32_t kTabWidth = 4;
 
 // Length of the UTF-8 sequence starting at text[i], or 0 when it is invalid.

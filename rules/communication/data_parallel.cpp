@@ -81,9 +81,10 @@ class DataParallel final : public Rule {
                                kDocs,
                                FixAvailability::kAlways,
                                Severity::kWarning,
-                               {},
-                               true,
-                               kMessages};
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               kMessages,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

@@ -97,9 +97,10 @@ class NoMixedPrecision final : public Rule {
                                kDocs,
                                FixAvailability::kSometimes,
                                Severity::kWarning,
-                               {},
-                               true,
-                               kMessages};
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               kMessages,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

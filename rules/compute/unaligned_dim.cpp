@@ -160,8 +160,9 @@ class UnalignedDim final : public Rule {
                                FixAvailability::kSometimes,
                                Severity::kWarning,
                                kOptions,
-                               true,
-                               kMessages};
+                               /*default_enabled=*/true,
+                               kMessages,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

@@ -86,9 +86,10 @@ class DataLoaderNumWorkers final : public Rule {
                                kDocs,
                                FixAvailability::kSometimes,
                                Severity::kWarning,
-                               {},
-                               true,
-                               kMessages};
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               kMessages,
+                               Applicability::kUnsafe};
     return meta;
   }
 

@@ -115,9 +115,10 @@ class DebugApiInTraining final : public Rule {
                                kDocs,
                                FixAvailability::kSometimes,
                                Severity::kWarning,
-                               {},
-                               true,
-                               kMessages};
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               kMessages,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

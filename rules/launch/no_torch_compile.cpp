@@ -88,7 +88,8 @@ class NoTorchCompile final : public Rule {
                                Severity::kInfo,
                                {},
                                /*default_enabled=*/false,
-                               kMessages};
+                               kMessages,
+                               Applicability::kDisplayOnly};
     return meta;
   }
 

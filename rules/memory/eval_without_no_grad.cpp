@@ -119,9 +119,10 @@ class EvalWithoutNoGrad final : public Rule {
                                kDocs,
                                FixAvailability::kSometimes,
                                Severity::kWarning,
-                               {},
-                               true,
-                               kMessages};
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               kMessages,
+                               Applicability::kUnsafe};
     return meta;
   }
 

@@ -80,9 +80,10 @@ class ZeroGradSetToNone final : public Rule {
                                kDocs,
                                FixAvailability::kSometimes,
                                Severity::kWarning,
-                               {},
-                               true,
-                               kMessages};
+                               /*options=*/{},
+                               /*default_enabled=*/true,
+                               kMessages,
+                               Applicability::kUnsafe};
     return meta;
   }
 

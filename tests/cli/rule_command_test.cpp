@@ -12,7 +12,12 @@ TEST_CASE("torchlint rule TL101 prints the rule's docs") {
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("# sync-in-step-loop (TL101)") != std::string::npos);
   CHECK(result.out.find("## What it does") != std::string::npos);
-  CHECK(result.out == tl::test::ReadText(SourceDir() / "docs" / "rules" / "TL101.md"));
+  // The committed docs, less the note that they are generated (it is for people editing the files).
+  const std::string committed = tl::test::ReadText(SourceDir() / "docs" / "rules" / "TL101.md");
+  REQUIRE(committed.starts_with("<!-- Generated from the rule's metadata"));
+  CHECK(result.out == committed.substr(committed.find('\n') + 1));
+  CHECK(result.out.starts_with("# sync-in-step-loop (TL101)\n"));
+  CHECK(result.out.find("do not edit") == std::string::npos);
 
   auto by_name = RunTorchlint({"rule", "dataloader-num-workers"}, SourceDir());
   CHECK(by_name.out.find("(TL201)") != std::string::npos);
@@ -63,4 +68,59 @@ TEST_CASE("the committed docs/rules are not stale") {
   auto result = RunTorchlint({"rules", "--check-docs", "docs/rules"}, SourceDir());
   INFO(result.err);
   CHECK(result.exit_code == 0);
+}
+
+TEST_CASE("rules marks display-only and unsafe fixes apart from safe ones") {
+  auto text = RunTorchlint({"rules"}, SourceDir());
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.starts_with("code   fix      name"));
+  const auto fix_column = [&](std::string_view code) {
+    const size_t at = text.out.find(fmt::format("\n{}  ", code));
+    if (at == std::string::npos) return std::string("(missing)");
+    const size_t start = at + 1 + code.size() + 2;
+    return text.out.substr(start, text.out.find(' ', start) - start);
+  };
+  CHECK(fix_column("TL401") == "display");  // an aligned size to consider, never applied
+  CHECK(fix_column("TL201") == "unsafe");   // more worker processes change behaviour
+  CHECK(fix_column("TL203") == "safe");     // persistent_workers=True
+  CHECK(fix_column("TL101") == "-");
+  CHECK(text.out.find("display (a suggestion, never applied)") != std::string::npos);
+
+  // JSON says the same, rule by rule.
+  auto json = RunTorchlint({"rules", "--format", "json"}, SourceDir());
+  for (const auto& rule : nlohmann::json::parse(json.out)) {
+    const std::string code = rule.at("code");
+    const auto& safety = rule.at("fix_safety");
+    CAPTURE(code);
+    CHECK(fix_column(code) == (safety.is_null()           ? "-"
+                               : safety == "display-only" ? "display"
+                                                          : safety.get<std::string>()));
+  }
+}
+
+TEST_CASE("an unknown command or flag is named, with the nearest match") {
+  auto command = RunTorchlint({"chek", "train.py"}, SourceDir());
+  CHECK(command.exit_code == 2);
+  CHECK(command.out.empty());
+  CHECK(command.err == "error: unknown command `chek`; did you mean `check`?\n");
+
+  auto transposed = RunTorchlint({"rlue", "TL101"}, SourceDir());
+  CHECK(transposed.err == "error: unknown command `rlue`; did you mean `rule`?\n");
+
+  auto far = RunTorchlint({"compile"}, SourceDir());
+  CHECK(far.exit_code == 2);
+  CHECK(far.err.starts_with("error: unknown command `compile`; the commands are check, "));
+  CHECK(far.err.find('\n') == far.err.size() - 1);
+
+  auto flag = RunTorchlint({"check", "--output-fromat", "json", "."}, SourceDir());
+  CHECK(flag.exit_code == 2);
+  CHECK(flag.err == "error: unknown option `--output-fromat` for `check`; did you mean `--output-format`?\n");
+
+  auto nested = RunTorchlint({"trace", "diff", "--fromat", "json", "a.json", "b.json"}, SourceDir());
+  CHECK(nested.err == "error: unknown option `--fromat` for `trace diff`; did you mean `--format`?\n");
+
+  // A known command with a bad value is still CLI11's own message, and a path is never taken for a command.
+  auto value = RunTorchlint({"check", "--output-format", "yaml", "."}, SourceDir());
+  CHECK(value.exit_code == 2);
+  CHECK(value.err.find("did you mean") == std::string::npos);
 }

@@ -505,3 +505,69 @@ TEST_CASE("trace: --format html -o writes the page, and a bad output path is a o
   CHECK(bad.err.find("torchlint: error: cannot write no/such/dir/report.html") == 0);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
+
+TEST_CASE("trace --color: bold headings and coloured priorities in text only; NO_COLOR and files stay plain") {
+  TempFolder dir;
+  dir.Write("trace.json", MakeTrace({}));
+  const std::string bold = "\x1b[1m";
+  const std::string red = "\x1b[1;31m";
+  auto always = RunTorchlint({"trace", "trace.json", "--color", "always"}, dir.path());
+  CHECK(always.exit_code == 0);
+  CHECK(always.out.find(bold + "Environment\x1b[0m\n-----------") != std::string::npos);
+  CHECK(always.out.find(red + "[high]\x1b[0m") != std::string::npos);
+  // Stripped of its colours it is the plain report, byte for byte.
+  auto plain = RunTorchlint({"trace", "trace.json"}, dir.path());
+  std::string stripped = always.out;
+  for (size_t at = stripped.find('\x1b'); at != std::string::npos; at = stripped.find('\x1b', at)) {
+    stripped.erase(at, stripped.find('m', at) - at + 1);
+  }
+  CHECK(stripped == plain.out);
+  CHECK(plain.out.find('\x1b') == std::string::npos);  // auto, and stdout is a file
+
+  auto no_color = RunTorchlint({"trace", "trace.json", "--color", "auto"}, dir.path(), "", "NO_COLOR=1");
+  CHECK(no_color.out.find('\x1b') == std::string::npos);
+  auto never = RunTorchlint({"trace", "trace.json", "--color", "never"}, dir.path());
+  CHECK(never.out == plain.out);
+  for (const char* format : {"json", "markdown", "html"}) {
+    CAPTURE(format);
+    auto other = RunTorchlint({"trace", "trace.json", "--color", "always", "--format", format}, dir.path());
+    CHECK(other.exit_code == 0);
+    CHECK(other.out.find('\x1b') == std::string::npos);
+  }
+  auto bad = RunTorchlint({"trace", "trace.json", "--color", "sometimes"}, dir.path());
+  CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("-o FILE: every format of trace, trace diff and report writes the file; a failed write is one line, exit 2") {
+  TempFolder dir;
+  dir.Write("trace.json", MakeTrace({}));
+  dir.Write("train.py", tl::test::ReadText(tl::test::CliDir() / "inputs" / "demo" / "train.py"));
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> commands = {
+      {{"trace", "trace.json"}, {"text", "json", "markdown", "html"}},
+      {{"trace", "diff", "trace.json", "trace.json"}, {"text", "json", "markdown"}},
+      {{"report", "train.py", "--trace", "trace.json"}, {"markdown", "json", "html"}},
+  };
+  for (const auto& [base, formats] : commands) {
+    for (const std::string& format : formats) {
+      std::vector<std::string> args = base;
+      args.insert(args.end(), {"--format", format});
+      CAPTURE(fmt::format("{} --format {}", base[0], format));
+      const auto to_stdout = RunTorchlint(args, dir.path());
+      REQUIRE(to_stdout.exit_code == 0);
+      args.insert(args.end(), {"-o", "out.txt"});
+      const auto to_file = RunTorchlint(args, dir.path());
+      CHECK(to_file.exit_code == 0);
+      CHECK(to_file.out.empty());
+      CHECK(tl::test::ReadText(dir.path() / "out.txt") == to_stdout.out);
+      args.back() = "no/such/folder/out.txt";
+      const auto failed = RunTorchlint(args, dir.path());
+      CHECK(failed.exit_code == 2);
+      CHECK(failed.out.empty());
+      CHECK(failed.err.find("cannot write no/such/folder/out.txt") != std::string::npos);
+      // One error line (a `note:` about the PyTorch version may precede it).
+      const size_t error_at = failed.err.find("error: ");
+      CHECK(failed.err.find("error: ", error_at + 1) == std::string::npos);
+      CHECK(failed.err.find('\n', error_at) == failed.err.size() - 1);
+    }
+  }
+}

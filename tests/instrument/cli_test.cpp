@@ -120,3 +120,34 @@ TEST_CASE("every golden compiles with CPython") {
   INFO(result.out << result.err);
   CHECK(result.rc == 0);
 }
+
+TEST_CASE("binary input: one line naming the file once, exit 2, the file byte for byte as it was") {
+  tl::test::ScratchDir dir("instrument-binary");
+  using namespace std::string_literals;
+  const std::string elf =
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0\0\0for batch in loader:\n    pass\n"s;
+  const std::string latin(
+      "\xff\xfe"
+      "for batch in loader:\n    x = 1\n");
+  std::string late_invalid = std::string(2000, '#') + "\n\xff\n";  // invalid UTF-8 past the first KiB
+  for (const auto& [name, bytes] : {std::pair{"nul.py", elf}, {"utf16.py", latin}}) {
+    const auto file = dir.path() / name;
+    REQUIRE(tl::WriteFileAtomically(file, bytes).ok());
+    for (const std::string flags : {"", "--in-place ", "--remove --in-place "}) {
+      auto run = RunShell(Exe() + " instrument " + flags + ShellQuote(file.string()), dir.path());
+      CAPTURE(run.err);
+      CHECK(run.rc == 2);
+      CHECK(run.out.empty());
+      CHECK(run.err ==
+            "torchlint: error: " + file.string() + ": binary file, not Python source; nothing was changed\n");
+      CHECK(Read(file) == bytes);
+      CHECK(!std::filesystem::exists(file.string() + ".bak"));
+    }
+  }
+  // Not UTF-8 only far into the file: a script with a stray byte in a comment, not a binary file.
+  const auto late = dir.path() / "late.py";
+  REQUIRE(tl::WriteFileAtomically(late, late_invalid).ok());
+  auto run = RunShell(Exe() + " instrument " + ShellQuote(late.string()), dir.path());
+  CHECK(run.err.find("binary file") == std::string::npos);
+}

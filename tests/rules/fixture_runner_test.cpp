@@ -35,6 +35,7 @@
 #include "linter/engine/check.h"
 #include "linter/engine/driver.h"
 #include "linter/engine/rule.h"
+#include "linter/engine/rule_docs.h"
 #include "tests/support/paths.h"
 
 namespace tl {
@@ -240,6 +241,18 @@ std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, 
   }
   for (const auto& [line, code] : unmatched) {
     failures.push_back(fmt::format("{}:{}: expected {} did not fire", display, line, code));
+  }
+
+  // A fix is never more applicable than the rule's metadata says (`torchlint rules` shows that level):
+  // enum order is kSafe < kUnsafe < kDisplayOnly.
+  for (const Diagnostic& diagnostic : report.diagnostics) {
+    const Rule* rule = FindRule(diagnostic.code);
+    if (rule == nullptr || !diagnostic.fix) continue;
+    if (rule->Meta().fix == FixAvailability::kNone || diagnostic.fix->applicability < rule->Meta().fix_safety) {
+      failures.push_back(fmt::format("{}: {} makes a {} fix, but its RuleMeta says fix {} / {}", display,
+                                     diagnostic.code, ToString(diagnostic.fix->applicability),
+                                     FixAvailabilityText(rule->Meta().fix), ToString(rule->Meta().fix_safety)));
+    }
   }
 
   // Fixes.
