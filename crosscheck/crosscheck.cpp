@@ -60,9 +60,9 @@ CrossCheck::CrossCheck(CrossCheck&&) noexcept = default;
 CrossCheck& CrossCheck::operator=(CrossCheck&&) noexcept = default;
 CrossCheck::~CrossCheck() = default;
 
-Result<CrossCheck> CrossCheck::Load(const std::string& path) {
+Result<CrossCheck> CrossCheck::Load(const std::string& path, const trace::ReadOptions& read) {
   auto state = std::make_unique<State>();
-  state->set = std::make_unique<trace::TraceSet>(trace::LoadTraceSet(path));
+  state->set = std::make_unique<trace::TraceSet>(trace::LoadTraceSet(path, read));
   for (const auto& rank : state->set->ranks) {
     if (!rank.read.ok() || !rank.analysis) continue;
     state->ranks.push_back(&rank);

@@ -38,8 +38,9 @@ struct CheckedScript {
 
 class CrossCheck {
  public:
-  // Reads a trace file or a folder of them. An error when nothing readable is there.
-  static Result<CrossCheck> Load(const std::string& path);
+  // Reads a trace file or a folder of them. An error when nothing readable is there. `read` may carry a
+  // progress callback.
+  static Result<CrossCheck> Load(const std::string& path, const trace::ReadOptions& read = {});
   CrossCheck(CrossCheck&&) noexcept;
   CrossCheck& operator=(CrossCheck&&) noexcept;
   ~CrossCheck();

@@ -68,15 +68,19 @@ class PlainSource final : public ByteSource {
       prefix_pos_ += n;
       return {n, {}};
     }
-    return input_->Read(dst, capacity);
+    SourceRead r = input_->Read(dst, capacity);
+    read_ += r.bytes;
+    return r;
   }
   uint64_t StoredSize() const override { return size_; }
+  uint64_t StoredRead() const override { return prefix_.size() + read_; }
 
  private:
   std::unique_ptr<RawInput> input_;
   std::string prefix_;  // the bytes read while sniffing the magic
   size_t prefix_pos_ = 0;
   uint64_t size_;
+  uint64_t read_ = 0;
 };
 
 // Inflates gzip (and concatenated gzip members) with zlib's streaming API; only a 256 KiB window of
@@ -100,6 +104,7 @@ class GzipSource final : public ByteSource {
 
   bool compressed() const override { return true; }
   uint64_t StoredSize() const override { return size_; }
+  uint64_t StoredRead() const override { return consumed_; }
 
   SourceRead Read(char* dst, size_t capacity) override {
     if (!init_ok_) return {0, "cannot initialise zlib"};

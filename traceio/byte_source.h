@@ -24,6 +24,8 @@ class ByteSource {
   virtual SourceRead Read(char* dst, size_t capacity) = 0;
   // Size on disk (compressed size for gzip), for progress and MB/s figures; 0 when unknown.
   virtual uint64_t StoredSize() const { return 0; }
+  // Bytes of the stored file consumed so far (compressed bytes for gzip), for progress.
+  virtual uint64_t StoredRead() const { return 0; }
   virtual bool compressed() const { return false; }
 };
 

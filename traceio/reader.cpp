@@ -172,6 +172,7 @@ class Reader {
 
   TraceBuilder builder_;
   ReadStats stats_;
+  uint64_t next_progress_ = ReadOptions::kProgressBytes;  // stats_.bytes at which options_.progress is called
   bool bare_list_ = false;
   bool saw_events_key_ = false;
   std::map<std::string, std::string> metadata_raw_;
@@ -243,6 +244,10 @@ bool Reader::Refill() {
   }
   end_ += r.bytes;
   stats_.bytes += r.bytes;
+  if (stats_.bytes >= next_progress_ && options_.progress) {
+    next_progress_ = stats_.bytes + ReadOptions::kProgressBytes;
+    options_.progress(source_.StoredRead(), stats_.stored_bytes);
+  }
   return true;
 }
 

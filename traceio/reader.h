@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,11 @@ struct ReadOptions {
   // The largest single element (an event, or a metadata value) the reader will hold. No profiler comes
   // near it; a gz bomb made of one endless string would otherwise take all memory.
   size_t max_element_bytes = size_t{256} << 20;
+  // Called on the reading thread with the bytes of the file read so far and its size (compressed bytes
+  // for gzip; size 0 when unknown), after each kProgressBytes of decompressed input, for a progress bar.
+  // May be empty. The hot loop pays one comparison per chunk read for it.
+  std::function<void(uint64_t read, uint64_t size)> progress;
+  static constexpr uint64_t kProgressBytes = uint64_t{4} << 20;
 };
 
 struct ReadStats {

@@ -149,7 +149,26 @@ TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options,
     r.analysis = Analyze(*r.read.trace, analysis_options);
     set.ranks.push_back(std::move(r));
   };
+  // A folder's progress counts the bytes of all its files: those of the files before, plus the current
+  // one's read so far.
+  auto size_of = [](const std::string& file) {
+    std::error_code size_ec;
+    const uintmax_t size = fs::file_size(file, size_ec);
+    return size_ec ? uint64_t{0} : static_cast<uint64_t>(size);
+  };
+  uint64_t folder_bytes = 0;
+  for (const auto& file : files) folder_bytes += size_of(file);
+  uint64_t before_bytes = 0;   // of the files before the current one
+  uint64_t through_bytes = 0;  // of those and the current one
+  ReadOptions file_options = read_options;
+  const bool folder_progress = set.folder && read_options.progress;
+  if (folder_progress) {
+    file_options.progress = [&](uint64_t read, uint64_t) { read_options.progress(before_bytes + read, folder_bytes); };
+  }
   for (const auto& file : files) {
+    before_bytes = through_bytes;
+    through_bytes += size_of(file);
+    if (folder_progress) read_options.progress(before_bytes, folder_bytes);
     // An Nsight Systems export holds every process of the capture: each is a rank of its own.
     if (IsSqliteFile(file)) {
       NsysRead nsys = ReadNsysFile(file);
@@ -172,7 +191,7 @@ TraceSet LoadTraceSet(const std::string& path, const ReadOptions& read_options,
     }
     RankTrace r;
     r.path = file;
-    r.read = ReadTraceFile(file, read_options);
+    r.read = ReadTraceFile(file, file_options);
     if (!r.read.ok()) {
       set.errors.push_back(r.read.error);
       if (!set.folder) set.ranks.push_back(std::move(r));

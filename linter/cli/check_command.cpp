@@ -2,6 +2,7 @@
 // 1 findings, 2 usage or input error, and 2 for bad input only when no file at all could be analysed).
 // This file only wires things together: discovery, configuration and the torch pin come from
 // linter/engine, the checks from the parallel driver, the formats from linter/output.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -16,8 +17,11 @@
 #include "linter/cli/command.h"
 #include "linter/cli/markers.h"
 #include "linter/cli/options.h"
+#include "linter/cli/trace_reads.h"
+#include "linter/cli/watch.h"
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
+#include "linter/core/progress.h"
 #include "linter/engine/config.h"
 #include "linter/engine/discovery.h"
 #include "linter/engine/driver.h"
@@ -56,6 +60,17 @@ struct CheckArgs {
   std::string fail_on = "any";  // --fail-on any|confirmed|none
   std::string annotate;         // --annotate: write the trace's annotated copy here (with --trace, one file)
   std::string lang = "en";      // --lang en|zh: the findings' sentences in text and github output
+  bool watch = false;           // --watch: check again after each change (watch.h)
+};
+
+// What the flags give every check pass, read once: --watch runs the passes again, not this.
+struct CheckSetup {
+  std::optional<OutputFormat> format;
+  CliOverrides cli;
+  uint64_t max_file_bytes = 0;
+  std::optional<FailOn> fail_on;
+  std::optional<CrossCheck> cross_check;
+  std::optional<TorchVersion> trace_torch;
 };
 
 // The ranked findings as `--annotate` puts them on the trace's timeline, each on the events of the trace
@@ -99,12 +114,13 @@ std::string ForDisplay(const fs::path& path) {
   return relative.generic_string();
 }
 
-int RunCheck(const CheckArgs& args) {
+// The flags, and the trace with --trace. An exit status when they stop the run.
+std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
   // Flags first: every usage error is reported before any file is read.
-  const auto format = ParseOutputFormat(args.output_format);
+  const auto& format = setup.format = ParseOutputFormat(args.output_format);
   if (!format)
     return UsageError(fmt::format("unknown --output-format `{}`; use text, json, sarif or github", args.output_format));
-  CliOverrides cli;
+  CliOverrides& cli = setup.cli;
   if (!args.select.empty()) {
     auto select = NormalizeSelectors(args.select, "--select");
     if (!select.ok()) return UsageError(select.error().message);
@@ -130,9 +146,9 @@ int RunCheck(const CheckArgs& args) {
   if (!(args.max_file_size_mb > 0) || args.max_file_size_mb > 4000) {
     return UsageError("--max-file-size: use a size in MB between 0 and 4000, such as 10");
   }
-  const auto max_file_bytes = static_cast<uint64_t>(args.max_file_size_mb * 1e6);
+  setup.max_file_bytes = static_cast<uint64_t>(args.max_file_size_mb * 1e6);
 
-  const std::optional<FailOn> fail_on = ParseFailOn(args.fail_on);
+  const auto& fail_on = setup.fail_on = ParseFailOn(args.fail_on);
   if (!fail_on) return UsageError(fmt::format("--fail-on: `{}`; use any, confirmed or none", args.fail_on));
   if (*fail_on == FailOn::kConfirmed && args.trace.empty()) {
     return UsageError("--fail-on confirmed needs --trace: only a profiler trace can confirm a finding");
@@ -140,10 +156,9 @@ int RunCheck(const CheckArgs& args) {
   if (!args.annotate.empty() && args.trace.empty()) {
     return UsageError("--annotate needs --trace: it writes a copy of that trace with the findings on its timeline");
   }
-  std::optional<CrossCheck> cross_check;
-  std::optional<TorchVersion> trace_torch;
+  auto& cross_check = setup.cross_check;
   if (!args.trace.empty()) {
-    auto loaded = CrossCheck::Load(args.trace);
+    auto loaded = LoadCrossCheckShowingProgress(args.trace, args.quiet);
     if (!loaded.ok()) return UsageError(loaded.error().message);
     cross_check = std::move(*loaded);
     if (!args.annotate.empty() && (cross_check->traces().folder || cross_check->Focus() == nullptr)) {
@@ -151,9 +166,20 @@ int RunCheck(const CheckArgs& args) {
           fmt::format("--annotate writes one trace file; --trace {} is a folder, so give one rank's file", args.trace));
     }
     for (const std::string& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
-    trace_torch = cross_check->TraceTorch();
+    setup.trace_torch = cross_check->TraceTorch();
   }
+  return std::nullopt;
+}
 
+// One check pass: configuration, discovery, the checks and the report. --watch runs it after each change;
+// `written` (may be null) gets the files --fix wrote.
+int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs::path>* written) {
+  const auto& format = setup.format;
+  const CliOverrides& cli = setup.cli;
+  const uint64_t max_file_bytes = setup.max_file_bytes;
+  const auto& fail_on = setup.fail_on;
+  const auto& cross_check = setup.cross_check;
+  const auto& trace_torch = setup.trace_torch;
   std::optional<Config> forced;
   if (!args.config.empty()) {
     auto loaded = LoadConfigFile(args.config);
@@ -269,6 +295,9 @@ int RunCheck(const CheckArgs& args) {
   driver_options.project_root = FindProjectRoot(
       read_stdin ? (args.stdin_filename.empty() ? fs::path(".") : fs::path(args.stdin_filename))
                  : fs::path(paths.front()));
+  ProgressBar bar = ProgressBar::ForStderr(args.quiet);
+  bar.Start("checking", ProgressUnit::kCount);
+  driver_options.progress = bar.Callback();
 
   ReportSummary summary;
   summary.diff_mode = args.diff;
@@ -280,6 +309,10 @@ int RunCheck(const CheckArgs& args) {
   std::vector<RankedFinding> ranked;
   std::vector<CheckedScript> scripts;
   RunChecks(std::move(tasks), driver_options, [&](FileOutcome&& outcome) {
+    if (!outcome.notes.empty() || outcome.error || !outcome.diagnostics.empty() || outcome.fixes_applied > 0) {
+      bar.Clear();  // before this file's lines; the next file's progress draws it again
+    }
+    if (outcome.written && written != nullptr) written->push_back(Absolute(outcome.display_path));
     for (const std::string& note : outcome.notes) fmt::print(stderr, "warning: {}\n", note);
     if (outcome.error) {
       fmt::print(stderr, "error: {}\n", *outcome.error);
@@ -321,6 +354,7 @@ int RunCheck(const CheckArgs& args) {
       std::fwrite(text.data(), 1, text.size(), stdout);
     }
   });
+  bar.Finish();
   std::vector<trace::ScriptFinding> annotated;
   if (cross_check) {
     // Costs claimed by several findings (in one file or in several) are shared before anything counts.
@@ -352,6 +386,24 @@ int RunCheck(const CheckArgs& args) {
   if (args.exit_zero) return 0;
   if (args.diff) return summary.fixed > 0 || failed > 0 ? 1 : 0;
   return failing > 0 || failed > 0 || write_errors > 0 ? 1 : 0;
+}
+
+int RunCheck(const CheckArgs& args) {
+  if (args.watch) {
+    const bool from_stdin = std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end();
+    const char* conflict = from_stdin               ? "- (stdin)"
+                           : args.diff              ? "--diff"
+                           : !args.annotate.empty() ? "--annotate"
+                                                    : nullptr;
+    if (conflict != nullptr) {
+      return UsageError(
+          fmt::format("--watch cannot be combined with {}: it checks files on disk again as they change", conflict));
+    }
+  }
+  CheckSetup setup;
+  if (auto status = SetUpCheck(args, setup)) return *status;
+  if (!args.watch) return RunCheckPass(args, setup, nullptr);
+  return WatchAndCheck(args.paths, [&](std::vector<fs::path>& written) { return RunCheckPass(args, setup, &written); });
 }
 
 Command AddCheckCommand(CLI::App& root) {
@@ -389,7 +441,9 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_flag("--no-respect-gitignore", args->no_respect_gitignore, "Also check files that .gitignore excludes");
   app->add_flag("--force-exclude", args->force_exclude,
                 "Apply the config's exclude to files named on the command line too (for pre-commit)");
-  app->add_flag("-q,--quiet", args->quiet, "Do not print the summary line");
+  app->add_flag("-q,--quiet", args->quiet, "Do not print the summary line or the progress bar");
+  app->add_flag("-w,--watch", args->watch,
+                "Check again whenever a Python file or a config under the paths changes (inotify); Ctrl-C stops");
   app->add_option("--trace", args->trace,
                   "Cross-check the findings against a profiler trace (file or folder): verdict and cost per step");
   app->add_option("--annotate", args->annotate,

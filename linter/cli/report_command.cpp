@@ -15,6 +15,7 @@
 #include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
 #include "linter/cli/options.h"
+#include "linter/cli/trace_reads.h"
 #include "linter/core/fs.h"
 #include "linter/engine/check.h"
 #include "linter/engine/config.h"
@@ -43,7 +44,7 @@ int RunReport(const ReportArgs& args) {
   auto ignore = NormalizeSelectors(args.ignore, "--ignore");
   if (!ignore.ok()) return UsageError(ignore.error().message);
   options.selection.ignore = std::move(*ignore);
-  auto cross_check = CrossCheck::Load(args.trace);
+  auto cross_check = LoadCrossCheckShowingProgress(args.trace);
   if (!cross_check.ok()) return UsageError(cross_check.error().message);
   for (const auto& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
 

@@ -12,6 +12,7 @@
 #include "linter/cli/command.h"
 #include "linter/cli/markers.h"
 #include "linter/cli/options.h"
+#include "linter/cli/trace_reads.h"
 #include "report/diff_report.h"
 #include "report/html_report.h"
 #include "report/trace_report.h"
@@ -62,8 +63,8 @@ int RunDiff(const TraceArgs& args) {
   trace::AnalysisOptions analysis;
   analysis.steps.include_last_step = args.include_last_step;
   analysis.steps.step_range = args.step_range;
-  const trace::TraceSet before = trace::LoadTraceSet(args.before, ReadOptionsOf(args), analysis);
-  const trace::TraceSet after = trace::LoadTraceSet(args.after, ReadOptionsOf(args), analysis);
+  const trace::TraceSet before = LoadTraceSetShowingProgress(args.before, ReadOptionsOf(args), analysis);
+  const trace::TraceSet after = LoadTraceSetShowingProgress(args.after, ReadOptionsOf(args), analysis);
   for (const auto* set : {&before, &after}) {
     for (const auto& error : set->errors) fmt::print(stderr, "torchlint: error: {}\n", error);
   }
@@ -104,7 +105,7 @@ int RunAnnotate(const TraceArgs& args) {
   trace::AnalysisOptions analysis;
   analysis.steps.include_last_step = args.include_last_step;
   analysis.steps.step_range = args.step_range;
-  const trace::TraceSet set = trace::LoadTraceSet(args.annotate_input, ReadOptionsOf(args), analysis);
+  const trace::TraceSet set = LoadTraceSetShowingProgress(args.annotate_input, ReadOptionsOf(args), analysis);
   for (const auto& error : set.errors) fmt::print(stderr, "torchlint: error: {}\n", error);
   if (set.ranks.size() > 1) {
     fmt::print(stderr,
@@ -159,7 +160,7 @@ int RunTrace(const TraceArgs& args) {
   analysis.steps.step_range = args.step_range;
   analysis.top_n = args.top;
 
-  trace::TraceSet set = trace::LoadTraceSet(args.path, read, analysis);
+  trace::TraceSet set = LoadTraceSetShowingProgress(args.path, read, analysis);
   for (const auto& error : set.errors) fmt::print(stderr, "torchlint: error: {}\n", error);
   for (const auto& rank : set.ranks) {
     for (const auto& warning : rank.read.warnings) fmt::print(stderr, "torchlint: warning: {}\n", warning);

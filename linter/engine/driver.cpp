@@ -145,8 +145,10 @@ void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
   const size_t count = tasks.size();
   const size_t jobs = EffectiveJobs(options.jobs, count);
   if (jobs <= 1) {
-    for (const FileTask& task : tasks) {
-      report(CheckOneFile(task, options.fix_mode, options.max_fix_passes, options.max_file_bytes));
+    for (size_t i = 0; i < count; ++i) {
+      FileOutcome outcome = CheckOneFile(tasks[i], options.fix_mode, options.max_fix_passes, options.max_file_bytes);
+      if (options.progress) options.progress(i + 1, count);
+      report(std::move(outcome));
     }
     return;
   }
@@ -193,6 +195,7 @@ void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
       reported = i + 1;
     }
     room.notify_all();
+    if (options.progress) options.progress(i + 1, count);
     report(std::move(outcome));
   }
 }

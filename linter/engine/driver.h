@@ -65,6 +65,9 @@ struct DriverOptions {
   std::filesystem::path project_root;
   // Summaries kept across runs by path and content (the editor server holds one); may be null.
   semantic::SummaryCache* summary_cache = nullptr;
+  // Called on the calling thread after each file's (first) check with the files checked and their number,
+  // for a progress bar; may be empty. The project pass calls it as its first pass goes.
+  std::function<void(size_t checked, size_t total)> progress;
 };
 
 // The number of worker threads `jobs` means on this machine.

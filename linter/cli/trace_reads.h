@@ -1,0 +1,21 @@
+// Trace reads as the subcommands do them: with a progress bar on stderr (linter/core/progress.h) while the
+// files are read, for `trace`, `report` and `check --trace`. The bar shows the bytes of the file read (of
+// all files, for a folder of ranks) and is gone before anything else is printed.
+#pragma once
+
+#include <string>
+
+#include "crosscheck/crosscheck.h"
+#include "linter/core/result.h"
+#include "traceio/trace_set.h"
+
+namespace tl::cli {
+
+// trace::LoadTraceSet with the bar (never with `quiet`).
+trace::TraceSet LoadTraceSetShowingProgress(const std::string& path, trace::ReadOptions read,
+                                            const trace::AnalysisOptions& analysis, bool quiet = false);
+
+// CrossCheck::Load with the bar.
+Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet = false);
+
+}  // namespace tl::cli
