@@ -1,5 +1,6 @@
 // `torchlint instrument FILE`: inserts a profiler template around the training step loop (or, with
 // --remove, takes it out again) and prints, writes elsewhere, writes in place or diffs the result.
+// `torchlint check --instrument FILE` runs the same code (RunInstrument) with --in-place.
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "linter/cli/command.h"
+#include "linter/cli/instrument_command.h"
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
 #include "linter/core/source_file.h"
@@ -17,22 +19,12 @@
 namespace tl::cli {
 namespace {
 
-struct InstrumentArgs {
-  std::string file;
-  std::string template_spec = "C";
-  instrument::Options options;
-  uint32_t loop_line = 0;
-  bool remove = false;
-  bool diff = false;
-  std::string output;
-  bool in_place = false;
-  bool no_backup = false;
-};
-
 int Fail(const std::string& message) {
   fmt::print(stderr, "torchlint: error: {}\n", message);
   return 2;
 }
+
+}  // namespace
 
 int RunInstrument(InstrumentArgs& args) {
   if (!args.remove) {
@@ -86,6 +78,8 @@ int RunInstrument(InstrumentArgs& args) {
   for (const auto& note : outcome->notes) fmt::print(stderr, "torchlint: {}\n", note);
   return 0;
 }
+
+namespace {
 
 Command AddInstrumentCommand(CLI::App& root) {
   auto args = std::make_shared<InstrumentArgs>();
