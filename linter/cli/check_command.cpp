@@ -16,6 +16,7 @@
 #include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
 #include "linter/cli/markers.h"
+#include "linter/cli/instrument_command.h"
 #include "linter/cli/options.h"
 #include "linter/cli/trace_reads.h"
 #include "linter/cli/watch.h"
@@ -25,6 +26,7 @@
 #include "linter/engine/config.h"
 #include "linter/engine/discovery.h"
 #include "linter/engine/driver.h"
+#include "linter/engine/noqa.h"
 #include "linter/engine/project_builder.h"
 #include "linter/engine/torch_pin.h"
 #include "linter/output/report.h"
@@ -61,6 +63,16 @@ struct CheckArgs {
   std::string annotate;         // --annotate: write the trace's annotated copy here (with --trace, one file)
   std::string lang = "en";      // --lang en|zh: the findings' sentences in text and github output
   bool watch = false;           // --watch: check again after each change (watch.h)
+  // Ruff's flags beyond the findings themselves (docs/check.md).
+  bool unsafe_fixes = false;     // --fix/--diff apply unsafe fixes too; else the summary counts them as hidden
+  bool no_unsafe_fixes = false;  // overrides `unsafe-fixes = true` in the config
+  bool show_fixes = false;       // list the fixes --fix applied; fix titles in concise output
+  bool statistics = false;       // counts per code instead of the findings
+  bool add_noqa = false;         // write `# noqa: CODE` on every reported line
+  bool silent = false;           // -s: nothing but errors
+  std::string show_settings;     // print the settings resolved for this file and stop
+  std::string instrument;        // `check --instrument FILE` is `instrument FILE --in-place`
+  std::string template_spec;     // --template, with --instrument
 };
 
 // What the flags give every check pass, read once: --watch runs the passes again, not this.
@@ -114,12 +126,94 @@ std::string ForDisplay(const fs::path& path) {
   return relative.generic_string();
 }
 
+// The flags of Ruff's conventions that exclude one another or need another; empty when they fit.
+std::string RuffFlagConflict(const CheckArgs& args, OutputFormat format) {
+  if (!args.template_spec.empty() && args.instrument.empty()) return "--template needs --instrument FILE";
+  if (!args.instrument.empty() && !args.paths.empty()) {
+    return "--instrument FILE rewrites that one script; give no other paths";
+  }
+  if (args.add_noqa && (args.fix || args.diff)) return "--add-noqa cannot be combined with --fix or --diff";
+  if (args.add_noqa && std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end()) {
+    return "--add-noqa edits files in place, so it cannot read stdin";
+  }
+  if (args.statistics && format != OutputFormat::kText && format != OutputFormat::kConcise) {
+    return "--statistics prints text; drop --output-format or use full or concise";
+  }
+  return "";
+}
+
+// `check --instrument FILE [--template T]`: the instrument subcommand's own code, with --in-place.
+int RunCheckInstrument(const CheckArgs& args) {
+  InstrumentArgs instrument;
+  instrument.file = args.instrument;
+  if (!args.template_spec.empty()) instrument.template_spec = args.template_spec;
+  instrument.in_place = true;
+  return RunInstrument(instrument);
+}
+
+// `--show-settings FILE`: one `key = value  (source)` line per setting, for that file.
+int ShowSettings(const std::string& file, ConfigResolver& configs, const CliOverrides& cli,
+                 const std::optional<TorchVersion>& trace_torch, TorchPinResolver& pins) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    return UsageError(
+        fmt::format("--show-settings: {} is not a file; give the Python file to explain settings for", file));
+  }
+  const fs::path absolute = Absolute(file);
+  auto config = configs.ForDirectory(absolute.parent_path());
+  if (!config.ok()) return UsageError(config.error().message);
+  const auto show = [](const fs::path& path) { return ForDisplay(path); };
+  fmt::print("Resolved settings for: {}\n", ForDisplay(absolute));
+  fmt::print("Settings path: {}\n", (*config)->path.empty() ? "(none: the defaults)" : ForDisplay((*config)->path));
+  for (const ResolvedSetting& setting : ExplainSettings(**config, cli, absolute, trace_torch, pins, show)) {
+    fmt::print("{} = {}  ({})\n", setting.key, setting.value, setting.source);
+  }
+  return 0;
+}
+
+// `--add-noqa` for one checked file: writes the directives atomically (as --fix does). Returns the
+// number added; a file that could not be written counts in `write_errors` after one error line.
+size_t AddNoqaTo(const FileOutcome& outcome, bool silent, size_t& write_errors) {
+  // (The project pass drops the text of files with no findings; those have nothing to add.)
+  if (!outcome.source || outcome.diagnostics.empty() || outcome.source->text().empty()) return 0;
+  auto added = AddNoqa(*outcome.source, outcome.diagnostics);
+  if (added.ok()) {
+    for (const std::string& warning : added->warnings) {
+      if (!silent) fmt::print(stderr, "warning: {}\n", warning);
+    }
+    if (added->added == 0) return 0;
+    Status written = WriteFileAtomically(outcome.path, added->text);
+    if (written.ok()) return added->added;
+    fmt::print(stderr, "error: {}\n", written.error().message);
+  } else {
+    fmt::print(stderr, "error: {}\n", added.error().message);
+  }
+  ++write_errors;
+  return 0;
+}
+
+// --unsafe-fixes, else `unsafe-fixes` in the config of the working folder (or --config), unless
+// --no-unsafe-fixes: one setting for the whole run, as Ruff reads it.
+bool UnsafeFixes(const CheckArgs& args, ConfigResolver& configs) {
+  if (args.unsafe_fixes || args.no_unsafe_fixes) return args.unsafe_fixes;
+  auto config = configs.ForDirectory(Absolute("."));
+  return config.ok() && (*config)->unsafe_fixes.value_or(false);
+}
+
+std::unique_ptr<Reporter> MakeCheckReporter(const CheckArgs& args, OutputFormat format, const OutputOptions& options) {
+  if (args.silent || args.add_noqa) return MakeNullReporter();
+  if (args.statistics) return MakeStatisticsReporter(options);
+  return MakeReporter(format, options);
+}
+
 // The flags, and the trace with --trace. An exit status when they stop the run.
 std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
   // Flags first: every usage error is reported before any file is read.
   const auto& format = setup.format = ParseOutputFormat(args.output_format);
   if (!format)
     return UsageError(fmt::format("unknown --output-format `{}`; use text, json, sarif or github", args.output_format));
+  if (std::string conflict = RuffFlagConflict(args, *format); !conflict.empty()) return UsageError(conflict);
+  if (!args.instrument.empty()) return RunCheckInstrument(args);
   CliOverrides& cli = setup.cli;
   if (!args.select.empty()) {
     auto select = NormalizeSelectors(args.select, "--select");
@@ -158,14 +252,16 @@ std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
   }
   auto& cross_check = setup.cross_check;
   if (!args.trace.empty()) {
-    auto loaded = LoadCrossCheckShowingProgress(args.trace, args.quiet);
+    auto loaded = LoadCrossCheckShowingProgress(args.trace, args.quiet || args.silent);
     if (!loaded.ok()) return UsageError(loaded.error().message);
     cross_check = std::move(*loaded);
     if (!args.annotate.empty() && (cross_check->traces().folder || cross_check->Focus() == nullptr)) {
       return UsageError(
           fmt::format("--annotate writes one trace file; --trace {} is a folder, so give one rank's file", args.trace));
     }
-    for (const std::string& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
+    for (const std::string& warning : cross_check->Warnings()) {
+      if (!args.silent) fmt::print(stderr, "warning: {}\n", warning);
+    }
     setup.trace_torch = cross_check->TraceTorch();
   }
   return std::nullopt;
@@ -193,6 +289,7 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
   }
   ConfigResolver configs(std::move(forced));
   TorchPinResolver pins;
+  if (!args.show_settings.empty()) return ShowSettings(args.show_settings, configs, cli, trace_torch, pins);
 
   std::vector<std::string> paths = args.paths;
   if (paths.empty()) paths.push_back(".");
@@ -230,10 +327,11 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
     auto options = std::make_shared<CheckOptions>();
     options->collect_facts = cross_check.has_value();
     const TargetTorchSource target = ConfigureOptions(**config, cli, absolute, trace_torch, pins, *options);
-    if (target.kind == TargetTorchSource::kTrace && announced_pins.insert(fs::path(args.trace)).second) {
+    const bool notes = !args.quiet && !args.silent;  // -q and -s silence notes
+    if (notes && target.kind == TargetTorchSource::kTrace && announced_pins.insert(fs::path(args.trace)).second) {
       fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n",
                  trace_torch->ToString(), cross_check->TraceTorchReason());
-    } else if (target.kind == TargetTorchSource::kPin && announced_pins.insert(target.pin->source).second) {
+    } else if (notes && target.kind == TargetTorchSource::kPin && announced_pins.insert(target.pin->source).second) {
       fmt::print(stderr, "note: target PyTorch {} inferred from `{}` in {}; pass --target-torch to override\n",
                  target.pin->version.ToString(), target.pin->requirement, ForDisplay(target.pin->source));
     }
@@ -264,6 +362,7 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
     tasks.push_back(std::move(task));
   }
 
+  const Applicability fix_level = UnsafeFixes(args, configs) ? Applicability::kUnsafe : Applicability::kSafe;
   // With stdin and --fix the fixed source goes to stdout (as Ruff does), so findings go to stderr.
   const bool fix_stdin = read_stdin && args.fix && !args.diff;
   OutputOptions output_options;
@@ -271,9 +370,12 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
   output_options.color = *format == OutputFormat::kText && UseColor(args.color);
   output_options.tool_version = "0.1.0";
   // JSON and SARIF are read by machines: English whatever --lang says.
-  const bool zh = args.lang == "zh" && (*format == OutputFormat::kText || *format == OutputFormat::kGithub);
+  const bool zh = args.lang == "zh" && (*format == OutputFormat::kText || *format == OutputFormat::kConcise ||
+                                        *format == OutputFormat::kGithub);
   output_options.lang = zh ? Lang::kChinese : Lang::kEnglish;
-  std::unique_ptr<Reporter> reporter = MakeReporter(*format, output_options);
+  output_options.fix_level = fix_level;
+  output_options.show_fixes = args.show_fixes;
+  std::unique_ptr<Reporter> reporter = MakeCheckReporter(args, *format, output_options);
 
   size_t failed = 0;
   for (const PathError& error : discovered.errors) {
@@ -282,7 +384,7 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
     ++failed;
   }
   if (tasks.empty() && failed == 0) {
-    fmt::print(stderr, "warning: no Python files found under the given paths\n");
+    if (!args.silent) fmt::print(stderr, "warning: no Python files found under the given paths\n");
     reporter->Finish();
     return 0;
   }
@@ -291,11 +393,12 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
   driver_options.jobs = args.jobs;
   driver_options.max_file_bytes = max_file_bytes;
   driver_options.fix_mode = args.diff ? FixMode::kDiff : args.fix ? FixMode::kApply : FixMode::kNone;
+  driver_options.fix_level = fix_level;
   driver_options.project = !args.no_project;
   driver_options.project_root = FindProjectRoot(
       read_stdin ? (args.stdin_filename.empty() ? fs::path(".") : fs::path(args.stdin_filename))
                  : fs::path(paths.front()));
-  ProgressBar bar = ProgressBar::ForStderr(args.quiet);
+  ProgressBar bar = ProgressBar::ForStderr(args.quiet || args.silent);
   bar.Start("checking", ProgressUnit::kCount);
   driver_options.progress = bar.Callback();
 
@@ -308,12 +411,16 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
   std::vector<std::unique_ptr<SourceFile>> ranked_sources;
   std::vector<RankedFinding> ranked;
   std::vector<CheckedScript> scripts;
+  std::vector<FixedFile> fixed_files;  // --show-fixes
+  size_t noqa_added = 0;               // --add-noqa
   RunChecks(std::move(tasks), driver_options, [&](FileOutcome&& outcome) {
     if (!outcome.notes.empty() || outcome.error || !outcome.diagnostics.empty() || outcome.fixes_applied > 0) {
       bar.Clear();  // before this file's lines; the next file's progress draws it again
     }
     if (outcome.written && written != nullptr) written->push_back(Absolute(outcome.display_path));
-    for (const std::string& note : outcome.notes) fmt::print(stderr, "warning: {}\n", note);
+    for (const std::string& note : outcome.notes) {
+      if (!args.silent) fmt::print(stderr, "warning: {}\n", note);
+    }
     if (outcome.error) {
       fmt::print(stderr, "error: {}\n", *outcome.error);
       reporter->AddError(outcome.display_path, *outcome.error);
@@ -325,7 +432,15 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
     }
     if (!outcome.source) return;
     ++analysed;
+    if (args.add_noqa) {
+      noqa_added += AddNoqaTo(outcome, args.silent, write_errors);
+      return;
+    }
     summary.fixed += outcome.fixes_applied;
+    if (args.show_fixes && !outcome.applied.empty()) {
+      FixedFile& fixed = fixed_files.emplace_back(FixedFile{outcome.display_path, {}});
+      for (AppliedFix& fix : outcome.applied) fixed.fixes.emplace_back(std::move(fix.code), std::move(fix.name));
+    }
     if (args.diff) {
       if (outcome.fixes_applied > 0) {
         const std::string diff = UnifiedDiff(outcome.display_path, outcome.original, outcome.source->text());
@@ -336,7 +451,11 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
     if (cross_check) scripts.push_back(cross_check->Annotate(*outcome.source, outcome.facts, outcome.diagnostics));
     summary.findings += outcome.diagnostics.size();
     for (const Diagnostic& diagnostic : outcome.diagnostics) {
-      if (diagnostic.fix && diagnostic.fix->applicability == Applicability::kSafe) ++summary.fixable;
+      if (diagnostic.fix && IsApplicable(diagnostic.fix->applicability, fix_level)) ++summary.fixable;
+      if (diagnostic.fix && fix_level == Applicability::kSafe &&
+          diagnostic.fix->applicability == Applicability::kUnsafe) {
+        ++summary.hidden_fixes;
+      }
       // With a trace the gate is counted after the costs are settled across files, below (--fix from
       // stdin writes the fixed text instead of ranking, so it counts here).
       if ((!cross_check || fix_stdin) && CountsForExit(diagnostic, *fail_on)) ++failing;
@@ -380,8 +499,17 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
   }
 
   if (analysed == 0 && failed > 0) return 2;  // the error lines said it all
-  if (*format == OutputFormat::kText && !args.quiet)
+  if (args.add_noqa) {
+    if (!args.quiet && !args.silent) {
+      fmt::print(stderr, "Added {} noqa directive{}.\n", noqa_added, noqa_added == 1 ? "" : "s");
+    }
+    return failed > 0 || write_errors > 0 ? 1 : 0;
+  }
+  const bool text_format = *format == OutputFormat::kText || *format == OutputFormat::kConcise;
+  if (text_format && !args.silent) std::fputs(FormatFixed(fixed_files).c_str(), stderr);
+  if (text_format && !args.quiet && !args.silent && !args.statistics) {
     fmt::print(stderr, "{}\n", FormatSummary(summary, output_options.lang));
+  }
 
   if (args.exit_zero) return 0;
   if (args.diff) return summary.fixed > 0 || failed > 0 ? 1 : 0;
@@ -391,10 +519,13 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
 int RunCheck(const CheckArgs& args) {
   if (args.watch) {
     const bool from_stdin = std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end();
-    const char* conflict = from_stdin               ? "- (stdin)"
-                           : args.diff              ? "--diff"
-                           : !args.annotate.empty() ? "--annotate"
-                                                    : nullptr;
+    const char* conflict = from_stdin                    ? "- (stdin)"
+                           : args.diff                   ? "--diff"
+                           : !args.annotate.empty()      ? "--annotate"
+                           : args.add_noqa               ? "--add-noqa"
+                           : !args.show_settings.empty() ? "--show-settings"
+                           : !args.instrument.empty()    ? "--instrument"
+                                                         : nullptr;
     if (conflict != nullptr) {
       return UsageError(
           fmt::format("--watch cannot be combined with {}: it checks files on disk again as they change", conflict));
@@ -404,6 +535,23 @@ int RunCheck(const CheckArgs& args) {
   if (auto status = SetUpCheck(args, setup)) return *status;
   if (!args.watch) return RunCheckPass(args, setup, nullptr);
   return WatchAndCheck(args.paths, [&](std::vector<fs::path>& written) { return RunCheckPass(args, setup, &written); });
+}
+
+// The flags Ruff's users know beyond --fix and --diff (docs/check.md).
+void AddRuffFlags(CLI::App* app, CheckArgs& args) {
+  auto* unsafe = app->add_flag("--unsafe-fixes", args.unsafe_fixes,
+                               "With --fix or --diff, apply unsafe fixes too (config: unsafe-fixes = true)");
+  app->add_flag("--no-unsafe-fixes", args.no_unsafe_fixes, "Apply safe fixes only, whatever the config says")
+      ->excludes(unsafe);
+  app->add_flag("--show-fixes", args.show_fixes,
+                "After --fix, list the fixes applied per file and code; in concise output, show each fix title");
+  app->add_flag("--statistics", args.statistics, "Print the number of findings per code instead of the findings");
+  app->add_flag("--add-noqa", args.add_noqa, "Add `# noqa: CODE` to every line with a finding, in place");
+  app->add_option("--show-settings", args.show_settings,
+                  "Print the settings resolved for this file, and where each came from");
+  app->add_option("--instrument", args.instrument,
+                  "Insert a profiler template into this script in place (as `instrument FILE --in-place`)");
+  app->add_option("--template", args.template_spec, "With --instrument: the template (as `instrument --template`)");
 }
 
 Command AddCheckCommand(CLI::App& root) {
@@ -432,8 +580,9 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_flag("--exit-zero", args->exit_zero, "Exit 0 even when there are findings");
   app->add_flag("--fix", args->fix, "Apply safe fixes, writing each file atomically");
   app->add_flag("--diff", args->diff, "Print the safe fixes as a unified diff and change nothing");
+  AddRuffFlags(app, *args);
   app->add_option("-j,--jobs", args->jobs, "Files checked in parallel (default: one per CPU); output order is fixed");
-  app->add_option("--output-format", args->output_format, "text, json, sarif or github")
+  app->add_option("--output-format", args->output_format, "full (default), concise, json, sarif or github")
       ->check(CLI::IsMember({"text", "full", "concise", "json", "sarif", "github"}));
   app->add_option("--lang", args->lang, "en (default) or zh: the findings in text and github output (JSON, SARIF: en)")
       ->check(CLI::IsMember({"en", "zh"}));
@@ -441,7 +590,8 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_flag("--no-respect-gitignore", args->no_respect_gitignore, "Also check files that .gitignore excludes");
   app->add_flag("--force-exclude", args->force_exclude,
                 "Apply the config's exclude to files named on the command line too (for pre-commit)");
-  app->add_flag("-q,--quiet", args->quiet, "Do not print the summary line or the progress bar");
+  app->add_flag("-q,--quiet", args->quiet, "Do not print the summary line, notes or the progress bar");
+  app->add_flag("-s,--silent", args->silent, "Print nothing but errors (the exit status still tells)");
   app->add_flag("-w,--watch", args->watch,
                 "Check again whenever a Python file or a config under the paths changes (inotify); Ctrl-C stops");
   app->add_option("--trace", args->trace,

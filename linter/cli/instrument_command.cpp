@@ -1,5 +1,6 @@
 // `torchlint instrument FILE`: inserts a profiler template around the training step loop (or, with
 // --remove, takes it out again) and prints, writes elsewhere, writes in place or diffs the result.
+// `torchlint check --instrument FILE` runs the same code (RunInstrument) with --in-place.
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "linter/cli/command.h"
+#include "linter/cli/instrument_command.h"
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
 #include "linter/core/source_file.h"
@@ -17,18 +19,6 @@
 
 namespace tl::cli {
 namespace {
-
-struct InstrumentArgs {
-  std::string file;
-  std::string template_spec = "C";
-  instrument::Options options;
-  uint32_t loop_line = 0;
-  bool remove = false;
-  bool diff = false;
-  std::string output;
-  bool in_place = false;
-  bool no_backup = false;
-};
 
 int Fail(const std::string& message) {
   fmt::print(stderr, "torchlint: error: {}\n", message);
@@ -48,6 +38,7 @@ bool LooksBinary(std::string_view text) {
   if (!head.empty() && (byte() & 0xC0) == 0xC0) head.remove_suffix(1);
   return !IsValidUtf8(head);
 }
+}  // namespace
 
 int RunInstrument(InstrumentArgs& args) {
   if (!args.remove) {
@@ -103,6 +94,8 @@ int RunInstrument(InstrumentArgs& args) {
   for (const auto& note : outcome->notes) fmt::print(stderr, "torchlint: {}\n", note);
   return 0;
 }
+
+namespace {
 
 Command AddInstrumentCommand(CLI::App& root) {
   auto args = std::make_shared<InstrumentArgs>();

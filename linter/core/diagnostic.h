@@ -19,6 +19,12 @@ enum class Severity { kError, kWarning, kInfo };
 
 enum class Applicability { kSafe, kUnsafe, kDisplayOnly };
 
+// Whether a fix of `applicability` is applied at `level` (kSafe: safe fixes; kUnsafe: safe and unsafe
+// ones, as `--unsafe-fixes` asks). Display-only fixes never are.
+constexpr bool IsApplicable(Applicability applicability, Applicability level) {
+  return applicability != Applicability::kDisplayOnly && static_cast<int>(applicability) <= static_cast<int>(level);
+}
+
 std::string_view ToString(Severity severity);            // "error" | "warning" | "info"
 std::string_view ToString(Applicability applicability);  // "safe" | "unsafe" | "display-only"
 

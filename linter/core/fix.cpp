@@ -87,9 +87,9 @@ Result<std::string> ApplyEdits(std::string_view text, std::vector<Edit> edits) {
 FixOutcome ApplyFixes(std::string_view text, const std::vector<const Fix*>& fixes, Applicability max_level) {
   FixOutcome outcome;
   std::vector<Edit> taken;
-  for (const Fix* fix : fixes) {
-    if (fix == nullptr || fix->applicability == Applicability::kDisplayOnly ||
-        static_cast<int>(fix->applicability) > static_cast<int>(max_level) || fix->edits.empty()) {
+  for (size_t index = 0; index < fixes.size(); ++index) {
+    const Fix* fix = fixes[index];
+    if (fix == nullptr || !IsApplicable(fix->applicability, max_level) || fix->edits.empty()) {
       continue;
     }
     bool clash = false;
@@ -109,6 +109,7 @@ FixOutcome ApplyFixes(std::string_view text, const std::vector<const Fix*>& fixe
       continue;
     }
     taken.insert(taken.end(), fix->edits.begin(), fix->edits.end());
+    outcome.taken.push_back(index);
     ++outcome.applied;
   }
   auto applied = ApplyEdits(text, taken);
@@ -117,6 +118,7 @@ FixOutcome ApplyFixes(std::string_view text, const std::vector<const Fix*>& fixe
     outcome.text = std::string(text);
     outcome.skipped += outcome.applied;
     outcome.applied = 0;
+    outcome.taken.clear();
     return outcome;
   }
   outcome.text = std::move(applied).value();

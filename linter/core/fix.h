@@ -18,8 +18,9 @@ Result<std::string> ApplyEdits(std::string_view text, std::vector<Edit> edits);
 
 struct FixOutcome {
   std::string text;
-  size_t applied = 0;  // fixes applied
-  size_t skipped = 0;  // fixes left out because they overlapped an earlier one or were invalid
+  size_t applied = 0;         // fixes applied
+  size_t skipped = 0;         // fixes left out because they overlapped an earlier one or were invalid
+  std::vector<size_t> taken;  // indices into `fixes` of the fixes applied, in order
 };
 
 // Applies whole fixes in the order given, skipping any fix whose edits overlap an edit already taken

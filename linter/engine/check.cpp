@@ -7,28 +7,12 @@
 #include <cctype>
 #include <string_view>
 
+#include "linter/engine/noqa.h"
 #include "linter/semantic/model.h"
 #include "linter/ts/ts.h"
 
 namespace tl {
 namespace {
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool IsBlank(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view TrimLeft(std::string_view s) {
-  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
-  return s;
-}
 
 // Parses the file with one parser per thread: creating one per file costs allocations the benchmark
 // would see. ts::Parser skips a BOM (offsets stay file offsets) and refuses nesting it cannot survive.
@@ -63,114 +47,7 @@ Diagnostic ParseErrorDiagnostic(const SourceFile& file, ts::Node node) {
   return diagnostic;
 }
 
-// A `# noqa` comment on one line: all codes (bare) or a list of exact codes.
-struct LineSuppression {
-  bool present = false;
-  bool all = false;
-  std::vector<std::string_view> codes;
-  bool Covers(std::string_view code) const {
-    if (!present) return false;
-    return all || std::find(codes.begin(), codes.end(), code) != codes.end();
-  }
-};
-
-// Reads the code list after `noqa:`: codes separated by commas and/or blanks, each `[A-Z]+[0-9]+`.
-// Parsing stops at the first word that is not a code, so `# noqa: TL101 because slow` works.
-void ParseCodeList(std::string_view rest, std::vector<std::string_view>& codes) {
-  size_t i = 0;
-  for (;;) {
-    while (i < rest.size() && (IsBlank(rest[i]) || rest[i] == ',')) ++i;
-    size_t end = i;
-    while (end < rest.size() && std::isupper(static_cast<unsigned char>(rest[end]))) ++end;
-    const size_t letters = end;
-    while (end < rest.size() && std::isdigit(static_cast<unsigned char>(rest[end]))) ++end;
-    if (letters == i || end == letters) return;
-    codes.push_back(rest.substr(i, end - i));
-    i = end;
-  }
-}
-
-// Whether byte `offset` starts a comment token (and not a `#` inside a string).
-bool IsCommentAt(const ts::Tree& tree, uint32_t offset) {
-  const TSNode node = ts_node_descendant_for_byte_range(tree.Root().raw(), offset, offset + 1);
-  return !ts_node_is_null(node) && std::string_view(ts_node_type(node)) == "comment" &&
-         ts_node_start_byte(node) == offset;
-}
-
-// Parses `comment` (starting at '#') as `# noqa` or `# noqa: CODES`. `#noqa` and any letter case of
-// the keyword are accepted, as Ruff does.
-LineSuppression ParseNoqa(std::string_view comment) {
-  LineSuppression out;
-  std::string_view s = TrimLeft(comment.substr(1));
-  if (s.size() < 4 || !IEquals(s.substr(0, 4), "noqa")) return out;
-  s.remove_prefix(4);
-  if (!s.empty() && s.front() == ':') {
-    out.present = true;
-    ParseCodeList(s.substr(1), out.codes);
-    // `# noqa:` with nothing after it reads as a bare noqa, as in Ruff.
-    out.all = out.codes.empty();
-    return out;
-  }
-  if (s.empty() || IsBlank(s.front()) || s.front() == '#') {
-    out.present = true;
-    out.all = true;
-  }
-  return out;
-}
-
-LineSuppression NoqaOnLine(const SourceFile& file, const ts::Tree& tree, uint32_t line0) {
-  const std::string_view line = file.lines().LineText(line0);
-  const uint32_t start = file.lines().LineStart(line0);
-  size_t pos = 0;
-  while ((pos = line.find('#', pos)) != std::string_view::npos) {
-    if (IsCommentAt(tree, start + static_cast<uint32_t>(pos))) {
-      // Ruff also accepts `# type: ignore # noqa`, so look through every `#` of the comment.
-      std::string_view comment = line.substr(pos);
-      for (size_t hash = 0; hash != std::string_view::npos; hash = comment.find('#', hash + 1)) {
-        LineSuppression suppression = ParseNoqa(comment.substr(hash));
-        if (suppression.present) return suppression;
-      }
-      return {};
-    }
-    ++pos;
-  }
-  return {};
-}
-
-// File-wide suppression: a comment line `# torchlint: noqa` (everything) or
-// `# torchlint: noqa: TL101, TL2xx...` (those codes).
-LineSuppression FileSuppression(const SourceFile& file, const ts::Tree& tree) {
-  LineSuppression out;
-  constexpr std::string_view kMarker = "torchlint:";
-  const std::string_view text = file.text();
-  size_t pos = 0;
-  while ((pos = text.find(kMarker, pos)) != std::string_view::npos) {
-    // Walk back over blanks to the '#'.
-    size_t hash = pos;
-    while (hash > 0 && IsBlank(text[hash - 1])) --hash;
-    if (hash > 0 && text[hash - 1] == '#' && IsCommentAt(tree, static_cast<uint32_t>(hash - 1))) {
-      std::string_view rest = TrimLeft(text.substr(pos + kMarker.size()));
-      if (rest.size() >= 4 && IEquals(rest.substr(0, 4), "noqa")) {
-        rest.remove_prefix(4);
-        if (!rest.empty() && rest.front() == ':') {
-          const size_t line_end = rest.find_first_of("\r\n");
-          std::vector<std::string_view> codes;
-          ParseCodeList(rest.substr(1, line_end == std::string_view::npos ? line_end : line_end - 1), codes);
-          if (codes.empty()) {
-            out.all = true;
-          }
-          out.codes.insert(out.codes.end(), codes.begin(), codes.end());
-          out.present = true;
-        } else if (rest.empty() || IsBlank(rest.front()) || rest.front() == '\n' || rest.front() == '\r') {
-          out.present = true;
-          out.all = true;
-        }
-      }
-    }
-    pos += kMarker.size();
-  }
-  return out;
-}
+using LineSuppression = NoqaDirective;
 
 bool MatchesCodeOrPrefix(std::string_view code, const std::vector<std::string>& patterns) {
   for (const std::string& pattern : patterns) {

@@ -90,6 +90,10 @@ Result<Config> ParseTable(const toml::table& table, const std::filesystem::path&
         return Error{fmt::format("{}: `target-torch` must be a version string such as \"2.1\"", Where(file, value))};
       }
       config.target_torch = version;
+    } else if (key == "unsafe-fixes") {
+      const auto* flag = value.as_boolean();
+      if (flag == nullptr) return Error{fmt::format("{}: `unsafe-fixes` must be true or false", Where(file, value))};
+      config.unsafe_fixes = flag->get();
     } else if (const FoundOption option = FindRuleOption(key); option.spec != nullptr) {
       const auto* number = value.as_integer();
       if (number == nullptr || !CheckRuleOption(*option.spec, number->get()).empty()) {
@@ -99,7 +103,7 @@ Result<Config> ParseTable(const toml::table& table, const std::filesystem::path&
       }
       config.rule_options[std::string(key)] = number->get();
     } else {
-      std::string keys = "select, ignore, per-file-ignores, target-torch, exclude";
+      std::string keys = "select, ignore, per-file-ignores, target-torch, exclude, unsafe-fixes";
       for (const Rule* rule : AllRules()) {
         for (const RuleOptionSpec& spec : rule->Meta().options) keys += fmt::format(", {}", spec.key);
       }
@@ -271,6 +275,80 @@ TargetTorchSource ConfigureOptions(const Config& config, const CliOverrides& cli
   rule_options.values = config.rule_options;
   for (const auto& [key, value] : cli.rule_options) rule_options.values[key] = value;
   return source;
+}
+
+namespace {
+
+std::string TomlList(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const std::string& item : items) out += fmt::format("{}\"{}\"", out.size() > 1 ? ", " : "", item);
+  return out + "]";
+}
+
+}  // namespace
+
+std::vector<ResolvedSetting> ExplainSettings(
+    const Config& config, const CliOverrides& cli, const std::filesystem::path& absolute,
+    const std::optional<TorchVersion>& trace_torch, TorchPinResolver& pins,
+    const std::function<std::string(const std::filesystem::path&)>& show_path) {
+  CheckOptions options;
+  const TargetTorchSource target = ConfigureOptions(config, cli, absolute, trace_torch, pins, options);
+  const std::string from_config = config.path.empty() ? "default" : show_path(config.path);
+  auto either = [&](bool from_cli, bool in_config) {
+    return from_cli ? std::string("the command line") : in_config ? from_config : std::string("default");
+  };
+  std::vector<ResolvedSetting> out;
+
+  if (cli.select || config.select) {
+    out.push_back(
+        {"select", TomlList(cli.select ? *cli.select : *config.select), either(cli.select.has_value(), true)});
+  } else {
+    out.push_back({"select", "[] (the rules enabled by default)", "default"});
+  }
+
+  // Ruff's layering: a --select on the command line drops the config's ignores.
+  std::vector<std::string> ignore = cli.select ? std::vector<std::string>{} : config.ignore;
+  ignore.insert(ignore.end(), cli.ignore.begin(), cli.ignore.end());
+  std::string ignore_source = "default";
+  const bool config_ignores = !cli.select && !config.ignore.empty();
+  if (config_ignores && !cli.ignore.empty()) {
+    ignore_source = from_config + " and the command line";
+  } else if (config_ignores || !cli.ignore.empty()) {
+    ignore_source = either(!cli.ignore.empty(), true);
+  }
+  out.push_back({"ignore", TomlList(ignore), ignore_source});
+
+  const std::vector<std::string> per_file = config.IgnoresFor(absolute);
+  out.push_back({"per-file-ignores", TomlList(per_file), per_file.empty() ? "default" : from_config});
+
+  std::string torch_value = fmt::format("\"{}\"", options.rule_options.target_torch.ToString());
+  std::string torch_source;
+  switch (target.kind) {
+    case TargetTorchSource::kCli: torch_source = "the command line"; break;
+    case TargetTorchSource::kConfig: torch_source = from_config; break;
+    case TargetTorchSource::kTrace: torch_source = "the trace (--trace)"; break;
+    case TargetTorchSource::kPin:
+      torch_source = fmt::format("the torch pin `{}` in {}", target.pin->requirement, show_path(target.pin->source));
+      break;
+    case TargetTorchSource::kUnknown:
+      torch_value += " (inferred from the code where it tells)";
+      torch_source = "default";
+      break;
+  }
+  out.push_back({"target-torch", torch_value, torch_source});
+
+  std::vector<std::string> exclude;
+  exclude.reserve(config.exclude.size());
+  for (const PathPattern& pattern : config.exclude) exclude.push_back(pattern.text());
+  out.push_back({"exclude", TomlList(exclude), exclude.empty() ? "default" : from_config});
+
+  for (const Rule* rule : AllRules()) {
+    for (const RuleOptionSpec& spec : rule->Meta().options) {
+      out.push_back({std::string(spec.key), std::to_string(options.rule_options.Get(spec)),
+                     either(cli.rule_options.contains(spec.key), config.rule_options.contains(spec.key))});
+    }
+  }
+  return out;
 }
 
 }  // namespace tl

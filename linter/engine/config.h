@@ -2,12 +2,14 @@
 // torchlint.toml (which wins when both sit in one folder; a pyproject.toml without the table is not a
 // config). The closest config to a file applies, with no merging between files; `--config` makes one
 // file apply to everything, and command-line flags override whatever the file says. Keys: `select`,
-// `ignore`, `per-file-ignores`, `target-torch`, `exclude`, and the options the rules declare (`min-dim`). Patterns
+// `ignore`, `per-file-ignores`, `target-torch`, `exclude`, `unsafe-fixes`, and the options the rules declare
+// (`min-dim`). Patterns
 // (`exclude`, the keys of `per-file-ignores`) use .gitignore syntax relative to the config's folder. Unknown keys and
 // bad values are errors naming the file and key, since a silently ignored typo disables a check.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +40,9 @@ struct Config {
   std::optional<TorchVersion> target_torch;
   std::map<std::string, int64_t, std::less<>> rule_options;  // declared options of the rules (`min-dim`)
   std::vector<PathPattern> exclude;
+  // `unsafe-fixes = true`: --fix and --diff apply unsafe fixes too. A run-wide setting, as in Ruff: the
+  // command reads it from the config of the working folder (or --config), not file by file.
+  std::optional<bool> unsafe_fixes;
 
   // `path` is absolute. True when an `exclude` pattern matches it or one of its parent folders.
   bool Excludes(const std::filesystem::path& path, bool is_dir) const;
@@ -78,6 +83,22 @@ struct TargetTorchSource {
 TargetTorchSource ConfigureOptions(const Config& config, const CliOverrides& cli, const std::filesystem::path& absolute,
                                    const std::optional<TorchVersion>& trace_torch, TorchPinResolver& pins,
                                    CheckOptions& options);
+
+// One line of `check --show-settings FILE`: a setting's resolved value for that file and where it came
+// from ("default", the config file, "the command line", a torch pin or the trace).
+struct ResolvedSetting {
+  std::string key;     // "select", "target-torch", "min-dim"
+  std::string value;   // as TOML would write it: ["TL1"], "2.1", 64
+  std::string source;  // `show_path` renders the paths in it
+};
+
+// The settings in force for the file at `absolute`, in a fixed order: select, ignore, per-file-ignores
+// (the codes they switch off for this file), target-torch, exclude, then each rule option in rule order.
+// Resolved the way ConfigureOptions resolves them, so the two cannot disagree.
+std::vector<ResolvedSetting> ExplainSettings(const Config& config, const CliOverrides& cli,
+                                             const std::filesystem::path& absolute,
+                                             const std::optional<TorchVersion>& trace_torch, TorchPinResolver& pins,
+                                             const std::function<std::string(const std::filesystem::path&)>& show_path);
 
 // Finds the config in force for a folder. Thread-safe; results are cached per folder.
 class ConfigResolver {

@@ -22,18 +22,28 @@ std::string WithDisplayPath(const std::string& message, const FileTask& task) {
   return task.display_path + ": " + message;
 }
 
-std::vector<const Fix*> SafeFixes(const std::vector<Diagnostic>& diagnostics) {
+// The fixes `level` allows (kSafe: safe ones; kUnsafe: safe and unsafe), and the findings they belong to.
+struct FixSet {
   std::vector<const Fix*> fixes;
+  std::vector<const Diagnostic*> owners;
+};
+
+FixSet FixesUpTo(const std::vector<Diagnostic>& diagnostics, Applicability level) {
+  FixSet out;
   for (const Diagnostic& diagnostic : diagnostics) {
-    if (diagnostic.fix && diagnostic.fix->applicability == Applicability::kSafe) fixes.push_back(&*diagnostic.fix);
+    if (diagnostic.fix && IsApplicable(diagnostic.fix->applicability, level)) {
+      out.fixes.push_back(&*diagnostic.fix);
+      out.owners.push_back(&diagnostic);
+    }
   }
-  return fixes;
+  return out;
 }
 
 FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t max_fix_passes,
-                                  uint64_t max_file_bytes) {
+                                  uint64_t max_file_bytes, Applicability fix_level) {
   FileOutcome out;
   out.display_path = task.display_path;
+  out.path = task.path;
   std::string text;
   if (task.text) {
     text = *task.text;
@@ -70,9 +80,9 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
     std::optional<SourceFile> before;
     std::optional<FileReport> before_report;
     for (size_t pass = 0; pass < max_fix_passes; ++pass) {
-      const std::vector<const Fix*> fixes = SafeFixes(report.diagnostics);
-      if (fixes.empty()) break;
-      FixOutcome fixed = ApplyFixes(source.text(), fixes, Applicability::kSafe);
+      const FixSet fixes = FixesUpTo(report.diagnostics, fix_level);
+      if (fixes.fixes.empty()) break;
+      FixOutcome fixed = ApplyFixes(source.text(), fixes.fixes, fix_level);
       if (fixed.applied == 0 || fixed.text == source.text()) break;
       SourceFile next(task.display_path, std::move(fixed.text));
       FileReport next_report = CheckSource(next, *task.options);
@@ -88,6 +98,8 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
         before_report = report;
       }
       out.fixes_applied += fixed.applied;
+      for (const size_t index : fixed.taken)
+        out.applied.push_back({fixes.owners[index]->code, fixes.owners[index]->name});
       source = std::move(next);
       report = std::move(next_report);
     }
@@ -100,6 +112,7 @@ FileOutcome CheckOneFileUnguarded(const FileTask& task, FixMode fix_mode, size_t
           out.error = WithDisplayPath(written.error().message, task);
           if (out.error->find("unchanged") == std::string::npos) *out.error += "; the file is unchanged";
           out.fixes_applied = 0;
+          out.applied.clear();
           source = std::move(*before);
           report = std::move(*before_report);
           keep = false;
@@ -124,9 +137,10 @@ size_t EffectiveJobs(size_t jobs, size_t tasks) {
   return std::max<size_t>(1, std::min(jobs, tasks));
 }
 
-FileOutcome CheckOneFile(const FileTask& task, FixMode fix_mode, size_t max_fix_passes, uint64_t max_file_bytes) {
+FileOutcome CheckOneFile(const FileTask& task, FixMode fix_mode, size_t max_fix_passes, uint64_t max_file_bytes,
+                         Applicability fix_level) {
   try {
-    return CheckOneFileUnguarded(task, fix_mode, max_fix_passes, max_file_bytes);
+    return CheckOneFileUnguarded(task, fix_mode, max_fix_passes, max_file_bytes, fix_level);
   } catch (const std::bad_alloc&) {
     FileOutcome out;
     out.display_path = task.display_path;
@@ -146,7 +160,8 @@ void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
   const size_t jobs = EffectiveJobs(options.jobs, count);
   if (jobs <= 1) {
     for (size_t i = 0; i < count; ++i) {
-      FileOutcome outcome = CheckOneFile(tasks[i], options.fix_mode, options.max_fix_passes, options.max_file_bytes);
+      FileOutcome outcome = CheckOneFile(tasks[i], options.fix_mode, options.max_fix_passes, options.max_file_bytes,
+                                         options.fix_level);
       if (options.progress) options.progress(i + 1, count);
       report(std::move(outcome));
     }
@@ -171,8 +186,8 @@ void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
         if (next >= count) return;
         index = next++;
       }
-      FileOutcome outcome = CheckOneFile(tasks[index], options.fix_mode, options.max_fix_passes,
-                                         options.max_file_bytes);
+      FileOutcome outcome = CheckOneFile(tasks[index], options.fix_mode, options.max_fix_passes, options.max_file_bytes,
+                                         options.fix_level);
       {
         std::lock_guard lock(mutex);
         slots[index].emplace(std::move(outcome));

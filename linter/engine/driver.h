@@ -2,9 +2,9 @@
 // outcome to the caller in input order, whatever order the workers finish in, so output is the same
 // with --jobs 1 and --jobs 16. Workers run at most a small window ahead of the file being reported,
 // which keeps memory flat on large trees (a finished file's text is freed once it is reported).
-// --fix and --diff run here too: safe fixes are applied with the one applier, the result is checked
-// again (a fix may enable or expose another), and --fix writes it with WriteFileAtomically. A fix that
-// would turn a parsable file into an unparsable one is refused rather than written.
+// --fix and --diff run here too: safe fixes (and unsafe ones with --unsafe-fixes) are applied with the one applier, the
+// result is checked again (a fix may enable or expose another), and --fix writes it with WriteFileAtomically. A fix
+// that would turn a parsable file into an unparsable one is refused rather than written.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +35,12 @@ struct FileTask {
   std::shared_ptr<const CheckOptions> options;  // never null
 };
 
+// A fix that --fix applied (or --diff would), for `--show-fixes`.
+struct AppliedFix {
+  std::string code;
+  std::string name;
+};
+
 struct FileOutcome {
   std::string display_path;
   std::optional<SourceFile> source;  // the text the diagnostics refer to (after fixes); empty on error
@@ -45,6 +51,8 @@ struct FileOutcome {
   std::vector<std::string> notes;                // one-line warnings about a file that was analysed (e.g. not UTF-8)
   std::string original;                          // the text before fixes, kept only when fixes changed it
   size_t fixes_applied = 0;                      // fixes applied (--fix) or that would be (--diff)
+  std::vector<AppliedFix> applied;               // which ones, in the order they were applied
+  std::filesystem::path path;                    // the task's path (where --add-noqa writes)
   bool written = false;                          // --fix wrote the file
 };
 
@@ -56,6 +64,7 @@ struct DriverOptions {
   size_t jobs = 1;  // 0 means one per hardware thread
   uint64_t max_file_bytes = kDefaultMaxFileBytes;
   FixMode fix_mode = FixMode::kNone;
+  Applicability fix_level = Applicability::kSafe;  // kUnsafe with --unsafe-fixes
   size_t max_fix_passes = 10;
   // The project pass (not with fixes): every file's summary goes into one index, and the files whose
   // findings the project can change (a device set in another file, per-step calls of other modules'
@@ -75,7 +84,8 @@ size_t EffectiveJobs(size_t jobs, size_t tasks);
 
 // Checks one file, applying fixes as `fix_mode` says. Never throws for bad input.
 FileOutcome CheckOneFile(const FileTask& task, FixMode fix_mode, size_t max_fix_passes = 10,
-                         uint64_t max_file_bytes = kDefaultMaxFileBytes);
+                         uint64_t max_file_bytes = kDefaultMaxFileBytes,
+                         Applicability fix_level = Applicability::kSafe);
 
 // Each file checked alone, streamed (what RunChecks does without the project pass).
 void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,

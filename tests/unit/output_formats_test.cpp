@@ -191,3 +191,70 @@ TEST_CASE("summary lines") {
   CHECK(tl::FormatSummary({1, 0, 3, false, true}, tl::Lang::kChinese) == "发现 4 个问题（已修复 3 个，剩余 1 个）。");
   CHECK(tl::FormatSummary({0, 0, 2, true, false}, tl::Lang::kChinese) == "将修复 2 个问题。");
 }
+
+TEST_CASE("summary lines name the fixes --unsafe-fixes would enable, in Ruff's words") {
+  tl::ReportSummary summary{3, 1, 0, false, false, 2};
+  CHECK(tl::FormatSummary(summary) ==
+        "Found 3 errors (1 fixable with --fix). 2 hidden fixes can be enabled with the `--unsafe-fixes` option.");
+  summary.hidden_fixes = 1;
+  summary.fixable = 0;
+  CHECK(tl::FormatSummary(summary) == "Found 3 errors. 1 hidden fix can be enabled with the `--unsafe-fixes` option.");
+}
+
+TEST_CASE("the Fixed block lists each file's codes with counts, aligned, in first-fixed order") {
+  CHECK(tl::FormatFixed({}).empty());
+  CHECK(tl::FormatFixed({{"a.py", {}}}).empty());
+  const std::vector<tl::FixedFile> files = {
+      {"a.py", {{"TL202", "dataloader-pin-memory"}, {"TL101", "sync"}, {"TL202", "dataloader-pin-memory"}}},
+      {"b.py", {}},
+      {"c.py", {{"TL301", "zero-grad"}}},
+  };
+  CHECK(tl::FormatFixed(files) ==
+        "Fixed 4 errors:\n"
+        "- a.py:\n"
+        "    2 × TL202 (dataloader-pin-memory)\n"
+        "    1 × TL101 (sync)\n"
+        "- c.py:\n"
+        "    1 × TL301 (zero-grad)\n");
+}
+
+namespace {
+
+std::string RenderWith(tl::OutputOptions options, bool statistics, const SourceFile& source,
+                       const std::vector<Diagnostic>& diagnostics) {
+  Capture capture;
+  options.out = capture.file();
+  auto reporter = statistics ? tl::MakeStatisticsReporter(options) : tl::MakeReporter(OutputFormat::kConcise, options);
+  reporter->AddFile(source, diagnostics);
+  reporter->Finish();
+  return capture.Text();
+}
+
+}  // namespace
+
+TEST_CASE("concise: one line per finding, [*] for what this run can fix, titles with --show-fixes") {
+  const SourceFile source("t.py", "loader = DataLoader(ds)\n\tx = DataLoader(ds)\n");
+  Diagnostic unsafe = Finding(29, 43, true);
+  unsafe.fix->applicability = Applicability::kUnsafe;
+  const std::vector<Diagnostic> findings = {Finding(9, 23, true), unsafe, Finding(9, 23, false)};
+  tl::OutputOptions options;
+  CHECK(RenderWith(options, false, source, findings) ==
+        "t.py:1:10: TL201 [*] `DataLoader` loads batches in the main process\n"
+        "t.py:2:6: TL201 `DataLoader` loads batches in the main process\n"
+        "t.py:1:10: TL201 `DataLoader` loads batches in the main process\n");
+  options.fix_level = Applicability::kUnsafe;
+  options.show_fixes = true;
+  CHECK(RenderWith(options, false, source, {unsafe}) ==
+        "t.py:2:6: TL201 [*] `DataLoader` loads batches in the main process (fix: Add `num_workers=4`)\n");
+}
+
+TEST_CASE("statistics: counts per code, most frequent first, [*] when one of them is fixable") {
+  const SourceFile source("t.py", "loader = DataLoader(ds)\n");
+  Diagnostic other = Finding(9, 23, false);
+  other.code = "TL101";
+  other.name = "sync-in-step-loop";
+  const std::vector<Diagnostic> findings = {other, Finding(9, 23, false), Finding(9, 23, true), Finding(9, 23, false)};
+  CHECK(RenderWith({}, true, source, findings) ==
+        "3\tTL201\t[*] dataloader-num-workers\n"
+        "1\tTL101\t[ ] sync-in-step-loop\n");
+}
