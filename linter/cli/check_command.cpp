@@ -15,8 +15,8 @@
 
 #include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
-#include "linter/cli/markers.h"
 #include "linter/cli/instrument_command.h"
+#include "linter/cli/markers.h"
 #include "linter/cli/options.h"
 #include "linter/cli/trace_reads.h"
 #include "linter/cli/watch.h"

@@ -3,6 +3,7 @@
 // `torchlint check --instrument FILE` runs the same code (RunInstrument) with --in-place.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -25,10 +26,29 @@ int Fail(const std::string& message) {
   return 2;
 }
 
-// A file with NUL bytes, or that is not UTF-8 in its first KiB, is not a script to edit: saying so beats
-// reporting a syntax error at some byte of it.
+// Whether one of the first two lines is a PEP 263 encoding declaration (`# -*- coding: latin-1 -*-`).
+bool DeclaresEncoding(std::string_view text) {
+  for (int line = 0; line < 2 && !text.empty(); ++line) {
+    const size_t end = std::min(text.find('\n'), text.size());
+    const std::string_view first = text.substr(0, end);
+    const size_t hash = first.find('#');
+    if (hash != std::string_view::npos) {
+      const size_t coding = first.find("coding", hash);
+      if (coding != std::string_view::npos && coding + 6 < first.size() &&
+          (first[coding + 6] == ':' || first[coding + 6] == '=')) {
+        return true;
+      }
+    }
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return false;
+}
+
+// A file with NUL bytes, or that is not UTF-8 in its first KiB and declares no other encoding, is not a
+// script to edit: saying so beats reporting a syntax error at some byte of it.
 bool LooksBinary(std::string_view text) {
   if (text.find('\0') != std::string_view::npos) return true;
+  if (DeclaresEncoding(text)) return false;
   constexpr size_t kHead = 1024;
   if (text.size() <= kHead) return !IsValidUtf8(text);
   std::string_view head = text.substr(0, kHead);

@@ -7,6 +7,7 @@
 // `[*]` marks a finding this run's --fix would fix; --show-fixes appends the fix title.
 #include <fmt/core.h>
 
+#include "linter/engine/rule.h"  // LocalizedMessage
 #include "linter/output/evidence.h"
 #include "linter/output/report.h"
 
@@ -22,9 +23,9 @@ class ConciseReporter final : public Reporter {
       const Span span = ToSpan(source, diagnostic.range);
       const bool fixable = diagnostic.fix && IsApplicable(diagnostic.fix->applicability, options_.fix_level);
       std::string line = fmt::format("{}:{}:{}: {} {}{}", source.path(), span.line, span.column, diagnostic.code,
-                                     fixable ? "[*] " : "", diagnostic.message);
+                                     fixable ? "[*] " : "", LocalizedMessage(diagnostic, options_.lang));
       if (diagnostic.evidence) line += fmt::format(" [{}]", EvidenceHeadline(*diagnostic.evidence));
-      if (options_.show_fixes && diagnostic.fix) line += fmt::format(" (fix: {})", diagnostic.fix->title);
+      if (options_.show_fixes && diagnostic.fix) line += fmt::format(" (fix: {})", LocalizedFixTitle(diagnostic, options_.lang));
       fmt::print(options_.out, "{}\n", line);
     }
   }

@@ -145,6 +145,14 @@ TEST_CASE("binary input: one line naming the file once, exit 2, the file byte fo
       CHECK(!std::filesystem::exists(file.string() + ".bak"));
     }
   }
+  // Not UTF-8, but declared Latin-1 on its first line (PEP 263): a script, not a binary file.
+  const auto declared = dir.path() / "latin1.py";
+  REQUIRE(
+      tl::WriteFileAtomically(declared, "# -*- coding: latin-1 -*-\nname = '\xe9t\xe9'\nfor b in loader:\n    pass\n")
+          .ok());
+  auto declared_run = RunShell(Exe() + " instrument " + ShellQuote(declared.string()), dir.path());
+  CAPTURE(declared_run.err);
+  CHECK(declared_run.err.find("binary file") == std::string::npos);
   // Not UTF-8 only far into the file: a script with a stray byte in a comment, not a binary file.
   const auto late = dir.path() / "late.py";
   REQUIRE(tl::WriteFileAtomically(late, late_invalid).ok());
