@@ -25,7 +25,8 @@ class ConciseReporter final : public Reporter {
       std::string line = fmt::format("{}:{}:{}: {} {}{}", source.path(), span.line, span.column, diagnostic.code,
                                      fixable ? "[*] " : "", LocalizedMessage(diagnostic, options_.lang));
       if (diagnostic.evidence) line += fmt::format(" [{}]", EvidenceHeadline(*diagnostic.evidence));
-      if (options_.show_fixes && diagnostic.fix) line += fmt::format(" (fix: {})", LocalizedFixTitle(diagnostic, options_.lang));
+      if (options_.show_fixes && diagnostic.fix)
+        line += fmt::format(" (fix: {})", LocalizedFixTitle(diagnostic, options_.lang));
       fmt::print(options_.out, "{}\n", line);
     }
   }

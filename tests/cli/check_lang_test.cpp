@@ -39,8 +39,8 @@ TEST_CASE("check --lang zh: github annotations in Chinese") {
 }
 
 TEST_CASE("check --lang zh: concise lines in Chinese, fix titles too with --show-fixes") {
-  const auto zh =
-      RunTorchlint({"check", "--lang", "zh", "--output-format", "concise", "--show-fixes", "demo"}, Inputs());
+  const auto zh = RunTorchlint({"check", "--lang", "zh", "--output-format", "concise", "--show-fixes", "demo"},
+                               Inputs());
   CHECK(zh.exit_code == 1);
   CHECK(zh.out.find("批次从可分页内存复制到 GPU") != std::string::npos);
   CHECK(zh.out.find("copies batches from pageable memory") == std::string::npos);
