@@ -547,8 +547,9 @@ TEST_CASE("-o FILE: every format of trace, trace diff and report writes the file
       {{"trace", "diff", "trace.json", "trace.json"}, {"text", "json", "markdown"}},
       {{"report", "train.py", "--trace", "trace.json"}, {"markdown", "json", "html"}},
   };
-  for (const auto& [base, formats] : commands) {
-    for (const std::string& format : formats) {
+  for (const auto& command : commands) {
+    const std::vector<std::string>& base = command.first;  // a plain reference: CAPTURE's lambda takes it
+    for (const std::string& format : command.second) {
       std::vector<std::string> args = base;
       args.insert(args.end(), {"--format", format});
       CAPTURE(fmt::format("{} --format {}", base[0], format));

@@ -18,7 +18,7 @@
 
 namespace tl::trace::testing {
 
-inline ReadResult ReadString(std::string json, ReadOptions options = {}) {
+inline ReadResult ReadString(std::string json, const ReadOptions& options = {}) {
   auto source = MemorySource(std::move(json), options.limits);
   return ReadTraceSource(*source, "test.json", options);
 }
