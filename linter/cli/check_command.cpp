@@ -126,16 +126,27 @@ std::string ForDisplay(const fs::path& path) {
   return relative.generic_string();
 }
 
-// The flags of Ruff's conventions that exclude one another or need another; empty when they fit.
-std::string RuffFlagConflict(const CheckArgs& args, OutputFormat format) {
+// The flags that exclude one another or need another (Ruff's conventions, --watch); empty when they fit.
+std::string FlagConflict(const CheckArgs& args, OutputFormat format) {
+  const bool from_stdin = std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end();
+  if (args.watch) {
+    const char* with = from_stdin                    ? "- (stdin)"
+                       : args.diff                   ? "--diff"
+                       : !args.annotate.empty()      ? "--annotate"
+                       : args.add_noqa               ? "--add-noqa"
+                       : !args.show_settings.empty() ? "--show-settings"
+                       : !args.instrument.empty()    ? "--instrument"
+                                                     : nullptr;
+    if (with != nullptr) {
+      return fmt::format("--watch cannot be combined with {}: it checks files on disk again as they change", with);
+    }
+  }
   if (!args.template_spec.empty() && args.instrument.empty()) return "--template needs --instrument FILE";
   if (!args.instrument.empty() && !args.paths.empty()) {
     return "--instrument FILE rewrites that one script; give no other paths";
   }
   if (args.add_noqa && (args.fix || args.diff)) return "--add-noqa cannot be combined with --fix or --diff";
-  if (args.add_noqa && std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end()) {
-    return "--add-noqa edits files in place, so it cannot read stdin";
-  }
+  if (args.add_noqa && from_stdin) return "--add-noqa edits files in place, so it cannot read stdin";
   if (args.statistics && format != OutputFormat::kText && format != OutputFormat::kConcise) {
     return "--statistics prints text; drop --output-format or use full or concise";
   }
@@ -212,7 +223,7 @@ std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
   const auto& format = setup.format = ParseOutputFormat(args.output_format);
   if (!format)
     return UsageError(fmt::format("unknown --output-format `{}`; use text, json, sarif or github", args.output_format));
-  if (std::string conflict = RuffFlagConflict(args, *format); !conflict.empty()) return UsageError(conflict);
+  if (std::string conflict = FlagConflict(args, *format); !conflict.empty()) return UsageError(conflict);
   if (!args.instrument.empty()) return RunCheckInstrument(args);
   CliOverrides& cli = setup.cli;
   if (!args.select.empty()) {
@@ -517,20 +528,6 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
 }
 
 int RunCheck(const CheckArgs& args) {
-  if (args.watch) {
-    const bool from_stdin = std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end();
-    const char* conflict = from_stdin                    ? "- (stdin)"
-                           : args.diff                   ? "--diff"
-                           : !args.annotate.empty()      ? "--annotate"
-                           : args.add_noqa               ? "--add-noqa"
-                           : !args.show_settings.empty() ? "--show-settings"
-                           : !args.instrument.empty()    ? "--instrument"
-                                                         : nullptr;
-    if (conflict != nullptr) {
-      return UsageError(
-          fmt::format("--watch cannot be combined with {}: it checks files on disk again as they change", conflict));
-    }
-  }
   CheckSetup setup;
   if (auto status = SetUpCheck(args, setup)) return *status;
   if (!args.watch) return RunCheckPass(args, setup, nullptr);

@@ -7,15 +7,14 @@
 #include "cli_support.h"
 
 using tl::test::CheckGolden;
-using tl::test::CliDir;
+using tl::test::CliInputs;
 using tl::test::ReadText;
 using tl::test::RunTorchlint;
 using tl::test::TempFolder;
 
 namespace {
 
-std::filesystem::path Inputs() { return CliDir() / "inputs"; }
-std::string TrainScript() { return ReadText(Inputs() / "demo" / "train.py"); }
+std::string TrainScript() { return ReadText(CliInputs() / "demo" / "train.py"); }
 
 size_t Count(std::string_view text, std::string_view what) {
   size_t count = 0;
@@ -26,13 +25,14 @@ size_t Count(std::string_view text, std::string_view what) {
 }  // namespace
 
 TEST_CASE("concise: one line per finding and the summary") {
-  const auto result = RunTorchlint({"check", "--output-format", "concise", "demo"}, Inputs());
+  const auto result = RunTorchlint({"check", "--output-format", "concise", "demo"}, CliInputs());
   CHECK(result.exit_code == 1);
   CHECK(Count(result.out, "\n") == 7);
   CHECK(result.out.find("  |") == std::string::npos);  // no source excerpt
   CheckGolden("check_concise.txt", result.Transcript());
 
-  const auto titles = RunTorchlint({"check", "--output-format", "concise", "--show-fixes", "demo/train.py"}, Inputs());
+  const auto titles = RunTorchlint({"check", "--output-format", "concise", "--show-fixes", "demo/train.py"},
+                                   CliInputs());
   CHECK(titles.out.find("TL202 [*] `DataLoader` without `pin_memory=True` copies batches from pageable memory (fix: "
                         "Add `pin_memory=True`)\n") != std::string::npos);
   CHECK(titles.out.find("TL201 `DataLoader` without `num_workers` loads every batch in the training process (fix: "
@@ -40,10 +40,11 @@ TEST_CASE("concise: one line per finding and the summary") {
 }
 
 TEST_CASE("--unsafe-fixes: the summary counts hidden fixes without it, and --fix applies them with it") {
-  const auto hidden = RunTorchlint({"check", "--output-format", "concise", "demo/train.py"}, Inputs());
+  const auto hidden = RunTorchlint({"check", "--output-format", "concise", "demo/train.py"}, CliInputs());
   CHECK(hidden.err ==
         "Found 6 errors (1 fixable with --fix). 2 hidden fixes can be enabled with the `--unsafe-fixes` option.\n");
-  const auto shown = RunTorchlint({"check", "--output-format", "concise", "--unsafe-fixes", "demo/train.py"}, Inputs());
+  const auto shown = RunTorchlint({"check", "--output-format", "concise", "--unsafe-fixes", "demo/train.py"},
+                                  CliInputs());
   CHECK(shown.err == "Found 6 errors (3 fixable with --fix).\n");
   CHECK(Count(shown.out, "[*]") == 3);
 
@@ -73,14 +74,14 @@ TEST_CASE("--unsafe-fixes: the summary counts hidden fixes without it, and --fix
 }
 
 TEST_CASE("--statistics: counts per code, fixable ones marked, exit status as check's") {
-  const auto result = RunTorchlint({"check", "--statistics", "demo"}, Inputs());
+  const auto result = RunTorchlint({"check", "--statistics", "demo"}, CliInputs());
   CHECK(result.exit_code == 1);
   CheckGolden("check_statistics.txt", result.Transcript());
-  CHECK(RunTorchlint({"check", "--statistics", "--exit-zero", "demo"}, Inputs()).exit_code == 0);
-  const auto clean = RunTorchlint({"check", "--statistics", "demo/clean.py"}, Inputs());
+  CHECK(RunTorchlint({"check", "--statistics", "--exit-zero", "demo"}, CliInputs()).exit_code == 0);
+  const auto clean = RunTorchlint({"check", "--statistics", "demo/clean.py"}, CliInputs());
   CHECK(clean.exit_code == 0);
   CHECK(clean.out.empty());
-  const auto json = RunTorchlint({"check", "--statistics", "--output-format", "json", "demo"}, Inputs());
+  const auto json = RunTorchlint({"check", "--statistics", "--output-format", "json", "demo"}, CliInputs());
   CHECK(json.exit_code == 2);
   CHECK(json.err == "error: --statistics prints text; drop --output-format or use full or concise\n");
 }
@@ -88,7 +89,7 @@ TEST_CASE("--statistics: counts per code, fixable ones marked, exit status as ch
 TEST_CASE("--add-noqa: a directive on every reported line, idempotent, atomic, and after it the check is clean") {
   TempFolder project;
   project.Write("train.py", TrainScript());
-  project.Write("model.py", ReadText(Inputs() / "demo" / "model.py"));
+  project.Write("model.py", ReadText(CliInputs() / "demo" / "model.py"));
   const auto first = RunTorchlint({"check", "--add-noqa", "."}, project.path());
   CHECK(first.exit_code == 0);
   CHECK(first.out.empty());

@@ -95,6 +95,8 @@ inline RunResult RunTorchlint(const std::vector<std::string>& args, const std::f
 }
 
 inline std::filesystem::path CliDir() { return SourceDir() / "tests" / "cli"; }
+// The checked-in inputs of the CLI tests (tests/cli/inputs: demo/, configs, ...).
+inline std::filesystem::path CliInputs() { return CliDir() / "inputs"; }
 
 // Compares `actual` with tests/cli/golden/<name>, or rewrites it when TORCHLINT_UPDATE_GOLDENS is set.
 inline void CheckGolden(const std::string& name, const std::string& actual) {
