@@ -60,9 +60,10 @@ CrossCheck::CrossCheck(CrossCheck&&) noexcept = default;
 CrossCheck& CrossCheck::operator=(CrossCheck&&) noexcept = default;
 CrossCheck::~CrossCheck() = default;
 
-Result<CrossCheck> CrossCheck::Load(const std::string& path, const trace::ReadOptions& read) {
+Result<CrossCheck> CrossCheck::Load(const std::string& path, const trace::ReadOptions& read,
+                                    const trace::AnalysisOptions& analysis) {
   auto state = std::make_unique<State>();
-  state->set = std::make_unique<trace::TraceSet>(trace::LoadTraceSet(path, read));
+  state->set = std::make_unique<trace::TraceSet>(trace::LoadTraceSet(path, read, analysis));
   for (const auto& rank : state->set->ranks) {
     if (!rank.read.ok() || !rank.analysis) continue;
     state->ranks.push_back(&rank);

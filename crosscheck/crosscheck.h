@@ -39,8 +39,9 @@ struct CheckedScript {
 class CrossCheck {
  public:
   // Reads a trace file or a folder of them. An error when nothing readable is there. `read` may carry a
-  // progress callback.
-  static Result<CrossCheck> Load(const std::string& path, const trace::ReadOptions& read = {});
+  // progress callback; `analysis` says how steps are found (the last step, an NVTX step range).
+  static Result<CrossCheck> Load(const std::string& path, const trace::ReadOptions& read = {},
+                                 const trace::AnalysisOptions& analysis = {});
   CrossCheck(CrossCheck&&) noexcept;
   CrossCheck& operator=(CrossCheck&&) noexcept;
   ~CrossCheck();

@@ -315,6 +315,46 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
+std::string HtmlPageStart(Language lang, std::string_view title, std::string_view subtitle) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n<h1>{}</h1>\n<p class=\"sub\">{}</p>\n",
+      lang == Language::kChinese ? "zh" : "en", HtmlEscape(title), kStyle, HtmlEscape(title), HtmlEscape(subtitle));
+}
+
+std::string HtmlPageEnd() { return "</main>\n</body>\n</html>\n"; }
+
+std::string PairedBars(const std::vector<PairedBar>& rows, Language lang) {
+  constexpr int kRow = 16, kGap = 8, kLabelW = 260, kBarW = 400, kWidth = 800;
+  constexpr const char* kBefore = "#9aa3b0";
+  constexpr const char* kAfter = "#3b6fb6";
+  double max = 0.0;
+  for (const auto& r : rows) max = std::max({max, r.before, r.after});
+  const int height = static_cast<int>(rows.size()) * (2 * kRow + kGap) + 4;
+  std::string svg = fmt::format(R"(<svg class="chart paired" role="img" viewBox="0 0 {} {}" width="100%">)", kWidth,
+                                height);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const int y = static_cast<int>(i) * (2 * kRow + kGap) + 2;
+    svg += fmt::format(R"(<g><title>{}</title><text x="{}" y="{}" text-anchor="end" class="lbl">{}</text>)",
+                       HtmlEscape(r.label), kLabelW - 6, y + kRow + 4, HtmlEscape(Shorten(r.label, 32)));
+    for (int side = 0; side < 2; ++side) {
+      const double v = side == 0 ? r.before : r.after;
+      const double w = max > 0 ? std::max(0.0, v) / max * kBarW : 0.0;
+      svg += fmt::format(R"(<rect class="bar {}" x="{}" y="{}" width="{:.1f}" height="{}" fill="{}"/>)"
+                         R"(<text x="{:.1f}" y="{}" class="val">{}</text>)",
+                         side == 0 ? "before" : "after", kLabelW, y + side * kRow, w, kRow - 3,
+                         side == 0 ? kBefore : kAfter, kLabelW + w + 4, y + side * kRow + 11,
+                         HtmlEscape(side == 0 ? r.before_text : r.after_text));
+    }
+    svg += "</g>";
+  }
+  svg += "</svg>\n";
+  const bool zh = lang == Language::kChinese;
+  return svg + Legend({{zh ? "修改前" : "before", kBefore}, {zh ? "修改后" : "after", kAfter}});
+}
+
 std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const std::vector<HtmlFinding>& findings) {
   const Language lang = r.language;
   Text t{lang};
@@ -331,13 +371,8 @@ std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const
     return fmt::format("<span class=\"sev sev-{}\">{}</span>", cls, HtmlEscape(SeverityLabel(s, lang)));
   };
 
-  const std::string title = t("PyTorch performance report", "PyTorch 性能分析报告");
-  out += fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n<h1>{}</h1>\n<p class=\"sub\">{}{}</p>\n",
-      lang == Language::kChinese ? "zh" : "en", HtmlEscape(title), kStyle, HtmlEscape(title),
-      HtmlEscape(t("Trace: ", "Trace 文件：")), HtmlEscape(env.trace_path));
+  out += HtmlPageStart(lang, t("PyTorch performance report", "PyTorch 性能分析报告"),
+                       t("Trace: ", "Trace 文件：") + env.trace_path);
 
   // 环境信息
   h2("environment", t("Environment", "环境信息"));
@@ -511,7 +546,7 @@ std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const
     out += "</ol>\n";
   }
   end();
-  out += "</main>\n</body>\n</html>\n";
+  out += HtmlPageEnd();
   return out;
 }
 

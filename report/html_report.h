@@ -26,6 +26,21 @@ struct HtmlFinding {
 // `text` made valid UTF-8 and escaped for HTML text and attribute values.
 std::string HtmlEscape(std::string_view text);
 
+// The frame every page shares: the doctype, the head with the stylesheet, and <main> opened with the
+// title as <h1> and the subtitle under it; HtmlPageEnd closes them. Both texts are escaped here.
+std::string HtmlPageStart(Language lang, std::string_view title, std::string_view subtitle);
+std::string HtmlPageEnd();
+
+// Two bars a row on one scale, before (grey) over after (blue), with a legend: for comparisons.
+struct PairedBar {
+  std::string label;
+  double before = 0.0;
+  double after = 0.0;
+  std::string before_text;
+  std::string after_text;
+};
+std::string PairedBars(const std::vector<PairedBar>& rows, Language lang);
+
 // The page; `findings` are listed in their order when not empty.
 std::string RenderHtmlReport(const TraceReport& report, const TraceAnalysis& analysis,
                              const std::vector<HtmlFinding>& findings = {});

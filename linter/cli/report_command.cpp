@@ -14,12 +14,11 @@
 
 #include "crosscheck/crosscheck.h"
 #include "linter/cli/command.h"
+#include "linter/cli/cross_checked.h"
 #include "linter/cli/options.h"
 #include "linter/cli/trace_reads.h"
-#include "linter/core/fs.h"
 #include "linter/engine/check.h"
 #include "linter/engine/config.h"
-#include "linter/engine/discovery.h"
 #include "report/crosscheck_report.h"
 
 namespace tl::cli {
@@ -49,47 +48,13 @@ int RunReport(const ReportArgs& args) {
   for (const auto& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
 
   // The version the code runs on: --target-torch, else what the trace shows, else the current default.
-  if (!args.target_torch.empty()) {
-    auto v = TorchVersion::Parse(args.target_torch);
-    if (!v)
-      return UsageError(
-          fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1", args.target_torch));
-    options.rule_options.target_torch = *v;
-  } else if (auto v = cross_check->TraceTorch()) {
-    options.rule_options.target_torch = *v;
-    fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n", v->ToString(),
-               cross_check->TraceTorchReason());
-  } else {
-    options.rule_options.target_torch_inferred = true;
-  }
-
-  DiscoveryOptions discovery;
-  DiscoveryResult found = DiscoverFiles(args.scripts, discovery);
-  for (const auto& error : found.errors) fmt::print(stderr, "error: {}\n", error.message);
-  if (found.files.empty() && !found.errors.empty()) return 2;
-
-  std::vector<std::unique_ptr<SourceFile>> sources;
-  std::vector<RankedFinding> findings;
-  std::vector<CheckedScript> scripts;
-  options.collect_facts = true;
-  for (const auto& file : found.files) {
-    auto text = ReadFile(file.path);
-    if (!text.ok()) {
-      fmt::print(stderr, "error: {}\n", text.error().message);
-      continue;
-    }
-    auto source = std::make_unique<SourceFile>(file.display_path, std::move(*text));
-    FileReport report = CheckSource(*source, options);
-    scripts.push_back(cross_check->Annotate(*source, report.facts, report.diagnostics));
-    for (auto& d : report.diagnostics) {
-      if (FindRule(d.code) == nullptr) continue;  // parse-error notices are not findings to rank
-      findings.push_back({source.get(), std::move(d)});
-    }
-    sources.push_back(std::move(source));
-  }
+  if (auto error = ResolveTargetTorch(args.target_torch, *cross_check, options)) return UsageError(*error);
+  auto checked = CheckAgainstTrace(args.scripts, *cross_check, options);
+  if (!checked) return 2;
+  std::vector<RankedFinding>& findings = checked->findings;
   const trace::Language lang = args.lang == "zh" && args.format != "json" ? trace::Language::kChinese
                                                                           : trace::Language::kEnglish;
-  std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(lang, scripts);
+  std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(lang, checked->scripts);
   SettleCosts(findings, trace_findings);
   RankFindings(findings);
 

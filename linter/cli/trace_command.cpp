@@ -1,18 +1,23 @@
 // `torchlint trace PATH`: read a profiler trace (a file or a folder of ranks), analyse it and print the
 // report or JSON. Thin on purpose: reading, analyses and rendering live in traceio/ so that
 // `torchlint report` renders the same way.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/core.h>
 
 #include "crosscheck/crosscheck.h"
+#include "crosscheck/ranking.h"
 #include "linter/cli/command.h"
+#include "linter/cli/cross_checked.h"
 #include "linter/cli/markers.h"
 #include "linter/cli/options.h"
 #include "linter/cli/trace_reads.h"
+#include "linter/engine/rule.h"
 #include "report/diff_report.h"
 #include "report/html_report.h"
 #include "report/trace_report.h"
@@ -35,9 +40,12 @@ struct TraceArgs {
   uint64_t max_decompressed_mb = uint64_t{16} << 10;
   bool no_python = false;
   unsigned jobs = 0;
-  // `trace diff BEFORE AFTER`
+  // `trace diff BEFORE AFTER [--check SCRIPT...]`
   std::string before;
   std::string after;
+  std::vector<std::string> check_scripts;
+  std::vector<std::string> after_scripts;
+  std::string target_torch;
   // `trace annotate TRACE -o OUT`
   std::string annotate_input;
   std::string annotate_output;
@@ -59,12 +67,74 @@ const trace::RankTrace* Representative(const trace::TraceSet& set) {
   return nullptr;
 }
 
+// `--check`: the findings the BEFORE trace confirms, each with its predicted saving beside the drop in step
+// time AFTER shows and its own cost measured again on AFTER. Nullopt after an error (printed).
+std::optional<trace::SavingChecks> CheckSavings(const TraceArgs& args, const CrossCheck& before,
+                                                const CrossCheck& after, const trace::TraceDiff& diff,
+                                                trace::Language lang) {
+  trace::SavingChecks checks;
+  checks.asked = true;
+  checks.scripts = args.check_scripts;
+  CheckOptions options;
+  if (auto error = ResolveTargetTorch(args.target_torch, before, options)) {
+    UsageError(*error);
+    return std::nullopt;
+  }
+  auto checked = CheckAgainstTrace(args.check_scripts, before, options, &after, args.after_scripts);
+  if (!checked) return std::nullopt;
+  // Savings as `report` ranks them: shared events counted once, trace-only savings included.
+  std::vector<TraceFinding> trace_only = before.TraceOnly(lang, checked->scripts);
+  SettleCosts(checked->findings, trace_only);
+  const Lang rule_lang = lang == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish;
+  for (size_t i = 0; i < checked->findings.size(); ++i) {
+    const RankedFinding& f = checked->findings[i];
+    const auto& e = f.diagnostic.evidence;
+    if (!e || e->verdict != Verdict::kConfirmed) continue;
+    trace::SavingCheck c;
+    c.code = f.diagnostic.code;
+    c.name = f.diagnostic.name;
+    c.file = f.file->path();
+    c.line = static_cast<int>(f.file->lines().Locate(f.diagnostic.range.begin).line);
+    c.message = LocalizedMessage(f.diagnostic, rule_lang);
+    c.predicted_saved_ms = e->saved_ms_per_step;
+    c.measured_saved_ms = diff.step_ms_before - diff.step_ms_after;
+    c.cost_before_ms = e->cost_ms_per_step;
+    const std::optional<Evidence>& later = checked->second[i];
+    c.verdict_after = std::string(ToString(later ? later->verdict : Verdict::kUnverifiable));
+    if (later && (later->verdict == Verdict::kConfirmed || later->verdict == Verdict::kNegligible ||
+                  later->verdict == Verdict::kRefuted)) {
+      c.cost_after_ms = later->cost_ms_per_step;
+    }
+    c.fixed = (later && (later->verdict == Verdict::kRefuted || later->verdict == Verdict::kNotObserved)) ||
+              (c.cost_after_ms && *c.cost_after_ms <= 0.5 * c.cost_before_ms);
+    checks.findings.push_back(std::move(c));
+  }
+  std::stable_sort(checks.findings.begin(), checks.findings.end(),
+                   [](const auto& x, const auto& y) { return x.predicted_saved_ms > y.predicted_saved_ms; });
+  return checks;
+}
+
 int RunDiff(const TraceArgs& args) {
   trace::AnalysisOptions analysis;
   analysis.steps.include_last_step = args.include_last_step;
   analysis.steps.step_range = args.step_range;
-  const trace::TraceSet before = LoadTraceSetShowingProgress(args.before, ReadOptionsOf(args), analysis);
-  const trace::TraceSet after = LoadTraceSetShowingProgress(args.after, ReadOptionsOf(args), analysis);
+  analysis.top_n = args.top;
+  // With --check the traces are read once, by the cross-checks, and compared from there.
+  std::optional<CrossCheck> cc_before, cc_after;
+  trace::TraceSet before_set, after_set;
+  if (!args.check_scripts.empty()) {
+    auto b = LoadCrossCheckShowingProgress(args.before, false, ReadOptionsOf(args), analysis);
+    if (!b.ok()) return UsageError(b.error().message);
+    auto a = LoadCrossCheckShowingProgress(args.after, false, ReadOptionsOf(args), analysis);
+    if (!a.ok()) return UsageError(a.error().message);
+    cc_before.emplace(std::move(*b));
+    cc_after.emplace(std::move(*a));
+  } else {
+    before_set = LoadTraceSetShowingProgress(args.before, ReadOptionsOf(args), analysis);
+    after_set = LoadTraceSetShowingProgress(args.after, ReadOptionsOf(args), analysis);
+  }
+  const trace::TraceSet& before = cc_before ? cc_before->traces() : before_set;
+  const trace::TraceSet& after = cc_after ? cc_after->traces() : after_set;
   for (const auto* set : {&before, &after}) {
     for (const auto& error : set->errors) fmt::print(stderr, "torchlint: error: {}\n", error);
   }
@@ -83,13 +153,23 @@ int RunDiff(const TraceArgs& args) {
   }
   const trace::TraceDiff diff = trace::CompareTraces(*b->read.trace, *b->analysis, *a->read.trace, *a->analysis,
                                                      args.top);
-  const std::string out = args.format == "json"
-                              ? trace::JsonText(trace::DiffToJson(diff)) + "\n"
-                              : trace::RenderDiff(diff,
-                                                  args.format == "markdown" ? trace::ReportFormat::kMarkdown
-                                                                            : trace::ReportFormat::kText,
-                                                  args.lang == "zh" ? trace::Language::kChinese
-                                                                    : trace::Language::kEnglish);
+  const trace::Language lang = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
+  trace::SavingChecks checks;
+  if (cc_before) {
+    auto found = CheckSavings(args, *cc_before, *cc_after, diff,
+                              args.format == "json" ? trace::Language::kEnglish : lang);
+    if (!found) return 2;
+    checks = std::move(*found);
+  }
+  std::string out;
+  if (args.format == "json") {
+    out = trace::JsonText(trace::DiffToJson(diff, checks)) + "\n";
+  } else if (args.format == "html") {
+    out = trace::RenderDiffHtml(diff, lang, checks);
+  } else {
+    out = trace::RenderDiff(
+        diff, args.format == "markdown" ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText, lang, checks);
+  }
   return WriteOutput(args.output, out) ? 0 : 2;
 }
 
@@ -229,9 +309,17 @@ Command AddTraceCommand(CLI::App& root) {
       "diff", "Compare two traces of the same training (before and after a fix): step time, breakdown, kernels, ops");
   diff->add_option("BEFORE", args->before, "Trace before the change (file or folder; a folder's rank 0)")->required();
   diff->add_option("AFTER", args->after, "Trace after the change")->required();
-  diff->add_option("--format", args->format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
+  diff->add_option("--format", args->format, "Output format (html: one self-contained page)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}))
       ->capture_default_str();
+  diff->add_option("--check", args->check_scripts,
+                   "The training scripts (files or folders) of BEFORE: list each finding BEFORE confirms with its "
+                   "predicted saving beside the saving AFTER measured");
+  diff->add_option("--after-script", args->after_scripts,
+                   "With --check: the script AFTER was recorded from, one per checked file, when its name differs "
+                   "(a fixed twin); findings are judged on AFTER under that name");
+  diff->add_option("--target-torch", args->target_torch,
+                   "With --check: the PyTorch version the scripts run on (default: what BEFORE shows)");
   diff->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
   diff->add_option("-o,--output", args->output, "Write the comparison to FILE instead of stdout");
   diff->add_option("--top", args->top, "Kernels and ops listed")->check(CLI::Range(1, 1000))->capture_default_str();

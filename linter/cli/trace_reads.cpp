@@ -12,12 +12,12 @@ trace::TraceSet LoadTraceSetShowingProgress(const std::string& path, trace::Read
   return trace::LoadTraceSet(path, read, analysis);  // the bar erases its line on the way out
 }
 
-Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet) {
+Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet, trace::ReadOptions read,
+                                                 const trace::AnalysisOptions& analysis) {
   ProgressBar bar = ProgressBar::ForStderr(quiet);
   bar.Start("reading " + path, ProgressUnit::kBytes);
-  trace::ReadOptions read;
   read.progress = bar.Callback();
-  return CrossCheck::Load(path, read);
+  return CrossCheck::Load(path, read, analysis);
 }
 
 }  // namespace tl::cli

@@ -16,6 +16,8 @@ trace::TraceSet LoadTraceSetShowingProgress(const std::string& path, trace::Read
                                             const trace::AnalysisOptions& analysis, bool quiet = false);
 
 // CrossCheck::Load with the bar.
-Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet = false);
+Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet = false,
+                                                 trace::ReadOptions read = {},
+                                                 const trace::AnalysisOptions& analysis = {});
 
 }  // namespace tl::cli

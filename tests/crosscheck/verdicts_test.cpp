@@ -75,8 +75,9 @@ TEST_CASE("e2e workers0: the single-process DataLoader takes a large share of th
   CHECK(d->evidence->share_of_step > 0.20);
   CHECK(d->evidence->share_of_step < 0.90);
   CHECK(d->evidence->per_step_count == doctest::Approx(1.0));
-  CHECK(d->evidence->saved_ms_per_step > 0.5 * d->evidence->cost_ms_per_step);
-  CHECK(d->evidence->saved_ms_per_step <= d->evidence->cost_ms_per_step);
+  // The model (docs/crosscheck.md): half of the loader time comes back, less a 1% residual of the step.
+  CHECK(d->evidence->saved_ms_per_step > 0.4 * d->evidence->cost_ms_per_step);
+  CHECK(d->evidence->saved_ms_per_step <= 0.5 * d->evidence->cost_ms_per_step);
   CHECK(d->evidence->summary.find("_SingleProcessDataLoaderIter") != std::string::npos);
   // Adam's internal .item() (torch/optim/optimizer.py) is not the script's: TL101 has nothing to say.
   CHECK(c.Count("TL101") == 0);

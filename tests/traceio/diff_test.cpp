@@ -77,7 +77,7 @@ TEST_CASE("a trace compared with itself changes nothing") {
   for (const auto& k : d.kernels) CHECK(k.delta_ms() == doctest::Approx(0.0));
   // No step markers: the note says the comparison is of whole captures.
   REQUIRE_FALSE(d.notes.empty());
-  CHECK(d.notes.back().find("no step markers") != std::string::npos);
+  CHECK(d.notes.back().en.find("no step markers") != std::string::npos);
 }
 
 TEST_CASE("an nsys before/after pair compares like a Kineto one") {

@@ -17,6 +17,8 @@ struct Totals {
   int64_t calls = 0;
 };
 
+bool IsStepMarker(std::string_view name) { return name.starts_with("ProfilerStep#"); }
+
 // Time per name inside the analysed steps: kernels on the GPU, top-level CPU ops on the host.
 std::map<std::string, Totals, std::less<>> PerName(const Trace& t, const Steps& steps, bool kernels) {
   std::map<std::string, Totals, std::less<>> out;
@@ -25,9 +27,11 @@ std::map<std::string, Totals, std::less<>> PerName(const Trace& t, const Steps& 
     if (kernels) {
       if (k != EventKind::kKernel || steps.Find(t.ts(i)) < 0) continue;
     } else {
-      if (k != EventKind::kCpuOp || steps.FindHost(t.ts(i)) < 0) continue;
+      // PyTorch 1.8-1.9 record the ProfilerStep#N range as an op: it is the step, not an op of it, and
+      // the ops under it are the top-level ones.
+      if (k != EventKind::kCpuOp || IsStepMarker(t.name(i)) || steps.FindHost(t.ts(i)) < 0) continue;
       const uint32_t p = t.parent(i);
-      if (p != kNoIndex && t.kind(p) == EventKind::kCpuOp) continue;  // counted in its top-level op
+      if (p != kNoIndex && t.kind(p) == EventKind::kCpuOp && !IsStepMarker(t.name(p))) continue;  // in its top op
     }
     auto it = out.find(t.name(i));
     if (it == out.end()) it = out.emplace(std::string(t.name(i)), Totals{}).first;
@@ -107,17 +111,22 @@ TraceDiff CompareTraces(const Trace& before, const TraceAnalysis& ab, const Trac
   d.bottlenecks_after = Kinds(aa);
   if (ab.steps.source != aa.steps.source) {
     d.notes.push_back(
-        fmt::format("The traces mark steps differently (before: {}, after: {}); per-step figures may "
-                    "not compare like for like",
-                    StepSourceName(ab.steps.source), StepSourceName(aa.steps.source)));
+        {fmt::format("The traces mark steps differently (before: {}, after: {}); per-step figures may "
+                     "not compare like for like",
+                     StepSourceName(ab.steps.source), StepSourceName(aa.steps.source)),
+         fmt::format("两个 trace 划分 step 的方式不同（修改前：{}，修改后：{}），每个 step 的指标可能不能直接对比",
+                     StepSourceName(ab.steps.source), StepSourceName(aa.steps.source))});
   }
   if (ab.steps.source == StepSource::kWholeTrace || aa.steps.source == StepSource::kWholeTrace) {
     d.notes.push_back(
-        "At least one trace has no step markers, so its whole capture is one step: compare captures of the "
-        "same length, or profile with a schedule and prof.step()");
+        {"At least one trace has no step markers, so its whole capture is one step: compare captures of the "
+         "same length, or profile with a schedule and prof.step()",
+         "至少有一个 trace 没有 step 标记，整个采集被当作一个 step：请对比长度相同的采集，或使用 schedule 并调用 "
+         "prof.step() 进行 profiling"});
   }
   if (before.gpu_events().empty() != after.gpu_events().empty()) {
-    d.notes.push_back("Only one of the traces has GPU activity; GPU figures compare with nothing");
+    d.notes.push_back({"Only one of the traces has GPU activity; GPU figures compare with nothing",
+                       "只有一个 trace 含有 GPU 活动，GPU 指标无从对比"});
   }
   return d;
 }

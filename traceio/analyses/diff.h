@@ -31,6 +31,12 @@ struct NameChange {
   double delta_ms() const { return after_ms - before_ms; }
 };
 
+// A sentence of the comparison in both report languages.
+struct DiffNote {
+  std::string en;
+  std::string zh;
+};
+
 struct TraceDiff {
   double step_ms_before = 0.0;
   double step_ms_after = 0.0;
@@ -41,7 +47,7 @@ struct TraceDiff {
   std::vector<NameChange> ops;                  // top-level CPU ops, the same way
   std::vector<std::string> bottlenecks_before;  // kind names, strongest first
   std::vector<std::string> bottlenecks_after;
-  std::vector<std::string> notes;  // what limits the comparison
+  std::vector<DiffNote> notes;  // what limits the comparison
   // Before over after step time: 1.25 means 1.25x the steps per second.
   double speedup() const { return step_ms_after > 0 ? step_ms_before / step_ms_after : 0.0; }
 };
