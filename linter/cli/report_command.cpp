@@ -57,8 +57,7 @@ int RunReport(const ReportArgs& args) {
     options.rule_options.target_torch = *v;
   } else if (auto v = cross_check->TraceTorch()) {
     options.rule_options.target_torch = *v;
-    fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n", v->ToString(),
-               cross_check->TraceTorchReason());
+    PrintTraceTorchNote(*cross_check, *v, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
   } else {
     options.rule_options.target_torch_inferred = true;
   }
@@ -89,7 +88,7 @@ int RunReport(const ReportArgs& args) {
   }
   const trace::Language lang = args.lang == "zh" && args.format != "json" ? trace::Language::kChinese
                                                                           : trace::Language::kEnglish;
-  std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(lang, scripts);
+  std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(scripts);
   SettleCosts(findings, trace_findings);
   RankFindings(findings);
 

@@ -18,4 +18,7 @@ trace::TraceSet LoadTraceSetShowingProgress(const std::string& path, trace::Read
 // CrossCheck::Load with the bar.
 Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet = false);
 
+// The note on stderr that the target PyTorch version was read from the trace, in `lang`.
+void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang);
+
 }  // namespace tl::cli
