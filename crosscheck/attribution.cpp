@@ -3,6 +3,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
+
+#include "crosscheck/messages.h"
 
 namespace tl {
 namespace {
@@ -32,7 +35,8 @@ bool IsProfilerAnnotation(std::string_view name) {
          name.starts_with("Optimizer.") || name.starts_with("## ") || name.starts_with("PyTorch Profiler");
 }
 
-std::string ListFiles(const std::vector<std::string>& files) {
+// "`a.py`, `b.py` and 2 other files", in both languages.
+MessageArg ListFiles(std::string name, const std::vector<std::string>& files) {
   std::vector<std::string_view> shown;
   for (const auto& f : files) {
     if (!IsLibraryPath(f) && shown.size() < 3) shown.push_back(f);
@@ -40,11 +44,17 @@ std::string ListFiles(const std::vector<std::string>& files) {
   for (const auto& f : files) {
     if (shown.empty() && IsLibraryPath(f)) shown.push_back(f);
   }
-  std::string out;
-  for (std::string_view f : shown) out += fmt::format("{}`{}`", out.empty() ? "" : ", ", f);
+  std::string en, zh;
+  for (std::string_view f : shown) {
+    en += fmt::format("{}`{}`", en.empty() ? "" : ", ", f);
+    zh += fmt::format("{}`{}`", zh.empty() ? "" : "、", f);
+  }
   const size_t others = files.size() - shown.size();
-  if (others > 0) out += fmt::format(" and {} other file{}", others, others == 1 ? "" : "s");
-  return out;
+  if (others == 0) return {std::move(name), std::move(en), std::move(zh)};
+  const Sentence list = CrossCheckSentence(
+      "files-and-others", {{"files", std::move(en), std::move(zh)},
+                           CountArg("others", static_cast<int64_t>(others), "other file", "other files", "个文件")});
+  return SentenceArg(std::move(name), list);
 }
 
 // Traceio matches a path by any shared trailing components; when frames of two files with the same name
@@ -144,77 +154,70 @@ Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, 
     for (const auto& f : signals.frame_files) {
       if (trace::PathMatchScore(f, path) > 0) {
         out.kind = ProvenanceKind::kFrames;
-        out.reason = fmt::format("the trace's Python frames name `{}`", f);
+        out.reason = CrossCheckSentence("frames-name", {{"file", f, {}}});
         return out;
       }
     }
     out.kind = ProvenanceKind::kOtherScript;
+    const MessageArg path_arg{"path", std::string(path), {}};
     out.reason = signals.frame_files.empty()
-                     ? fmt::format("this trace was not recorded from {}: its Python frames name no file", path)
-                     : fmt::format("this trace was not recorded from {}: its Python frames name {} and never this file",
-                                   path, ListFiles(signals.frame_files));
+                     ? CrossCheckSentence("other-script-no-files", {path_arg})
+                     : CrossCheckSentence("other-script", {path_arg, ListFiles("files", signals.frame_files)});
     return out;
   }
   // No frames: compare what the script's step loop does with what the trace's ops show.
   int expected = 0, matched = 0;
-  std::vector<std::string> seen;
-  auto expect = [&](bool script, bool trace, std::string_view what) {
+  std::string seen_en, seen_zh;  // what matched, listed in each language
+  auto expect = [&](bool script, bool trace, std::string_view en, std::string_view zh) {
     if (!script) return;
     ++expected;
     if (trace) {
       ++matched;
-      seen.emplace_back(what);
+      seen_en += fmt::format("{}{}", seen_en.empty() ? "" : ", ", en);
+      seen_zh += fmt::format("{}{}", seen_zh.empty() ? "" : "、", zh);
     }
   };
-  expect(facts.calls_optimizer_step, signals.optimizer_step, "optimizer.step()");
-  expect(facts.calls_zero_grad, signals.zero_grad, "zero_grad()");
-  expect(facts.loops_over_loader, signals.dataloader, "the DataLoader loop");
-  expect(facts.calls_backward, signals.backward, "backward()");
-  expect(facts.calls_item, signals.item, ".item()");
+  const Sentence loader_loop = CrossCheckSentence("signal-dataloader");
+  expect(facts.calls_optimizer_step, signals.optimizer_step, "optimizer.step()", "optimizer.step()");
+  expect(facts.calls_zero_grad, signals.zero_grad, "zero_grad()", "zero_grad()");
+  expect(facts.loops_over_loader, signals.dataloader, loader_loop.en, loader_loop.In(Lang::kChinese));
+  expect(facts.calls_backward, signals.backward, "backward()", "backward()");
+  expect(facts.calls_item, signals.item, ".item()", ".item()");
   for (const auto& label : facts.record_function_labels) {
-    expect(true, Contains(signals.annotations, label), fmt::format("record_function(\"{}\")", label));
+    const std::string call = fmt::format("record_function(\"{}\")", label);
+    expect(true, Contains(signals.annotations, label), call, call);
   }
-  std::string contradiction;
+  std::optional<Sentence> contradiction;
   if (!facts.optimizer_classes.empty() && !signals.optimizer_classes.empty()) {
     bool any = false;
     for (const auto& cls : facts.optimizer_classes) any = any || Contains(signals.optimizer_classes, cls);
     if (!any) {
-      contradiction = fmt::format("its optimizer steps are `{}`, and the script builds `{}`",
-                                  signals.optimizer_classes.front(), facts.optimizer_classes.front());
+      contradiction = CrossCheckSentence("contradiction-optimizer", {{"trace", signals.optimizer_classes.front(), {}},
+                                                                     {"script", facts.optimizer_classes.front(), {}}});
     }
   }
-  if (contradiction.empty() && !facts.record_function_labels.empty() && !signals.annotations.empty()) {
+  if (!contradiction && !facts.record_function_labels.empty() && !signals.annotations.empty()) {
     bool any = false;
     for (const auto& label : facts.record_function_labels) any = any || Contains(signals.annotations, label);
-    if (!any) {
-      contradiction = fmt::format("its annotations are `{}`, none of the script's record_function labels",
-                                  signals.annotations.front());
-    }
+    if (!any)
+      contradiction = CrossCheckSentence("contradiction-annotations", {{"label", signals.annotations.front(), {}}});
   }
-  if (!contradiction.empty()) {
+  const MessageArg path_arg{"path", std::string(path), {}};
+  if (contradiction) {
     out.kind = ProvenanceKind::kUntied;
-    out.reason = fmt::format("this trace was not recorded from {}: it has no Python frames, and {}", path,
-                             contradiction);
+    out.reason = CrossCheckSentence("untied-contradiction", {path_arg, SentenceArg("contradiction", *contradiction)});
     return out;
   }
   if (expected == 0 || matched == 0 || matched * 2 < expected) {
     out.kind = ProvenanceKind::kUntied;
-    out.reason = expected == 0
-                     ? fmt::format(
-                           "the trace has no Python frames and the step loop of {} shows nothing that op names "
-                           "could match; profile with with_stack=True to tie the trace to the script",
-                           path)
-                     : fmt::format(
-                           "the trace has no Python frames and only {} of the {} ops the step loop of {} makes "
-                           "are in it; profile with with_stack=True to tie the trace to the script",
-                           matched, expected, path);
+    out.reason = expected == 0 ? CrossCheckSentence("untied-nothing", {path_arg})
+                               : CrossCheckSentence("untied-few", {NumberArg("matched", matched),
+                                                                   NumberArg("expected", expected), path_arg});
     return out;
   }
   out.kind = ProvenanceKind::kOpNames;
-  std::string list;
-  for (const auto& s : seen) list += (list.empty() ? "" : ", ") + s;
-  out.reason = fmt::format("the trace has no Python frames; its steps show the script's {} ({} of {})", list, matched,
-                           expected);
+  out.reason = CrossCheckSentence(
+      "tied-by-ops", {{"list", seen_en, seen_zh}, NumberArg("matched", matched), NumberArg("expected", expected)});
   return out;
 }
 
@@ -222,7 +225,7 @@ Attribution Attribute(const trace::TraceEvidence& te, const Provenance& provenan
                       const FindingScope& fn, const std::vector<std::string>& file_functions) {
   Attribution at;
   if (!te.capabilities().stacks() || provenance.kind == ProvenanceKind::kOpNames) {
-    at.how = fmt::format("op names ({}; with_stack=True ties events to lines)", provenance.reason);
+    at.how = CrossCheckSentence("how-op-names", {SentenceArg("reason", provenance.reason)});
     return at;
   }
   trace::SourceMatch m = te.Locate(file, line);
@@ -231,7 +234,9 @@ Attribution Attribute(const trace::TraceEvidence& te, const Provenance& provenan
     at.level = AttributionLevel::kLine;
     at.ran_in_steps = te.RanInSteps(m);
     at.not_observed = !at.ran_in_steps;
-    at.how = fmt::format("{} {}:{}", trace::MatchMethodName(m.method), file.substr(file.find_last_of("/\\") + 1), line);
+    at.how = CrossCheckSentence("how-match", {{"method", std::string(trace::MatchMethodName(m.method)), {}},
+                                              {"file", std::string(file.substr(file.find_last_of("/\\") + 1)), {}},
+                                              NumberArg("line", line)});
     at.where = std::move(m);
     return at;
   }
@@ -244,7 +249,7 @@ Attribution Attribute(const trace::TraceEvidence& te, const Provenance& provenan
       at.level = AttributionLevel::kFunction;
       at.ran_in_steps = te.RanInSteps(f);
       at.not_observed = !at.ran_in_steps;
-      at.how = fmt::format("frames of `{}`", fn.function);
+      at.how = CrossCheckSentence("how-frames", {{"function", fn.function, {}}});
       at.where = std::move(f);
       return at;
     }
@@ -254,14 +259,14 @@ Attribution Attribute(const trace::TraceEvidence& te, const Provenance& provenan
       if (other == fn.function) continue;
       if (te.LocateFunction(file, other, 0).found()) {
         at.not_observed = true;
-        at.how = fmt::format("frames of `{}` (other functions of the file have frames)", fn.function);
+        at.how = CrossCheckSentence("how-frames-others", {{"function", fn.function, {}}});
         return at;
       }
     }
   }
   // Module-level code, or a trace whose frames carry no call sites: the step's op names decide, in a
   // trace whose provenance is established.
-  at.how = fmt::format("op names (line {} was not found among the trace's Python frames; {})", line, provenance.reason);
+  at.how = CrossCheckSentence("how-op-names-line", {NumberArg("line", line), SentenceArg("reason", provenance.reason)});
   return at;
 }
 

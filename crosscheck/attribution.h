@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "linter/core/diagnostic.h"
+#include "linter/core/message.h"
 #include "linter/engine/check.h"
 #include "traceio/analyses/source_index.h"
 #include "traceio/evidence.h"
@@ -32,7 +33,7 @@ enum class ProvenanceKind : uint8_t {
 
 struct Provenance {
   ProvenanceKind kind = ProvenanceKind::kUntied;
-  std::string reason;  // one sentence: why, with what was compared
+  Sentence reason;  // one sentence: why, with what was compared
   bool usable() const { return kind == ProvenanceKind::kFrames || kind == ProvenanceKind::kOpNames; }
 };
 
@@ -67,7 +68,7 @@ struct Attribution {
   bool ran_in_steps = false;  // some of `where` ran inside the analysed steps
   // With stacks in the trace, the code was looked for and did not run inside the profiled steps.
   bool not_observed = false;
-  std::string how;  // "CallFrom sync_item.py:61", "frames of `train_step`", "op names (...)"
+  Sentence how;  // "CallFrom sync_item.py:61", "frames of `train_step`", "op names (...)"
   // `where` when the level is line or function, else null (the whole step): what the evidence
   // queries of traceio take.
   const trace::SourceMatch* scope() const { return level == AttributionLevel::kStep ? nullptr : &where; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "crosscheck/evidence.h"
+#include "crosscheck/messages.h"
 #include "traceio/evidence.h"
 
 namespace tl {
@@ -125,17 +126,15 @@ std::optional<TorchVersion> CrossCheck::TraceTorch() const {
   return std::nullopt;
 }
 
-std::string CrossCheck::TraceTorchReason() const {
+Sentence CrossCheck::TraceTorchReason() const {
   for (const auto* r : state_->ranks) {
     const auto& md = r->read.trace->metadata();
     if (!md.pytorch_version.empty() && TorchVersion::Parse(md.pytorch_version)) {
-      return fmt::format("the trace's pytorch version {}", md.pytorch_version);
+      return CrossCheckSentence("torch-from-version", {{"version", md.pytorch_version, {}}});
     }
-    if (md.format == trace::TraceFormat::kKinetoOld) {
-      return "the trace's PyTorch 1.8-1.9 category names (`Operator`, `Runtime`, `Kernel`)";
-    }
+    if (md.format == trace::TraceFormat::kKinetoOld) return CrossCheckSentence("torch-from-categories");
   }
-  return "";
+  return {};
 }
 
 CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& facts,
@@ -157,15 +156,13 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
       const auto& steps = state_->ranks[i]->analysis->steps;
       Evidence e;
       if (rule == nullptr) {
-        e = Unverifiable(fmt::format("{} has no trace evidence defined", d.code));
+        e = Unverifiable(CrossCheckSentence("no-evidence", {{"code", d.code, {}}}));
       } else if (!provenance[i].usable()) {
         // Another program's events cannot confirm or refute this file's code.
-        e = Unverifiable(fmt::format("{}; its findings cannot be checked against it", provenance[i].reason));
+        e = Unverifiable(CrossCheckSentence("not-this-script", {SentenceArg("reason", provenance[i].reason)}));
       } else if (rule->NeedsGpu() && GpuSideUnknown(*state_->ranks[i], te)) {
-        e = Unverifiable(
-            fmt::format("The trace is cut at byte {} before any GPU event was read; its kernels and copies "
-                        "may be in the missing tail, so the GPU side is unknown",
-                        state_->ranks[i]->read.stats.truncated_at));
+        e = Unverifiable(CrossCheckSentence(
+            "gpu-side-cut", {NumberArg("offset", static_cast<int64_t>(state_->ranks[i]->read.stats.truncated_at))}));
       } else {
         const Attribution at = Attribute(te, provenance[i], file.path(), line, d.scope, facts.functions);
         EvidenceQuery q{te,
@@ -180,12 +177,12 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
         e = rule->Confirm(d, q);
         e.step_ms = steps.mean_ms();
         // A verdict by op names says so, with why the trace is this script's.
-        if (at.level == AttributionLevel::kStep && e.summary.find(at.how) == std::string::npos) {
-          e.summary += fmt::format(" (attributed by {})", at.how);
+        if (at.level == AttributionLevel::kStep && e.summary.find(at.how.en) == std::string::npos) {
+          ExtendSummary(e, "attributed-by", {SentenceArg("how", at.how)});
         }
         ApplyMateriality(e);
       }
-      if (state_->ranks.size() > 1) e.summary += fmt::format(" [{}]", state_->ranks[i]->path);
+      if (state_->ranks.size() > 1) ExtendSummary(e, "of-trace", {{"path", state_->ranks[i]->path, {}}});
       if (!best || Stronger(e, *best)) best = std::move(e);
     }
     d.evidence = std::move(best);
@@ -193,21 +190,42 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
   return script;
 }
 
-std::vector<TraceFinding> CrossCheck::TraceOnly(trace::Language language,
-                                                std::span<const CheckedScript> scripts) const {
+std::vector<TraceFinding> CrossCheck::TraceOnly(std::span<const CheckedScript> scripts) const {
   const trace::RankTrace* focus = Focus();
   if (focus == nullptr) return {};
-  return TraceOnlyFindings(*focus, language, scripts);
+  return TraceOnlyFindings(*focus, scripts);
 }
 
-std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, trace::Language language,
-                                            std::span<const CheckedScript> scripts) {
+namespace {
+
+// The finding's English fields and their references, from the cross-check's catalog.
+void SetTitle(TraceFinding& f, const Sentence& s) {
+  f.title = s.en;
+  f.title_ref = s.ref;
+}
+void SetMessage(TraceFinding& f, const Sentence& s) {
+  f.message = s.en;
+  f.message_ref = s.ref;
+}
+void SetRecommendation(TraceFinding& f, const Sentence& s) {
+  f.recommendation = s.en;
+  f.recommendation_ref = s.ref;
+}
+// The PyTorch profiler guide's recommendation for `kind`, as traceio words it in both languages.
+Sentence GuideRecommendation(trace::BottleneckKind kind) {
+  return CrossCheckSentence("guide-recommendation",
+                            {{"recommendation", trace::Recommendation(kind, trace::Language::kEnglish),
+                              trace::Recommendation(kind, trace::Language::kChinese)}});
+}
+
+}  // namespace
+
+std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, std::span<const CheckedScript> scripts) {
   std::vector<TraceFinding> out;
   if (!rank.analysis || !rank.read.trace) return out;
   const trace::RankTrace* focus = &rank;
   const auto& a = *focus->analysis;
   const auto& tr = *focus->read.trace;
-  const bool zh = language == trace::Language::kChinese;
   const double step_ms = a.steps.mean_ms();
   const double steps = static_cast<double>(std::max<size_t>(1, a.steps.count()));
   auto severity_of = [](trace::Severity s) {
@@ -216,25 +234,24 @@ std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, trace:
                                            : Severity::kInfo;
   };
   // The fields a finding of one of the classifier's bottlenecks takes from it.
-  auto from_bottleneck = [&](const trace::Bottleneck& b, std::string code, std::string title) {
+  auto from_bottleneck = [&](const trace::Bottleneck& b, std::string code, std::string_view title) {
     TraceFinding f;
     f.code = std::move(code);
-    f.title = std::move(title);
+    SetTitle(f, CrossCheckSentence(title));
     f.level = PriorityOf(b.severity);
     f.severity = severity_of(b.severity);
     f.figures = Figures(b.evidence);
-    f.recommendation = trace::Recommendation(b.kind, language);
+    SetRecommendation(f, GuideRecommendation(b.kind));
     return f;
   };
   bool launch = false;
   for (const auto& b : a.bottlenecks) {
     if (b.kind == trace::BottleneckKind::kLaunch && !launch) {
       launch = true;
-      TraceFinding f = from_bottleneck(b, "trace-launch-bound", zh ? "启动开销瓶颈（Launch-bound）" : "Launch-bound");
-      f.message = fmt::format(
-          fmt::runtime(zh ? "{} 的 kernel 短于 10 µs，GPU 活跃 {}，每个 step 启动 {:.0f} 次"
-                          : "{} of kernels run under 10 µs, the GPU is busy {} of the step, {:.0f} launches per step"),
-          FormatShare(a.kernels.short_share()), FormatShare(a.busy.share), a.launches.per_step);
+      TraceFinding f = from_bottleneck(b, "trace-launch-bound", "launch-title");
+      SetMessage(f, CrossCheckSentence("launch-message",
+                                       {ShareArg("short", a.kernels.short_share()), ShareArg("busy", a.busy.share),
+                                        NumberArg("launches", a.launches.per_step, 0)}));
       // Model: CUDA Graphs / torch.compile win back about half of the GPU's idle time, less the idle time
       // the DataLoader and the blocking syncs already explain (their findings claim it).
       const double idle_ms = step_ms * (1.0 - a.busy.share);
@@ -244,12 +261,9 @@ std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, trace:
       f.summary = "Most kernels are shorter than 10 µs: the step is bound by kernel launches";
       out.push_back(std::move(f));
     } else if (b.kind == trace::BottleneckKind::kCommunication) {
-      TraceFinding f = from_bottleneck(b, "trace-communication-bound",
-                                       zh ? "通信瓶颈（Communication-bound）" : "Communication-bound");
-      f.message = fmt::format(
-          fmt::runtime(zh ? "通信 kernel 占 kernel 时间的 {}，其中 {} 与计算重叠"
-                          : "Collective kernels take {} of kernel time, {} of it overlapped with compute"),
-          FormatShare(a.comm.share()), FormatShare(a.comm.overlap()));
+      TraceFinding f = from_bottleneck(b, "trace-communication-bound", "communication-title");
+      SetMessage(f, CrossCheckSentence("communication-message",
+                                       {ShareArg("comm", a.comm.share()), ShareArg("overlap", a.comm.overlap())}));
       // Model: overlapping the exposed (non-overlapped) communication hides about half of it.
       f.cost_ms_per_step = static_cast<double>(a.comm.comm_ns) * (1.0 - a.comm.overlap()) / 1e6 / steps;
       f.saved_ms_per_step = 0.5 * f.cost_ms_per_step;
@@ -260,24 +274,19 @@ std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, trace:
   if (a.busy.has_gpu && a.kernels.has_kernels() && a.busy.share < 0.5) {
     TraceFinding f;
     f.code = "trace-low-gpu-busy";
-    f.title = zh ? "GPU 利用率低" : "Low GPU busy";
+    SetTitle(f, CrossCheckSentence("low-busy-title"));
     f.level = Priority::kHigh;
     f.severity = Severity::kWarning;
-    std::string cause = a.dataloader.share > 0.10 ? (zh ? "DataLoader" : "the DataLoader")
-                        : a.syncs.per_step > 3    ? (zh ? "CPU-GPU 同步" : "CPU-GPU syncs")
-                        : a.comm.share() > 0.2    ? (zh ? "通信等待" : "communication")
-                        : launch                  ? (zh ? "kernel 启动开销" : "kernel launch overhead")
-                                                  : (zh ? "主机端（CPU）" : "the host (CPU)");
-    f.message = fmt::format(
-        fmt::runtime(zh ? "GPU 仅在 step 的 {} 时间内活跃（健康值 > 80%，< 50% 说明存在严重瓶颈）；主要空闲原因：{}"
-                        : "The GPU is busy only {} of the step (healthy above 80%, below 50% is a serious "
-                          "bottleneck); the main idle cause is {}"),
-        FormatShare(a.busy.share), cause);
+    const std::string_view cause = a.dataloader.share > 0.10 ? "cause-dataloader"
+                                   : a.syncs.per_step > 3    ? "cause-syncs"
+                                   : a.comm.share() > 0.2    ? "cause-communication"
+                                   : launch                  ? "cause-launch"
+                                                             : "cause-host";
+    SetMessage(f, CrossCheckSentence("low-busy-message", {ShareArg("busy", a.busy.share),
+                                                          SentenceArg("cause", CrossCheckSentence(cause))}));
     f.figures.push_back({"gpu.busy_share", a.busy.share, "share", "> 0.80"});
     f.figures.push_back({"gpu.idle_ms_per_step", step_ms * (1.0 - a.busy.share), "ms", ""});
-    f.recommendation = zh ? "先解决上面的主要空闲原因；若 GPU 仍然空闲，增大 batch size（注意收敛性）"
-                          : "Fix the main idle cause first; if the GPU still idles, increase the batch size (mind "
-                            "convergence)";
+    SetRecommendation(f, CrossCheckSentence("low-busy-recommendation"));
     // A symptom, not a fix: its saving is counted by the finding that names the cause.
     f.saved_ms_per_step = 0.0;
     f.cost_ms_per_step = step_ms * (1.0 - a.busy.share);
@@ -289,18 +298,15 @@ std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, trace:
   if (a.kernels.has_kernels() && tensor_core_gpu && a.kernels.tensor_core_count == 0 && a.kernels.fp32_gemm_ns > 0) {
     TraceFinding f;
     f.code = "trace-no-tensor-cores";
-    f.title = zh ? "未使用 Tensor Core" : "No tensor cores";
+    SetTitle(f, CrossCheckSentence("no-tensor-cores-title"));
     f.level = Priority::kMedium;
     f.severity = Severity::kWarning;
     const double gemm_ms = static_cast<double>(a.kernels.fp32_gemm_ns) / 1e6 / steps;
     std::string gpu = tr.metadata().devices.empty() ? std::string("GPU") : tr.metadata().devices.front().name;
-    f.message = fmt::format(
-        fmt::runtime(zh ? "{} 有 Tensor Core，但没有任何 kernel 使用它；FP32 GEMM 每个 step 用时 {:.2f} ms"
-                        : "The {} has tensor cores and no kernel used them; fp32 GEMM kernels take {:.2f} ms/step"),
-        gpu, gemm_ms);
+    SetMessage(f, CrossCheckSentence("no-tensor-cores-message", {{"gpu", gpu, {}}, NumberArg("ms", gemm_ms, 2)}));
     f.figures.push_back({"gpu.tensor_core_share", 0.0, "share", "> 0.50"});
     f.figures.push_back({"gpu.fp32_gemm_ms_per_step", gemm_ms, "ms", ""});
-    f.recommendation = trace::Recommendation(trace::BottleneckKind::kCompute, language);
+    SetRecommendation(f, GuideRecommendation(trace::BottleneckKind::kCompute));
     // Model: AMP (bf16/fp16) on tensor cores halves the GEMM time at least.
     f.saved_ms_per_step = 0.5 * gemm_ms;
     f.cost_ms_per_step = gemm_ms;

@@ -53,7 +53,7 @@ class CrossCheck {
   // The PyTorch version the trace shows, if it shows one: the `pytorch_version` metadata, the 1.8-1.9
   // category names (1.9), or CallFrom (2.x). For version-aware rules when --target-torch is not given.
   std::optional<TorchVersion> TraceTorch() const;
-  std::string TraceTorchReason() const;  // "1.8-1.9 category names", for the note the CLI prints
+  Sentence TraceTorchReason() const;  // "the trace's pytorch version 2.1.0", for the note the CLI prints
 
   // Attaches an Evidence to every rule finding in `diagnostics` (notices such as parse-error are left
   // alone), using the facts CheckSource collected (CheckOptions::collect_facts). With several traces (a
@@ -63,8 +63,8 @@ class CrossCheck {
 
   // The trace-only findings, most severe first, each located at the step loop of the first script in
   // `scripts` that the trace is from, else at the trace file.
-  std::vector<TraceFinding> TraceOnly(trace::Language language = trace::Language::kEnglish,
-                                      std::span<const CheckedScript> scripts = {}) const;
+  // Their sentences are English, with the references that render them in Chinese (LocalizedTitle...).
+  std::vector<TraceFinding> TraceOnly(std::span<const CheckedScript> scripts = {}) const;
 
   // The trace that the report describes (the straggler of a folder, else the first readable one).
   const trace::RankTrace* Focus() const;
@@ -79,8 +79,6 @@ class CrossCheck {
 
 // The trace-only findings of one analysed trace (CrossCheck::TraceOnly on its focus), for commands that
 // read a trace without a script (`trace annotate`). Empty when the trace was not read or analysed.
-std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank,
-                                            trace::Language language = trace::Language::kEnglish,
-                                            std::span<const CheckedScript> scripts = {});
+std::vector<TraceFinding> TraceOnlyFindings(const trace::RankTrace& rank, std::span<const CheckedScript> scripts = {});
 
 }  // namespace tl

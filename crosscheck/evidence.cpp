@@ -1,7 +1,10 @@
 #include "crosscheck/evidence.h"
 
+#include "linter/engine/rule.h"
+
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 namespace tl {
@@ -29,21 +32,39 @@ const RuleEvidence* FindRuleEvidence(std::string_view code) {
   return nullptr;
 }
 
-std::string FormatShare(double share) { return fmt::format("{:.1f}%", share * 100); }
-
-std::string MissingOption(std::string_view option) {
-  return fmt::format("profile with {} to let the trace show it", option);
+Sentence RuleEvidence::Say(std::string_view id, MessageArgs args) const {
+  const Rule* rule = FindRule(Code());
+  if (rule == nullptr) throw std::logic_error(fmt::format("{}: the evidence has no rule", Code()));
+  return MakeSentence(rule->Meta().messages, id, std::move(args));
 }
 
-Evidence Unverifiable(std::string summary) {
+std::string FormatShare(double share) { return fmt::format("{:.1f}%", share * 100); }
+
+MessageArg ShareArg(std::string name, double share) { return {std::move(name), FormatShare(share), {}}; }
+
+MessageArg StepsArg(const EvidenceQuery& q, std::string name) {
+  return CountArg(std::move(name), static_cast<int64_t>(q.steps), "profiled step", "profiled steps", "个 step");
+}
+
+Sentence MissingOption(std::string_view option) {
+  return CrossCheckSentence("missing-option", {{"option", std::string(option), {}}});
+}
+
+Evidence VerdictOnly(Verdict verdict, Sentence summary) {
   Evidence e;
-  e.verdict = Verdict::kUnverifiable;
-  e.summary = std::move(summary);
+  e.verdict = verdict;
+  SetSummary(e, std::move(summary));
   return e;
 }
 
+Evidence Unverifiable(Sentence summary) { return VerdictOnly(Verdict::kUnverifiable, std::move(summary)); }
+
+Evidence NoCudaActivity(const Sentence& what) {
+  return Unverifiable(CrossCheckSentence("no-cuda", {SentenceArg("what", what)}));
+}
+
 Evidence EvidenceFromCost(const EvidenceQuery& q, Verdict verdict, const trace::Cost& cost, double saved_ms_per_step,
-                          std::string summary) {
+                          Sentence summary) {
   Evidence e;
   e.verdict = verdict;
   e.cost_ms_per_step = cost.ms_per_step;
@@ -51,7 +72,7 @@ Evidence EvidenceFromCost(const EvidenceQuery& q, Verdict verdict, const trace::
   e.per_step_count = cost.count_per_step;
   e.step_ms = q.step_ms;
   e.saved_ms_per_step = verdict == Verdict::kConfirmed ? std::max(0.0, saved_ms_per_step) : 0.0;
-  e.summary = std::move(summary);
+  SetSummary(e, std::move(summary));
   for (const auto& ex : cost.examples) {
     e.events.push_back(fmt::format("{} @{:.3f} ms ({:.3f} ms)", ex.name, ex.start_ms, ex.dur_ms));
   }
@@ -78,22 +99,26 @@ EventClaim KeyClaim(const EvidenceQuery& q, std::string_view key, int64_t ns) {
   return {kKeyBit | (static_cast<uint64_t>(q.trace_index & 0x7fff) << 48) | (h & 0xffffffffffffULL), ns};
 }
 
-Evidence NotObserved(const EvidenceQuery& q, std::string_view what) {
-  Evidence e;
-  e.verdict = Verdict::kNotObserved;
+Evidence NotObserved(const EvidenceQuery& q, const Sentence& what) {
+  Evidence e = VerdictOnly(
+      Verdict::kNotObserved,
+      CrossCheckSentence("not-observed", {SentenceArg("what", what), StepsArg(q), SentenceArg("how", q.at.how)}));
   e.step_ms = q.step_ms;
-  e.summary = fmt::format("{} did not run inside the {} profiled {} (looked up by {})", what, q.steps,
-                          q.steps == 1 ? "step" : "steps", q.at.how);
   return e;
 }
 
-std::string WhereText(const EvidenceQuery& q) {
+Sentence TheLine(const EvidenceQuery& q) { return CrossCheckSentence("line", {NumberArg("line", q.line)}); }
+
+Sentence WhereText(const EvidenceQuery& q) {
   switch (q.at.level) {
-    case AttributionLevel::kLine: return fmt::format("under line {} ({})", q.line, q.at.how);
-    case AttributionLevel::kFunction: return fmt::format("under `{}` ({})", q.function, q.at.how);
-    case AttributionLevel::kStep: return "in the profiled steps";
+    case AttributionLevel::kLine:
+      return CrossCheckSentence("where-line", {NumberArg("line", q.line), SentenceArg("how", q.at.how)});
+    case AttributionLevel::kFunction:
+      return CrossCheckSentence("where-function",
+                                {{"function", std::string(q.function), {}}, SentenceArg("how", q.at.how)});
+    case AttributionLevel::kStep: break;
   }
-  return "";
+  return CrossCheckSentence("where-step");
 }
 
 }  // namespace tl

@@ -7,13 +7,14 @@
 // applied after the rule has spoken, by the cross-check, never by the rule.
 #pragma once
 
-#include <fmt/core.h>  // the rules' Confirm overrides format their summaries with it
+#include <fmt/core.h>  // the rules' Confirm overrides format their figures with it
 
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "crosscheck/attribution.h"
+#include "crosscheck/messages.h"
 #include "linter/core/diagnostic.h"
 #include "linter/core/source_file.h"
 #include "traceio/evidence.h"
@@ -42,6 +43,12 @@ class RuleEvidence {
   // Whether the verdict rests on the GPU side of the trace (kernels, copies, syncs). Such verdicts stay
   // unverifiable on a trace that was cut before any GPU event: the GPU side may be in the missing tail.
   virtual bool NeedsGpu() const { return true; }
+
+ protected:
+  // The sentence `id` of the rule's catalog (RuleMeta::messages, ids "ev-..."), for a summary or a part of
+  // one: the helpers below take summaries only as catalog sentences, so that every summary exists in
+  // both languages. Throws std::logic_error for an id the catalog lacks, which the rule tests catch.
+  Sentence Say(std::string_view id, MessageArgs args = {}) const;
 };
 
 // The registered evidence of a rule, or null when the rule has none.
@@ -56,7 +63,9 @@ struct RuleEvidenceRegistrar {
 
 // Builds an Evidence from a traceio Cost: its figures, example events and the events it claims.
 Evidence EvidenceFromCost(const EvidenceQuery& query, Verdict verdict, const trace::Cost& cost,
-                          double saved_ms_per_step, std::string summary);
+                          double saved_ms_per_step, Sentence summary);
+// An Evidence with a verdict and a summary and no figures.
+Evidence VerdictOnly(Verdict verdict, Sentence summary);
 // The events of trace `trace_index` (of a folder; 0 for one file) that an evidence's claims name, as
 // indices into that trace; aggregate keys (KeyClaim) name no event and are left out.
 std::vector<uint32_t> ClaimedEvents(const Evidence& evidence, uint32_t trace_index);
@@ -64,17 +73,25 @@ std::vector<uint32_t> ClaimedEvents(const Evidence& evidence, uint32_t trace_ind
 // findings that claim the same key share it.
 EventClaim KeyClaim(const EvidenceQuery& query, std::string_view key, int64_t ns);
 // An unverifiable verdict whose summary names what the trace lacks and the profiler option to turn on.
-Evidence Unverifiable(std::string summary);
-// The sentence that says which profiler option a trace lacks ("profile with record_shapes=True").
-std::string MissingOption(std::string_view option);
-// A not-observed verdict: `what` ("Line 61") did not run inside the profiled steps, with how it was
-// looked up.
-Evidence NotObserved(const EvidenceQuery& query, std::string_view what);
+Evidence Unverifiable(Sentence summary);
+// An unverifiable verdict for a trace without CUDA activity, which cannot show `what` ("host-to-device
+// copies"): profile with ProfilerActivity.CUDA.
+Evidence NoCudaActivity(const Sentence& what);
+// The clause that says which profiler option a trace lacks ("profile with record_shapes=True ...").
+Sentence MissingOption(std::string_view option);
+// A not-observed verdict: `what` ("Line 61", TheLine) did not run inside the profiled steps, with how it
+// was looked up.
+Evidence NotObserved(const EvidenceQuery& query, const Sentence& what);
+// "Line 61": the finding's line as the subject of a sentence.
+Sentence TheLine(const EvidenceQuery& query);
 // Where the evidence was gathered, for summaries: "under line 61 (CallFrom sync_item.py:61)",
 // "under `train_step` (frames of `train_step`)", or "in the profiled steps".
-std::string WhereText(const EvidenceQuery& query);
-// "31.4%": a 0..1 share as summaries print it.
+Sentence WhereText(const EvidenceQuery& query);
+// "31.4%": a 0..1 share as summaries print it, as the argument `name`.
 std::string FormatShare(double share);
+MessageArg ShareArg(std::string name, double share);
+// "3 profiled steps" (and its Chinese) for the query's steps, as the argument `name`.
+MessageArg StepsArg(const EvidenceQuery& query, std::string name = "steps");
 
 }  // namespace tl
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "crosscheck/messages.h"
+
 namespace tl {
 namespace {
 
@@ -31,10 +33,14 @@ int SeverityRank(Severity severity) {
 
 bool Observed(const Evidence& e) { return e.verdict == Verdict::kConfirmed || e.verdict == Verdict::kNegligible; }
 
-std::string Where(const RankedFinding& f) {
-  if (f.file == nullptr) return f.diagnostic.code;
-  return fmt::format("{} at {}:{}", f.diagnostic.code, f.file->path(),
-                     f.file->lines().Locate(f.diagnostic.range.begin).line);
+// "TL202 at train.py:12", in both languages.
+MessageArg Where(std::string name, const RankedFinding& f) {
+  if (f.file == nullptr) return {std::move(name), f.diagnostic.code, {}};
+  const Sentence at = CrossCheckSentence(
+      "finding-at", {{"code", f.diagnostic.code, {}},
+                     {"path", f.file->path(), {}},
+                     NumberArg("line", static_cast<int64_t>(f.file->lines().Locate(f.diagnostic.range.begin).line))});
+  return SentenceArg(std::move(name), at);
 }
 
 }  // namespace
@@ -44,10 +50,9 @@ void ApplyMateriality(Evidence& e) {
   if (e.share_of_step >= kMaterialShare) return;
   e.verdict = Verdict::kNegligible;
   e.saved_ms_per_step = 0.0;
-  e.summary += fmt::format(
-      "; negligible: {:.3f} ms/step is {:.2f}% of the step, below the {:.0f}% that a confirmed "
-      "finding needs",
-      e.cost_ms_per_step, e.share_of_step * 100, kMaterialShare * 100);
+  ExtendSummary(e, "negligible",
+                {NumberArg("cost", e.cost_ms_per_step, 3), NumberArg("share", e.share_of_step * 100, 2),
+                 NumberArg("threshold", kMaterialShare * 100, 0)});
 }
 
 void SettleCosts(std::vector<RankedFinding>& findings, std::vector<TraceFinding>& trace_findings) {
@@ -81,12 +86,18 @@ void SettleCosts(std::vector<RankedFinding>& findings, std::vector<TraceFinding>
     e->cost_ms_per_step *= factor;
     e->share_of_step *= factor;
     e->saved_ms_per_step *= factor;
-    std::string names = Where(findings[partners.front()]);
-    if (partners.size() > 1)
-      names += fmt::format(" and {} other finding{}", partners.size() - 1, partners.size() == 2 ? "" : "s");
-    e->shared_with = fmt::format("its events are also explained by {}: this finding keeps {:.2f} of the {:.2f} ms/step",
-                                 names, e->cost_ms_per_step, whole);
-    e->summary += fmt::format("; {}", e->shared_with);
+    MessageArg names = Where("names", findings[partners.front()]);
+    if (partners.size() > 1) {
+      names = SentenceArg(
+          "names", CrossCheckSentence("and-others", {Where("first", findings[partners.front()]),
+                                                     CountArg("others", static_cast<int64_t>(partners.size() - 1),
+                                                              "other finding", "other findings", "个问题")}));
+    }
+    const Sentence shared = CrossCheckSentence(
+        "shared-with", {std::move(names), NumberArg("kept", e->cost_ms_per_step, 2), NumberArg("whole", whole, 2)});
+    e->shared_with = shared.en;
+    e->shared_with_ref = shared.ref;
+    ExtendSummary(*e, "with-shared", {SentenceArg("shared_with", shared)});
   }
   for (auto& f : findings) {
     if (f.diagnostic.evidence) ApplyMateriality(*f.diagnostic.evidence);
@@ -106,7 +117,7 @@ void SettleCosts(std::vector<RankedFinding>& findings, std::vector<TraceFinding>
     auto& e = f.diagnostic.evidence;
     if (!e || e->verdict != Verdict::kConfirmed) continue;
     e->saved_ms_per_step *= scale;
-    e->summary += fmt::format("; the savings of all findings exceeded the step, so each is scaled by {:.2f}", scale);
+    ExtendSummary(*e, "scaled", {NumberArg("scale", scale, 2)});
   }
   for (auto& t : trace_findings) t.saved_ms_per_step *= scale;
 }

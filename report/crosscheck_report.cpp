@@ -37,22 +37,12 @@ Lang RuleLang(trace::Language language) {
   return language == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish;
 }
 
-std::string VerdictText(Verdict v, const Texts& t) {
-  switch (v) {
-    case Verdict::kConfirmed: return t("confirmed", "已证实");
-    case Verdict::kNegligible: return t("negligible", "影响可忽略");
-    case Verdict::kRefuted: return t("refuted", "已排除");
-    case Verdict::kNotObserved: return t("not-observed", "未观测到");
-    case Verdict::kUnverifiable: return t("unverifiable", "无法验证");
-  }
-  return "";
-}
-
 // The profiler guide's report for the focus trace with the findings merged into its diagnosis and
 // recommendations; shared by the Markdown and the HTML renderings.
 trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector<RankedFinding>& findings,
                                 const std::vector<TraceFinding>& trace_only, trace::Language language) {
   trace::TraceReport report = trace::BuildReport(*focus->read.trace, *focus->analysis, language);
+  const bool zh = language == trace::Language::kChinese;
   const double step_ms = focus->analysis->steps.mean_ms();
   auto confirmed = [&](std::string_view code) {
     return std::any_of(findings.begin(), findings.end(), [&](const RankedFinding& f) {
@@ -73,8 +63,8 @@ trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector
     item.severity = f.level == Priority::kHigh     ? trace::Severity::kHigh
                     : f.level == Priority::kMedium ? trace::Severity::kMedium
                                                    : trace::Severity::kLow;
-    item.title = f.title;
-    item.impact = f.message;
+    item.title = LocalizedTitle(f, RuleLang(language));
+    item.impact = LocalizedMessage(f, RuleLang(language));
     report.diagnosis.push_back(std::move(item));
   }
   for (const auto& f : findings) {
@@ -83,9 +73,9 @@ trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector
     trace::DiagnosisItem item;
     item.kind = f.diagnostic.code;
     item.severity = trace::PriorityOf(e.cost_ms_per_step, step_ms);
-    item.title = fmt::format("{} `{}` ({}): {}", f.diagnostic.code, f.diagnostic.name, Location(f),
-                             LocalizedMessage(f.diagnostic, RuleLang(language)));
-    item.impact = e.summary;
+    item.title = fmt::format(fmt::runtime(zh ? "{} `{}`（{}）：{}" : "{} `{}` ({}): {}"), f.diagnostic.code,
+                             f.diagnostic.name, Location(f), LocalizedMessage(f.diagnostic, RuleLang(language)));
+    item.impact = LocalizedSummary(e, RuleLang(language));
     report.diagnosis.push_back(std::move(item));
   }
 
@@ -110,7 +100,7 @@ trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector
     trace::RecommendationItem rec;
     rec.kind = f.diagnostic.code;
     rec.priority = trace::PriorityOf(e.saved_ms_per_step, step_ms);
-    rec.text = fmt::format("{} ({} `{}`, {})",
+    rec.text = fmt::format(fmt::runtime(zh ? "{}（{} `{}`，{}）" : "{} ({} `{}`, {})"),
                            f.diagnostic.fix ? LocalizedFixTitle(f.diagnostic, RuleLang(language))
                                             : LocalizedMessage(f.diagnostic, RuleLang(language)),
                            f.diagnostic.code, f.diagnostic.name, Location(f));
@@ -124,7 +114,8 @@ trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector
     trace::RecommendationItem rec;
     rec.kind = f.code;
     rec.priority = trace::PriorityOf(f.saved_ms_per_step, step_ms);
-    rec.text = fmt::format("{} ({})", f.recommendation, f.title);
+    rec.text = fmt::format(fmt::runtime(zh ? "{}（{}）" : "{} ({})"), LocalizedRecommendation(f, RuleLang(language)),
+                           LocalizedTitle(f, RuleLang(language)));
     rec.ms_at_stake_per_step = f.saved_ms_per_step;
     report.recommendations.push_back(std::move(rec));
   }
@@ -136,7 +127,6 @@ trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector
 
 std::string RenderCrossCheckHtml(const CrossCheck& cc, const std::vector<RankedFinding>& findings,
                                  const std::vector<TraceFinding>& trace_only, trace::Language language) {
-  const Texts t{language == trace::Language::kChinese};
   const trace::RankTrace* focus = cc.Focus();
   if (focus == nullptr) return "";
   const trace::TraceReport report = MergedReport(focus, findings, trace_only, language);
@@ -151,7 +141,7 @@ std::string RenderCrossCheckHtml(const CrossCheck& cc, const std::vector<RankedF
     }
     if (f.diagnostic.evidence) {
       row.ms_saved_per_step = f.diagnostic.evidence->saved_ms_per_step;
-      row.verdict = VerdictText(f.diagnostic.evidence->verdict, t);
+      row.verdict = VerdictLabel(f.diagnostic.evidence->verdict, RuleLang(language));
     }
     rows.push_back(std::move(row));
   }
@@ -179,12 +169,12 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
     int rank = 0;
     for (const auto& f : findings) {
       const Evidence e = f.diagnostic.evidence.value_or(Evidence{});
-      std::string summary = e.summary;
+      std::string summary = LocalizedSummary(e, RuleLang(language));
       for (auto& c : summary) {
         if (c == '|' || c == '\n') c = ' ';
       }
       out += fmt::format("| {} | {} `{}` | `{}` | {} | {:.2f} ms | {:.1f}% | {:.2f} ms | {} |\n", ++rank,
-                         f.diagnostic.code, f.diagnostic.name, Location(f), VerdictText(e.verdict, t),
+                         f.diagnostic.code, f.diagnostic.name, Location(f), VerdictLabel(e.verdict, RuleLang(language)),
                          e.cost_ms_per_step, e.share_of_step * 100, e.saved_ms_per_step, summary);
     }
   }
@@ -192,8 +182,9 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
     out += fmt::format(
         "\n## {}\n", t("Findings of the trace alone (no line to blame)", "仅由 trace 发现的问题（无法归到某行代码）"));
     for (const auto& f : trace_only) {
-      out += fmt::format("- `{}` **{}**: {}. {}{}\n", f.code, f.title, f.message, t("Recommendation: ", "建议："),
-                         f.recommendation);
+      out += fmt::format(fmt::runtime(t("- `{}` **{}**: {}. {}{}\n", "- `{}` **{}**：{}。{}{}\n")), f.code,
+                         LocalizedTitle(f, RuleLang(language)), LocalizedMessage(f, RuleLang(language)),
+                         t("Recommendation: ", "建议："), LocalizedRecommendation(f, RuleLang(language)));
     }
   }
   return out;

@@ -332,6 +332,9 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
 
   // One task per file, each with the options its own config gives.
   std::set<fs::path> announced_pins;
+  // Notes are for people (stderr), in the language asked for whatever the format of stdout.
+  const bool zh_notes = args.lang == "zh";
+  const Lang notes_lang = zh_notes ? Lang::kChinese : Lang::kEnglish;
   auto make_options = [&](const fs::path& absolute) -> Result<std::shared_ptr<const CheckOptions>> {
     auto config = configs.ForDirectory(absolute.parent_path());
     if (!config.ok()) return config.error();
@@ -340,11 +343,14 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
     const TargetTorchSource target = ConfigureOptions(**config, cli, absolute, trace_torch, pins, *options);
     const bool notes = !args.quiet && !args.silent;  // -q and -s silence notes
     if (notes && target.kind == TargetTorchSource::kTrace && announced_pins.insert(fs::path(args.trace)).second) {
-      fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n",
-                 trace_torch->ToString(), cross_check->TraceTorchReason());
+      PrintTraceTorchNote(*cross_check, *trace_torch, notes_lang);
     } else if (notes && target.kind == TargetTorchSource::kPin && announced_pins.insert(target.pin->source).second) {
-      fmt::print(stderr, "note: target PyTorch {} inferred from `{}` in {}; pass --target-torch to override\n",
-                 target.pin->version.ToString(), target.pin->requirement, ForDisplay(target.pin->source));
+      fmt::print(stderr,
+                 fmt::runtime(zh_notes ? "注：目标 PyTorch 版本 {} 由 {} 中的 `{}` 推断；可用 --target-torch 覆盖\n"
+                                       : "note: target PyTorch {} inferred from `{}` in {}; pass --target-torch to "
+                                         "override\n"),
+                 target.pin->version.ToString(), zh_notes ? ForDisplay(target.pin->source) : target.pin->requirement,
+                 zh_notes ? target.pin->requirement : ForDisplay(target.pin->source));
     }
     return std::shared_ptr<const CheckOptions>(std::move(options));
   };
@@ -488,8 +494,7 @@ int RunCheckPass(const CheckArgs& args, const CheckSetup& setup, std::vector<fs:
   std::vector<trace::ScriptFinding> annotated;
   if (cross_check) {
     // Costs claimed by several findings (in one file or in several) are shared before anything counts.
-    std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(
-        zh ? trace::Language::kChinese : trace::Language::kEnglish, scripts);
+    std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(scripts);
     SettleCosts(ranked, trace_findings);
     RankFindings(ranked);
     for (const RankedFinding& finding : ranked) failing += CountsForExit(finding.diagnostic, *fail_on) ? 1 : 0;

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "linter/cli/trace_reads.h"
 #include "linter/core/fs.h"
 #include "linter/engine/discovery.h"
 #include "linter/engine/rule.h"
@@ -11,17 +12,14 @@
 namespace tl::cli {
 
 std::optional<std::string> ResolveTargetTorch(const std::string& target_torch, const CrossCheck& cc,
-                                              CheckOptions& options, bool quiet) {
+                                              CheckOptions& options, Lang lang) {
   if (!target_torch.empty()) {
     auto v = TorchVersion::Parse(target_torch);
     if (!v) return fmt::format("--target-torch: `{}` is not a version; use major.minor such as 2.1", target_torch);
     options.rule_options.target_torch = *v;
   } else if (auto v = cc.TraceTorch()) {
     options.rule_options.target_torch = *v;
-    if (!quiet) {
-      fmt::print(stderr, "note: target PyTorch {} taken from {}; pass --target-torch to override\n", v->ToString(),
-                 cc.TraceTorchReason());
-    }
+    PrintTraceTorchNote(cc, *v, lang);
   } else {
     options.rule_options.target_torch_inferred = true;
   }

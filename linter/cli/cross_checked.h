@@ -28,7 +28,7 @@ struct CrossChecked {
 // Sets options.rule_options.target_torch from `target_torch` ("2.1"), else from what the trace shows
 // (with a note on stderr), else marks it inferred. An error message for a malformed version.
 std::optional<std::string> ResolveTargetTorch(const std::string& target_torch, const CrossCheck& cc,
-                                              CheckOptions& options, bool quiet = false);
+                                              CheckOptions& options, Lang lang = Lang::kEnglish);
 
 // Checks every Python file under `paths` and annotates its findings with `cc`. Unreadable files are
 // reported on stderr and skipped; nullopt when paths were given and no file could be found at all.

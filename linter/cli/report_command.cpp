@@ -48,13 +48,15 @@ int RunReport(const ReportArgs& args) {
   for (const auto& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
 
   // The version the code runs on: --target-torch, else what the trace shows, else the current default.
-  if (auto error = ResolveTargetTorch(args.target_torch, *cross_check, options)) return UsageError(*error);
+  if (auto error = ResolveTargetTorch(args.target_torch, *cross_check, options,
+                                      args.lang == "zh" ? Lang::kChinese : Lang::kEnglish))
+    return UsageError(*error);
   auto checked = CheckAgainstTrace(args.scripts, *cross_check, options);
   if (!checked) return 2;
   std::vector<RankedFinding>& findings = checked->findings;
   const trace::Language lang = args.lang == "zh" && args.format != "json" ? trace::Language::kChinese
                                                                           : trace::Language::kEnglish;
-  std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(lang, checked->scripts);
+  std::vector<TraceFinding> trace_findings = cross_check->TraceOnly(checked->scripts);
   SettleCosts(findings, trace_findings);
   RankFindings(findings);
 

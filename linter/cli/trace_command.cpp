@@ -76,14 +76,15 @@ std::optional<trace::SavingChecks> CheckSavings(const TraceArgs& args, const Cro
   checks.asked = true;
   checks.scripts = args.check_scripts;
   CheckOptions options;
-  if (auto error = ResolveTargetTorch(args.target_torch, before, options)) {
+  if (auto error = ResolveTargetTorch(args.target_torch, before, options,
+                                      lang == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish)) {
     UsageError(*error);
     return std::nullopt;
   }
   auto checked = CheckAgainstTrace(args.check_scripts, before, options, &after, args.after_scripts);
   if (!checked) return std::nullopt;
   // Savings as `report` ranks them: shared events counted once, trace-only savings included.
-  std::vector<TraceFinding> trace_only = before.TraceOnly(lang, checked->scripts);
+  std::vector<TraceFinding> trace_only = before.TraceOnly(checked->scripts);
   SettleCosts(checked->findings, trace_only);
   const Lang rule_lang = lang == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish;
   for (size_t i = 0; i < checked->findings.size(); ++i) {

@@ -1,5 +1,7 @@
 #include "linter/cli/trace_reads.h"
 
+#include <fmt/core.h>
+
 #include "linter/core/progress.h"
 
 namespace tl::cli {
@@ -18,6 +20,14 @@ Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool q
   bar.Start("reading " + path, ProgressUnit::kBytes);
   read.progress = bar.Callback();
   return CrossCheck::Load(path, read, analysis);
+}
+
+void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang) {
+  const bool zh = lang == Lang::kChinese;
+  fmt::print(stderr,
+             fmt::runtime(zh ? "注：目标 PyTorch 版本 {} 取自 {}；可用 --target-torch 覆盖\n"
+                             : "note: target PyTorch {} taken from {}; pass --target-torch to override\n"),
+             version.ToString(), cross_check.TraceTorchReason().In(lang));
 }
 
 }  // namespace tl::cli

@@ -20,4 +20,7 @@ Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool q
                                                  trace::ReadOptions read = {},
                                                  const trace::AnalysisOptions& analysis = {});
 
+// The note on stderr that the target PyTorch version was read from the trace, in `lang`.
+void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang);
+
 }  // namespace tl::cli

@@ -64,11 +64,18 @@ struct Evidence {
   double saved_ms_per_step = 0.0;   // estimated saving of the fix (the ranking key), by the rule's model
   double step_ms = 0.0;             // the mean step time the shares are of
   std::string summary;              // one sentence with the figures, or what profiler option is missing
+  MessageRef summary_ref;           // the catalog sentence `summary` was made from (LocalizedSummary)
   std::vector<std::string> events;  // the events that prove it (names with times), a few at most
   // Where the cost is shared with other findings: "shares 2 of 4 ms/step with TL202 at train.py:12".
   std::string shared_with;
+  MessageRef shared_with_ref;      // the catalog sentence `shared_with` was made from
   std::vector<EventClaim> claims;  // the events measured, for sharing; never rendered
 };
+
+// An evidence's summary and its shared-with sentence in `lang`, from the catalogs their references name
+// (the rule's trace evidence, the cross-check's). The English fields are the machine formats' text.
+std::string LocalizedSummary(const Evidence& evidence, Lang lang);
+std::string LocalizedSharedWith(const Evidence& evidence, Lang lang);
 
 // What the semantic model knew about the code around a finding, filled by the engine after each rule's
 // check so that the cross-check never parses the file again.
@@ -132,8 +139,13 @@ struct TraceFinding {
   Priority level = Priority::kLow;  // the classifier's low / medium / high
   std::string message;              // one sentence with the figures
   std::string recommendation;       // the PyTorch profiler guide's recommendation (§3.3)
-  double cost_ms_per_step = 0.0;    // the measured time at stake
-  double saved_ms_per_step = 0.0;   // by the model in docs/crosscheck.md
+  // The catalog sentences `title`, `message` and `recommendation` were made from: the English fields
+  // are the machine formats' text, and the human renderers ask for theirs in the user's language.
+  MessageRef title_ref;
+  MessageRef message_ref;
+  MessageRef recommendation_ref;
+  double cost_ms_per_step = 0.0;   // the measured time at stake
+  double saved_ms_per_step = 0.0;  // by the model in docs/crosscheck.md
   double step_ms = 0.0;
   std::vector<TraceFigure> figures;
   std::string trace_path;
@@ -142,5 +154,10 @@ struct TraceFinding {
   std::string script;
   uint32_t line = 0;
 };
+
+// A trace-only finding's title, message and recommendation in `lang`.
+std::string LocalizedTitle(const TraceFinding& finding, Lang lang);
+std::string LocalizedMessage(const TraceFinding& finding, Lang lang);
+std::string LocalizedRecommendation(const TraceFinding& finding, Lang lang);
 
 }  // namespace tl

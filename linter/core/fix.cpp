@@ -43,6 +43,26 @@ std::string_view ToString(Priority priority) {
   return "low";
 }
 
+std::string LocalizedSummary(const Evidence& evidence, Lang lang) {
+  return LocalizedText(evidence.summary_ref, evidence.summary, lang);
+}
+
+std::string LocalizedSharedWith(const Evidence& evidence, Lang lang) {
+  return LocalizedText(evidence.shared_with_ref, evidence.shared_with, lang);
+}
+
+std::string LocalizedTitle(const TraceFinding& finding, Lang lang) {
+  return LocalizedText(finding.title_ref, finding.title, lang);
+}
+
+std::string LocalizedMessage(const TraceFinding& finding, Lang lang) {
+  return LocalizedText(finding.message_ref, finding.message, lang);
+}
+
+std::string LocalizedRecommendation(const TraceFinding& finding, Lang lang) {
+  return LocalizedText(finding.recommendation_ref, finding.recommendation, lang);
+}
+
 namespace {
 
 bool Conflicts(const Edit& a, const Edit& b) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 namespace tl {
 
@@ -18,6 +19,26 @@ std::string FormatMessage(std::string_view pattern, const MessageArgs& args, Lan
     store.push_back(fmt::arg(arg.name.c_str(), value));
   }
   return fmt::vformat(pattern, store);
+}
+
+std::string Sentence::In(Lang lang) const { return LocalizedText(ref, en, lang); }
+
+Sentence MakeSentence(std::span<const MessageText> catalog, std::string_view id, MessageArgs args) {
+  const MessageText* entry = FindMessage(catalog, id);
+  if (entry == nullptr) throw std::logic_error(fmt::format("message `{}` is not in its catalog", id));
+  std::string en = FormatMessage(entry->en, args, Lang::kEnglish);
+  return {std::move(en), MessageRef{std::string(id), std::move(args), catalog}};
+}
+
+std::string LocalizedText(const MessageRef& ref, const std::string& english, Lang lang) {
+  if (lang == Lang::kEnglish || ref.id.empty()) return english;
+  const MessageText* entry = FindMessage(ref.catalog, ref.id);
+  if (entry == nullptr) return english;
+  return FormatMessage(entry->zh, ref.args, lang);
+}
+
+MessageArg SentenceArg(std::string name, const Sentence& sentence) {
+  return {std::move(name), sentence.en, sentence.In(Lang::kChinese)};
 }
 
 std::vector<std::string> Placeholders(std::string_view pattern) {

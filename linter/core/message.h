@@ -40,11 +40,30 @@ using MessageArgs = std::vector<MessageArg>;
 struct MessageRef {
   std::string id;
   MessageArgs args;
+  // The catalog `id` belongs to, when it is not the diagnostic's rule's: a rule's trace evidence, the
+  // cross-check's shared sentences, the trace-only findings. Catalogs are static, so the span stays valid.
+  std::span<const MessageText> catalog = {};
+};
+
+// A sentence made from a catalog: its English text and the reference that makes it again in another
+// language. What a helper returns when its caller will put the sentence into a bigger one.
+struct Sentence {
+  std::string en;
+  MessageRef ref;
+  std::string In(Lang lang) const;
 };
 
 // The pattern with its placeholders replaced by the arguments in `lang`. A placeholder without an
 // argument, or a malformed pattern, throws fmt::format_error: catalogs are tested, so it is a bug.
 std::string FormatMessage(std::string_view pattern, const MessageArgs& args, Lang lang);
+// The entry `id` of `catalog` formatted with `args`, in English and with its reference. Throws
+// std::logic_error for an id the catalog lacks: a caller's bug, which the tests catch.
+Sentence MakeSentence(std::span<const MessageText> catalog, std::string_view id, MessageArgs args = {});
+// `english` again in `lang` from the catalog `ref` names; `english` itself when the language is English,
+// when `ref` names no catalog or no entry of it (a text made without a catalog).
+std::string LocalizedText(const MessageRef& ref, const std::string& english, Lang lang);
+// A sentence as a prose argument of a bigger one: its English and its Chinese form.
+MessageArg SentenceArg(std::string name, const Sentence& sentence);
 // The names of a pattern's placeholders, sorted and unique; nullopt-like empty vector when none. A
 // positional or empty placeholder ("{}") is returned as "" so that checks can reject it.
 std::vector<std::string> Placeholders(std::string_view pattern);

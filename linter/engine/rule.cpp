@@ -93,6 +93,7 @@ namespace {
 // `english` again in `lang` when `ref` names an entry of the rule `code`'s catalog.
 std::string Localize(std::string_view code, const MessageRef& ref, const std::string& english, Lang lang) {
   if (lang == Lang::kEnglish || ref.id.empty()) return english;
+  if (!ref.catalog.empty()) return LocalizedText(ref, english, lang);
   const Rule* rule = FindRule(code);
   const MessageText* entry = rule == nullptr ? nullptr : FindMessage(rule->Meta().messages, ref.id);
   if (entry == nullptr) return english;

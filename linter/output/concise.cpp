@@ -24,7 +24,7 @@ class ConciseReporter final : public Reporter {
       const bool fixable = diagnostic.fix && IsApplicable(diagnostic.fix->applicability, options_.fix_level);
       std::string line = fmt::format("{}:{}:{}: {} {}{}", source.path(), span.line, span.column, diagnostic.code,
                                      fixable ? "[*] " : "", LocalizedMessage(diagnostic, options_.lang));
-      if (diagnostic.evidence) line += fmt::format(" [{}]", EvidenceHeadline(*diagnostic.evidence));
+      if (diagnostic.evidence) line += fmt::format(" [{}]", EvidenceHeadline(*diagnostic.evidence, options_.lang));
       if (options_.show_fixes && diagnostic.fix)
         line += fmt::format(" (fix: {})", LocalizedFixTitle(diagnostic, options_.lang));
       fmt::print(options_.out, "{}\n", line);
@@ -35,8 +35,10 @@ class ConciseReporter final : public Reporter {
   void AddError(std::string_view, std::string_view) override {}
 
   void AddTraceFinding(const TraceFinding& finding) override {
-    fmt::print(options_.out, "TRACE: {} {}: {} [{}]\n", finding.code, finding.title, finding.message,
-               TraceHeadline(finding));
+    const Lang lang = options_.lang;
+    fmt::print(
+        options_.out, fmt::runtime(lang == Lang::kChinese ? "TRACE: {} {}：{} [{}]\n" : "TRACE: {} {}: {} [{}]\n"),
+        finding.code, LocalizedTitle(finding, lang), LocalizedMessage(finding, lang), TraceHeadline(finding, lang));
   }
 
   void Finish() override { std::fflush(options_.out); }

@@ -50,7 +50,8 @@ std::string_view Command(Severity severity) {
 std::string Message(const SourceFile& source, const Diagnostic& diagnostic, Lang lang) {
   std::string out = LocalizedMessage(diagnostic, lang);
   if (diagnostic.evidence) {
-    out += fmt::format(" [{} — {}]", EvidenceHeadline(*diagnostic.evidence), diagnostic.evidence->summary);
+    out += fmt::format(" [{} — {}]", EvidenceHeadline(*diagnostic.evidence, lang),
+                       LocalizedSummary(*diagnostic.evidence, lang));
   }
   for (const RelatedSpan& r : RelatedSpans(source, diagnostic, lang)) {
     out += fmt::format(" ({}: {}:{})", r.message, r.path, r.line);
@@ -83,7 +84,10 @@ class GithubReporter final : public Reporter {
   void AddTraceFinding(const TraceFinding& f) override {
     std::string where = fmt::format("file={}", EscapeProperty(f.script.empty() ? f.trace_path : f.script));
     if (!f.script.empty() && f.line > 0) where += fmt::format(",line={}", f.line);
-    std::string message = fmt::format("{}: {} [{}] ({})", f.title, f.message, TraceHeadline(f), f.recommendation);
+    const Lang lang = options_.lang;
+    std::string message = fmt::format(fmt::runtime(lang == Lang::kChinese ? "{}：{} [{}]（{}）" : "{}: {} [{}] ({})"),
+                                      LocalizedTitle(f, lang), LocalizedMessage(f, lang), TraceHeadline(f, lang),
+                                      LocalizedRecommendation(f, lang));
     if (!f.script.empty()) message += fmt::format(" [{}]", f.trace_path);
     fmt::print(options_.out, "::notice {},title={}::{}\n", where, EscapeProperty(f.code), EscapeData(message));
   }

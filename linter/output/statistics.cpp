@@ -31,7 +31,9 @@ class StatisticsReporter final : public Reporter {
 
   void AddError(std::string_view, std::string_view) override {}
 
-  void AddTraceFinding(const TraceFinding& finding) override { Count(finding.code, finding.title, std::nullopt); }
+  void AddTraceFinding(const TraceFinding& finding) override {
+    Count(finding.code, LocalizedTitle(finding, options_.lang), std::nullopt);
+  }
 
   void Finish() override {
     std::vector<std::pair<std::string, CodeCount>> rows(counts_.begin(), counts_.end());

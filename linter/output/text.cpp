@@ -106,11 +106,13 @@ class TextReporter final : public Reporter {
     std::string where = finding.script.empty() ? finding.trace_path : finding.script;
     if (!finding.script.empty() && finding.line > 0) where += fmt::format(":{}", finding.line);
     const char* help = options_.lang == Lang::kChinese ? "帮助" : "help";
-    const std::string text = fmt::format("{}: {} {}: {}\n  = {}: {}\n  = {}: {}\n\n",
-                                         Paint(where, kBold, options_.color), Paint(finding.code, kRed, options_.color),
-                                         finding.title, finding.message, Paint("trace", kCyan, options_.color),
-                                         TraceHeadline(finding), Paint(help, kCyan, options_.color),
-                                         finding.recommendation);
+    const Lang lang = options_.lang;
+    const std::string text = fmt::format(
+        fmt::runtime(lang == Lang::kChinese ? "{}: {} {}：{}\n  = {}: {}\n  = {}: {}\n\n"
+                                            : "{}: {} {}: {}\n  = {}: {}\n  = {}: {}\n\n"),
+        Paint(where, kBold, options_.color), Paint(finding.code, kRed, options_.color), LocalizedTitle(finding, lang),
+        LocalizedMessage(finding, lang), Paint("trace", kCyan, options_.color), TraceHeadline(finding, lang),
+        Paint(help, kCyan, options_.color), LocalizedRecommendation(finding, lang));
     std::fwrite(text.data(), 1, text.size(), options_.out);
   }
 
@@ -160,7 +162,7 @@ std::string RenderText(const SourceFile& source, const Diagnostic& diagnostic, b
   }
   if (diagnostic.evidence) {
     out += Paint(fmt::format("{} = ", gutter), kBlue, color) + Paint("trace", kCyan, color) + ": " +
-           EvidenceHeadline(*diagnostic.evidence) + " — " + diagnostic.evidence->summary + "\n";
+           EvidenceHeadline(*diagnostic.evidence, lang) + " — " + LocalizedSummary(*diagnostic.evidence, lang) + "\n";
   }
   return out;
 }

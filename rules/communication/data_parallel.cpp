@@ -69,6 +69,16 @@ constexpr MessageText kMessages[] = {
      "`nn.DataParallel` 每一步都复制模型并汇集输出；请改用 `DistributedDataParallel`"},
     {"use-ddp", "Use `DistributedDataParallel` with one process per GPU",
      "改用 `DistributedDataParallel`，每个 GPU 一个进程"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no DataParallel call, so no trace event can be tied to it",
+     "该问题没有携带 DataParallel 调用，无法对应到 trace 中的事件"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "DataParallel's copies between GPUs", "由 DataParallel 在 GPU 之间做的拷贝"},
+    {"ev-confirmed",
+     "DataParallel runs {count} replicate/scatter/gather ops and peer copies per step, {ms} ms/step ({share})",
+     "DataParallel 每个 step 执行 {count} 次 replicate/scatter/gather 算子和 GPU 间拷贝，每 step {ms} ms（{share}）"},
+    {"ev-not-observed", "No replicate, scatter or gather op and no peer copy ran inside the {steps}",
+     "分析的 {steps} 内没有运行任何 replicate、scatter、gather 算子或 GPU 间拷贝"},
 };
 
 class DataParallel final : public Rule {
@@ -116,28 +126,18 @@ class DataParallelEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL602"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<DataParallelFinding>() == nullptr) {
-      return Unverifiable("The finding carries no DataParallel call, so no trace event can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show DataParallel's copies between GPUs; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<DataParallelFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::Cost c = q.trace.DataParallelWork();
     if (c.count > 0) {
-      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
-                              fmt::format("DataParallel runs {:.1f} replicate/scatter/gather ops and peer copies per "
-                                          "step, {:.2f} ms/step ({})",
-                                          c.count_per_step, c.ms_per_step, FormatShare(c.share_of_step)));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, c, c.ms_per_step,
+          Say("ev-confirmed", {NumberArg("count", c.count_per_step, 1), NumberArg("ms", c.ms_per_step, 2),
+                               ShareArg("share", c.share_of_step)}));
     }
     // Not refuted: a DataParallel over one GPU does none of this work, but neither does a trace of
     // another script, and the trace cannot tell the two apart.
-    Evidence e;
-    e.verdict = Verdict::kNotObserved;
-    e.summary = fmt::format("No replicate, scatter or gather op and no peer copy ran inside the {} profiled step{}",
-                            q.steps, q.steps == 1 ? "" : "s");
-    return e;
+    return VerdictOnly(Verdict::kNotObserved, Say("ev-not-observed", {StepsArg(q)}));
   }
 };
 

@@ -80,6 +80,25 @@ constexpr MessageText kMessages[] = {
      "`backward()` on a gradient-accumulation micro-step all-reduces the DDP gradients; wrap the micro-steps in "
      "`model.no_sync()`",
      "在梯度累积的微步上调用 `backward()` 会对 DDP 梯度做 all-reduce；请把这些微步包在 `model.no_sync()` 中"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no backward call, so no trace event can be tied to it",
+     "该问题没有携带 backward 调用，无法对应到 trace 中的事件"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "all-reduce kernels", "任何 all-reduce kernel"},
+    {"ev-no-all-reduce", "No all-reduce kernel ran inside the {steps}",
+     "分析的 {steps} 内没有运行任何 all-reduce kernel"},
+    {"ev-confirmed",
+     "{without} of the {steps} run no optimizer step yet all-reduce: {count} all-reduce kernels per step, {ms} "
+     "ms/step ({share})",
+     "分析的 {steps} 中有 {without} 个没有执行优化器 step 却做了 all-reduce：每个 step {count} 个 all-reduce "
+     "kernel，每 step {ms} ms（{share}）"},
+    {"ev-refuted", "The profiled micro-steps without an optimizer step run no all-reduce",
+     "分析的 micro-step 中，没有优化器 step 的那些不做 all-reduce"},
+    {"ev-every-step-optimizes",
+     "Every profiled step runs an optimizer step, so the trace cannot separate the micro-steps' all-reduces; call "
+     "prof.step() once per micro-batch",
+     "每个分析的 step 都执行了优化器 step，trace 无法区分各 micro-step 的 all-reduce；请每个 micro-batch 调用一次 "
+     "prof.step()"},
 };
 
 class DdpAccumulationWithoutNoSync final : public Rule {
@@ -122,36 +141,19 @@ class DdpAccumulationWithoutNoSyncEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL601"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<NoSyncFinding>() == nullptr) {
-      return Unverifiable("The finding carries no backward call, so no trace event can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show all-reduce kernels; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<NoSyncFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::MicroStepAllReduceEvidence a = q.trace.MicroStepAllReduces();
-    if (a.all_reduces == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = fmt::format("No all-reduce kernel ran inside the {} profiled step{}", q.steps,
-                              q.steps == 1 ? "" : "s");
-      return e;
-    }
+    if (a.all_reduces == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-no-all-reduce", {StepsArg(q)}));
     if (a.cost.count > 0) {
-      return EvidenceFromCost(q, Verdict::kConfirmed, a.cost, a.cost.ms_per_step,
-                              fmt::format("{} of the {} profiled steps run no optimizer step yet all-reduce: {:.1f} "
-                                          "all-reduce kernels per step, {:.2f} ms/step ({})",
-                                          q.steps - a.steps_with_optimizer, q.steps, a.cost.count_per_step,
-                                          a.cost.ms_per_step, FormatShare(a.cost.share_of_step)));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, a.cost, a.cost.ms_per_step,
+          Say("ev-confirmed", {NumberArg("without", static_cast<int64_t>(q.steps - a.steps_with_optimizer)),
+                               StepsArg(q), NumberArg("count", a.cost.count_per_step, 1),
+                               NumberArg("ms", a.cost.ms_per_step, 2), ShareArg("share", a.cost.share_of_step)}));
     }
-    if (a.steps_with_optimizer < q.steps) {
-      return EvidenceFromCost(q, Verdict::kRefuted, a.cost, 0,
-                              "The profiled micro-steps without an optimizer step run no all-reduce");
-    }
-    return Unverifiable(
-        "Every profiled step runs an optimizer step, so the trace cannot separate the micro-steps' all-reduces; call "
-        "prof.step() once per micro-batch");
+    if (a.steps_with_optimizer < q.steps) return EvidenceFromCost(q, Verdict::kRefuted, a.cost, 0, Say("ev-refuted"));
+    return Unverifiable(Say("ev-every-step-optimizes"));
   }
 };
 

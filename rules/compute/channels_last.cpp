@@ -74,6 +74,16 @@ struct ChannelsLastFinding {
 constexpr MessageText kMessages[] = {
     {"channels-last", "Conv net trained under mixed precision without `torch.channels_last` transposes its activations",
      "以混合精度训练的卷积网络未使用 `torch.channels_last`，会反复转置激活"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no training loop, so no step of the trace can be tied to it",
+     "该问题没有携带训练循环，无法对应到 trace 中的 step"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "layout transposes", "内存布局转置"},
+    {"ev-confirmed", "{count} NCHW/NHWC transpose kernels per step take {ms} ms/step ({share})",
+     "每个 step 有 {count} 个 NCHW/NHWC 转置 kernel，每 step {ms} ms（{share}）"},
+    {"ev-no-convolution", "No convolution ran inside the profiled steps", "分析的 step 内没有运行任何卷积"},
+    {"ev-refuted", "The {convolutions} convolutions in the profiled steps run without layout transposes",
+     "分析的 step 中的 {convolutions} 次卷积都没有内存布局转置"},
 };
 
 class ChannelsLast final : public Rule {
@@ -117,30 +127,19 @@ class ChannelsLastEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL406"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<ChannelsLastFinding>() == nullptr) {
-      return Unverifiable("The finding carries no training loop, so no step of the trace can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show layout transposes; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<ChannelsLastFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::Cost t = q.trace.LayoutTransposes();
     if (t.count > 0) {
-      return EvidenceFromCost(q, Verdict::kConfirmed, t, t.ms_per_step,
-                              fmt::format("{:.1f} NCHW/NHWC transpose kernels per step take {:.2f} ms/step ({})",
-                                          t.count_per_step, t.ms_per_step, FormatShare(t.share_of_step)));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, t, t.ms_per_step,
+          Say("ev-confirmed", {NumberArg("count", t.count_per_step, 1), NumberArg("ms", t.ms_per_step, 2),
+                               ShareArg("share", t.share_of_step)}));
     }
     const trace::ConvBiasEvidence conv = q.trace.ConvBiasAdds();
-    if (conv.convolutions == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = "No convolution ran inside the profiled steps";
-      return e;
-    }
-    return EvidenceFromCost(
-        q, Verdict::kRefuted, t, 0,
-        fmt::format("The {} convolutions in the profiled steps run without layout transposes", conv.convolutions));
+    if (conv.convolutions == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-no-convolution"));
+    return EvidenceFromCost(q, Verdict::kRefuted, t, 0,
+                            Say("ev-refuted", {NumberArg("convolutions", static_cast<int64_t>(conv.convolutions))}));
   }
 };
 

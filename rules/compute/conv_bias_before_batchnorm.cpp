@@ -91,6 +91,18 @@ constexpr MessageText kMessages[] = {
     {"bias", "`{conv}` has a bias that the `{norm}` after it cancels", "`{conv}` 的偏置会被其后的 `{norm}` 抵消"},
     {"set-bias", "Set `bias=False`", "设置 `bias=False`"},
     {"add-bias", "Add `bias=False`", "添加 `bias=False`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no layers, so no convolution of the trace can be tied to it",
+     "该问题没有携带网络层，无法对应到 trace 中的卷积"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "the convolutions' kernels", "卷积的 kernel"},
+    {"ev-no-convolution", "No convolution ran inside the profiled steps", "分析的 step 内没有运行任何卷积"},
+    {"ev-no-bias", "The {convolutions} convolutions in the profiled steps run without a bias add",
+     "分析的 step 中的 {convolutions} 次卷积都没有加 bias"},
+    {"ev-no-batch-norm", "The convolutions add a bias, but no batch norm runs in the profiled steps",
+     "卷积加了 bias，但分析的 step 中没有运行 batch norm"},
+    {"ev-confirmed", "{count} of {convolutions} convolutions per step add a bias, {ms} ms/step ({share})",
+     "每个 step 的 {convolutions} 次卷积中有 {count} 次加了 bias，每 step {ms} ms（{share}）"},
 };
 
 class ConvBiasBeforeBatchNorm final : public Rule {
@@ -244,34 +256,20 @@ class ConvBiasBeforeBatchNormEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL405"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<ConvBiasFinding>() == nullptr) {
-      return Unverifiable("The finding carries no layers, so no convolution of the trace can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show the convolutions' kernels; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<ConvBiasFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::ConvBiasEvidence conv = q.trace.ConvBiasAdds();
-    if (conv.convolutions == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = "No convolution ran inside the profiled steps";
-      return e;
-    }
+    if (conv.convolutions == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-no-convolution"));
     if (conv.cost.count == 0) {
-      return EvidenceFromCost(
-          q, Verdict::kRefuted, conv.cost, 0,
-          fmt::format("The {} convolutions in the profiled steps run without a bias add", conv.convolutions));
-    }
-    if (conv.batch_norms == 0) {
       return EvidenceFromCost(q, Verdict::kRefuted, conv.cost, 0,
-                              "The convolutions add a bias, but no batch norm runs in the profiled steps");
+                              Say("ev-no-bias", {NumberArg("convolutions", static_cast<int64_t>(conv.convolutions))}));
     }
-    return EvidenceFromCost(q, Verdict::kConfirmed, conv.cost, conv.cost.ms_per_step,
-                            fmt::format("{:.1f} of {:.1f} convolutions per step add a bias, {:.3f} ms/step ({})",
-                                        conv.cost.count_per_step, conv.convolutions_per_step, conv.cost.ms_per_step,
-                                        FormatShare(conv.cost.share_of_step)));
+    if (conv.batch_norms == 0) return EvidenceFromCost(q, Verdict::kRefuted, conv.cost, 0, Say("ev-no-batch-norm"));
+    return EvidenceFromCost(
+        q, Verdict::kConfirmed, conv.cost, conv.cost.ms_per_step,
+        Say("ev-confirmed",
+            {NumberArg("count", conv.cost.count_per_step, 1), NumberArg("convolutions", conv.convolutions_per_step, 1),
+             NumberArg("ms", conv.cost.ms_per_step, 3), ShareArg("share", conv.cost.share_of_step)}));
   }
 };
 

@@ -73,6 +73,15 @@ constexpr MessageText kMessages[] = {
      "Convolutional training without `torch.backends.cudnn.benchmark = True` leaves cuDNN's algorithm choice to "
      "heuristics",
      "卷积训练未设置 `torch.backends.cudnn.benchmark = True`，cuDNN 只能凭启发式选择卷积算法"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no training loop, so no step of the trace can be tied to it",
+     "该问题没有携带训练循环，无法对应到 trace 中的 step"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "convolution kernels", "卷积 kernel"},
+    {"ev-no-convolution", "No convolution ran inside the profiled steps", "分析的 step 内没有运行任何卷积"},
+    {"ev-cannot-tell",
+     "{convolutions} convolutions per step ran, but a trace does not show whether cuDNN benchmarked their algorithms",
+     "每个 step 运行了 {convolutions} 次卷积，但 trace 无法显示 cuDNN 是否为它们做过算法基准测试"},
 };
 
 class CudnnBenchmarkUnset final : public Rule {
@@ -113,27 +122,11 @@ class CudnnBenchmarkUnsetEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL404"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<BenchmarkFinding>() == nullptr) {
-      return Unverifiable("The finding carries no training loop, so no step of the trace can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show convolution kernels; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<BenchmarkFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::ConvBiasEvidence conv = q.trace.ConvBiasAdds();
-    if (conv.convolutions == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = "No convolution ran inside the profiled steps";
-      return e;
-    }
-    Evidence e;
-    e.verdict = Verdict::kUnverifiable;
-    e.summary = fmt::format(
-        "{:.1f} convolutions per step ran, but a trace does not show whether cuDNN benchmarked their algorithms",
-        conv.convolutions_per_step);
-    return e;
+    if (conv.convolutions == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-no-convolution"));
+    return Unverifiable(Say("ev-cannot-tell", {NumberArg("convolutions", conv.convolutions_per_step, 1)}));
   }
 };
 

@@ -80,6 +80,20 @@ constexpr MessageText kMessages[] = {
      "TF32 被关闭：在 Ampere 及更新的 GPU 上，fp32 矩阵乘法不使用张量核心"},
     {"precision-unset", "fp32 training without `torch.set_float32_matmul_precision(\"high\")` keeps matmuls off TF32",
      "fp32 训练未调用 `torch.set_float32_matmul_precision(\"high\")`，矩阵乘法不会使用 TF32"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no precision setting, so no kernel of the trace can be tied to it",
+     "该问题没有携带精度设置，无法对应到 trace 中的 kernel"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "GEMM kernels", "任何 GEMM kernel"},
+    {"ev-no-capability", "The trace does not name its GPU's compute capability, so whether TF32 exists is unknown",
+     "trace 没有记录 GPU 的 compute capability，无法确定是否支持 TF32"},
+    {"ev-no-tf32", "The {gpu} (compute {major}.x) has no TF32: the setting changes nothing there",
+     "{gpu}（compute {major}.x）不支持 TF32：这个设置在它上面不起作用"},
+    {"ev-all-tensor-cores", "Every GEMM in the profiled steps already runs on tensor cores",
+     "分析的 step 中的所有 GEMM 都已经在 Tensor Core 上运行"},
+    {"ev-no-gemm", "No GEMM kernel ran inside the profiled steps", "分析的 step 内没有运行任何 GEMM kernel"},
+    {"ev-confirmed", "{count} fp32 GEMM kernels per step run off the tensor cores on the {gpu}, {ms} ms/step ({share})",
+     "在 {gpu} 上，每个 step 有 {count} 个 FP32 GEMM kernel 没有使用 Tensor Core，每 step {ms} ms（{share}）"},
 };
 
 class Fp32MatmulPrecision final : public Rule {
@@ -125,14 +139,8 @@ class Fp32MatmulPrecisionEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL403"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<Tf32Finding>() == nullptr) {
-      return Unverifiable("The finding carries no precision setting, so no kernel of the trace can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show GEMM kernels; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<Tf32Finding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     int major = 0;
     std::string gpu;
     for (const auto& device : q.trace.trace().metadata().devices) {
@@ -142,29 +150,21 @@ class Fp32MatmulPrecisionEvidence final : public RuleEvidence {
       }
     }
     const trace::PrecisionEvidence p = q.trace.Fp32Gemms();
-    if (major == 0) {
-      return Unverifiable("The trace does not name its GPU's compute capability, so whether TF32 exists is unknown");
-    }
+    if (major == 0) return Unverifiable(Say("ev-no-capability"));
     if (major < 8) {
-      return EvidenceFromCost(
-          q, Verdict::kRefuted, p.cost, 0,
-          fmt::format("The {} (compute {}.x) has no TF32: the setting changes nothing there", gpu, major));
+      return EvidenceFromCost(q, Verdict::kRefuted, p.cost, 0,
+                              Say("ev-no-tf32", {{"gpu", gpu, {}}, NumberArg("major", int64_t{major})}));
     }
     if (p.cost.count == 0) {
-      if (p.tensor_core_kernels > 0) {
-        return EvidenceFromCost(q, Verdict::kRefuted, p.cost, 0,
-                                "Every GEMM in the profiled steps already runs on tensor cores");
-      }
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = "No GEMM kernel ran inside the profiled steps";
-      return e;
+      if (p.tensor_core_kernels > 0)
+        return EvidenceFromCost(q, Verdict::kRefuted, p.cost, 0, Say("ev-all-tensor-cores"));
+      return VerdictOnly(Verdict::kNotObserved, Say("ev-no-gemm"));
     }
     return EvidenceFromCost(q, Verdict::kConfirmed, p.cost, p.cost.ms_per_step * 0.5,
-                            fmt::format("{:.1f} fp32 GEMM kernels per step run off the tensor cores on the {}, {:.2f} "
-                                        "ms/step ({})",
-                                        p.cost.count_per_step, gpu, p.cost.ms_per_step,
-                                        FormatShare(p.cost.share_of_step)));
+                            Say("ev-confirmed", {NumberArg("count", p.cost.count_per_step, 1),
+                                                 {"gpu", gpu, {}},
+                                                 NumberArg("ms", p.cost.ms_per_step, 2),
+                                                 ShareArg("share", p.cost.share_of_step)}));
   }
 };
 

@@ -85,6 +85,21 @@ constexpr MessageText kMessages[] = {
      "CUDA 训练未使用混合精度（`torch.autocast`），GEMM 和卷积都以 fp32 运行"},
     {"autocast", "Run the forward pass and the loss under `torch.autocast`",
      "在 `torch.autocast` 下运行前向传播和损失计算"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no training loop, so no step of the trace can be tied to it",
+     "该问题没有携带训练循环，无法对应到 trace 中的 step"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "GEMM kernels", "任何 GEMM kernel"},
+    {"ev-tensor-cores-used",
+     "Tensor-core kernels run {ms} ms/step in the profiled steps: the run uses mixed precision (or TF32)",
+     "分析的 step 中使用 Tensor Core 的 kernel 每 step 运行 {ms} ms：这次运行已使用混合精度（或 TF32）"},
+    {"ev-no-gemm", "No GEMM or convolution kernel ran inside the profiled steps",
+     "分析的 step 内没有运行任何 GEMM 或卷积 kernel"},
+    {"ev-confirmed",
+     "{count} fp32 GEMM/conv kernels per step run off the tensor cores, {ms} ms/step ({share}), and no tensor-core "
+     "kernel runs",
+     "每个 step 有 {count} 个 FP32 GEMM/卷积 kernel 没有使用 Tensor Core，每 step {ms} ms（{share}），"
+     "且没有任何使用 Tensor Core 的 kernel 运行"},
 };
 
 class NoMixedPrecision final : public Rule {
@@ -162,32 +177,18 @@ class NoMixedPrecisionEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL402"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<NoAmpFinding>() == nullptr) {
-      return Unverifiable("The finding carries no training loop, so no step of the trace can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show GEMM kernels; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<NoAmpFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::PrecisionEvidence p = q.trace.Fp32Gemms();
     if (p.tensor_core_kernels > 0) {
-      return EvidenceFromCost(
-          q, Verdict::kRefuted, p.cost, 0,
-          fmt::format("Tensor-core kernels run {:.2f} ms/step in the profiled steps: the run uses mixed precision "
-                      "(or TF32)",
-                      p.tensor_core_ms_per_step));
+      return EvidenceFromCost(q, Verdict::kRefuted, p.cost, 0,
+                              Say("ev-tensor-cores-used", {NumberArg("ms", p.tensor_core_ms_per_step, 2)}));
     }
-    if (p.cost.count == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = "No GEMM or convolution kernel ran inside the profiled steps";
-      return e;
-    }
-    return EvidenceFromCost(q, Verdict::kConfirmed, p.cost, p.cost.ms_per_step * 0.5,
-                            fmt::format("{:.1f} fp32 GEMM/conv kernels per step run off the tensor cores, {:.2f} "
-                                        "ms/step ({}), and no tensor-core kernel runs",
-                                        p.cost.count_per_step, p.cost.ms_per_step, FormatShare(p.cost.share_of_step)));
+    if (p.cost.count == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-no-gemm"));
+    return EvidenceFromCost(
+        q, Verdict::kConfirmed, p.cost, p.cost.ms_per_step * 0.5,
+        Say("ev-confirmed", {NumberArg("count", p.cost.count_per_step, 1), NumberArg("ms", p.cost.ms_per_step, 2),
+                             ShareArg("share", p.cost.share_of_step)}));
   }
 };
 

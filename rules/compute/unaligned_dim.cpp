@@ -147,6 +147,31 @@ constexpr MessageText kMessages[] = {
     {"round", "Round `{param}` up to {aligned}", "将 `{param}` 向上取整为 {aligned}"},
     {"related-derived", "{dim} as `{param}` of `nn.{layer}` here", "此处作为 `nn.{layer}` 的 `{param}`，值为 {dim}"},
     {"related-used", "used as `{param}` of `nn.{layer}` here", "此处用作 `nn.{layer}` 的 `{param}`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no dimension, so no GEMM can be tied to it",
+     "该问题没有携带维度，无法对应到任何 GEMM"},
+    {"ev-no-shapes", "The trace holds no operator shapes; {missing}", "trace 中没有算子的形状；{missing}"},
+    {"ev-no-gemm-of-dim", "No GEMM with K or N = {dim} ran inside the profiled steps ({gemms} GEMMs there)",
+     "分析的 step 内没有运行 K 或 N = {dim} 的 GEMM（共有 {gemms} 个 GEMM）"},
+    {"ev-no-unaligned-gemm", "No GEMM with an unaligned K or N ran inside the profiled steps ({gemms} GEMMs there)",
+     "分析的 step 内没有运行 K 或 N 未对齐的 GEMM（共有 {gemms} 个 GEMM）"},
+    {"ev-on-cpu",
+     "{count} GEMMs per step have K or N = {dim} ({shapes}), but on the CPU, where alignment costs nothing; profile "
+     "the GPU run with ProfilerActivity.CUDA to see tensor-core use",
+     "每个 step 有 {count} 个 K 或 N = {dim} 的 GEMM（{shapes}），但它们运行在 CPU 上，对齐与否没有影响；"
+     "请用 ProfilerActivity.CUDA 采集 GPU 上的运行，查看 Tensor Core 的使用情况"},
+    {"ev-no-tensor-cores",
+     "The GPU has no tensor cores (compute capability below 7.0): alignment of the {count} GEMMs per step with K or N "
+     "= {dim} would not change their kernels",
+     "这块 GPU 没有 Tensor Core（compute capability 低于 7.0）：对齐每个 step 中 {count} 个 K 或 N = {dim} 的 "
+     "GEMM 不会改变它们的 kernel"},
+    {"ev-confirmed",
+     "{count} GEMMs per step with K or N = {dim} take {ms} ms/step of GPU time ({shapes}); tensor-core kernels "
+     "{tensor_cores} ({share} of kernel time)",
+     "每个 step 有 {count} 个 K 或 N = {dim} 的 GEMM，占用 GPU 时间每 step {ms} ms（{shapes}）；使用 Tensor "
+     "Core 的 kernel {tensor_cores}（占 kernel 时间的 {share}）"},
+    {"ev-tensor-cores-elsewhere", "ran elsewhere in the trace", "在 trace 的其他地方运行过"},
+    {"ev-tensor-cores-never", "did not run at all", "完全没有运行"},
 };
 
 class UnalignedDim final : public Rule {
@@ -305,10 +330,10 @@ class UnalignedDimEvidence final : public RuleEvidence {
   Evidence Confirm(const Diagnostic& d, const EvidenceQuery& q) const override {
     const DimFinding* finding = d.Payload<DimFinding>();
     // Without the dimension, every unaligned GEMM would match: say so instead of guessing.
-    if (finding == nullptr) return Unverifiable("The finding carries no dimension, so no GEMM can be tied to it");
+    if (finding == nullptr) return Unverifiable(Say("ev-no-payload"));
     const auto& caps = q.trace.capabilities();
     if (!caps.shapes) {
-      return Unverifiable(fmt::format("The trace holds no operator shapes; {}", MissingOption("record_shapes=True")));
+      return Unverifiable(Say("ev-no-shapes", {SentenceArg("missing", MissingOption("record_shapes=True"))}));
     }
     const std::optional<int64_t> dim = finding->dim;
     trace::GemmEvidence g = q.trace.UnalignedGemms(nullptr);
@@ -327,14 +352,10 @@ class UnalignedDimEvidence final : public RuleEvidence {
       claims.push_back(KeyClaim(q, fmt::format("gemm {} {}", s.op, s.dims), caps.cuda ? s.gpu_ns : s.cpu_ns));
     }
     const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
+    const MessageArg gemms = NumberArg("gemms", static_cast<int64_t>(g.gemms));
     if (matching.empty()) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = dim ? fmt::format("No GEMM with K or N = {} ran inside the profiled steps ({} GEMMs there)", *dim,
-                                    g.gemms)
-                      : fmt::format("No GEMM with an unaligned K or N ran inside the profiled steps ({} GEMMs there)",
-                                    g.gemms);
-      return e;
+      return VerdictOnly(Verdict::kNotObserved, dim ? Say("ev-no-gemm-of-dim", {NumberArg("dim", *dim), gemms})
+                                                    : Say("ev-no-unaligned-gemm", {gemms}));
     }
     trace::Cost c;
     c.observed = true;
@@ -346,43 +367,45 @@ class UnalignedDimEvidence final : public RuleEvidence {
     for (size_t i = 0; i < matching.size() && i < 3; ++i) {
       shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", matching[i].op, matching[i].dims);
     }
-    Evidence base = EvidenceFromCost(q, Verdict::kUnverifiable, c, 0, "");
-    base.claims = claims;
-    for (size_t i = 0; i < matching.size() && i < 5; ++i) {
-      base.events.push_back(fmt::format("{} {} x{}", matching[i].op, matching[i].dims, matching[i].count));
-    }
+    const MessageArg count_arg = NumberArg("count", c.count_per_step, 1);
+    const MessageArg dim_arg = NumberArg("dim", dim.value_or(0));
+    const MessageArg shapes_arg{"shapes", shapes, {}};
     if (!caps.cuda) {
-      base.summary = fmt::format(
-          "{:.1f} GEMMs per step have K or N = {} ({}), but on the CPU, where alignment costs "
-          "nothing; profile the GPU run with ProfilerActivity.CUDA to see tensor-core use",
-          c.count_per_step, dim.value_or(0), shapes);
-      return base;
+      Evidence e = EvidenceFromCost(q, Verdict::kUnverifiable, c, 0,
+                                    Say("ev-on-cpu", {count_arg, dim_arg, shapes_arg}));
+      e.claims = claims;
+      AddShapeEvents(e, matching);
+      return e;
     }
     bool tensor_core_gpu = g.tensor_cores_ran;
     for (const auto& dev : q.trace.trace().metadata().devices)
       tensor_core_gpu = tensor_core_gpu || dev.compute_major >= 7;
     const double factor = !tensor_core_gpu ? 0.0 : half ? 0.5 : 0.25;
     if (!tensor_core_gpu) {
-      base.verdict = Verdict::kRefuted;
-      base.summary = fmt::format(
-          "The GPU has no tensor cores (compute capability below 7.0): alignment of the {:.1f} "
-          "GEMMs per step with K or N = {} would not change their kernels",
-          c.count_per_step, dim.value_or(0));
-      return base;
+      Evidence e = EvidenceFromCost(q, Verdict::kRefuted, c, 0, Say("ev-no-tensor-cores", {count_arg, dim_arg}));
+      e.claims = claims;
+      AddShapeEvents(e, matching);
+      return e;
     }
+    const Sentence tensor_cores = Say(g.tensor_cores_ran ? "ev-tensor-cores-elsewhere" : "ev-tensor-cores-never");
     Evidence e = EvidenceFromCost(
         q, Verdict::kConfirmed, c, c.ms_per_step * factor,
-        fmt::format("{:.1f} GEMMs per step with K or N = {} take {:.2f} ms/step of GPU time ({}); tensor-core kernels "
-                    "{} ({} of kernel time)",
-                    c.count_per_step, dim.value_or(0), c.ms_per_step, shapes,
-                    g.tensor_cores_ran ? "ran elsewhere in the trace" : "did not run at all",
-                    FormatShare(g.tensor_core_share)));
-    e.events = base.events;
+        Say("ev-confirmed", {count_arg, dim_arg, NumberArg("ms", c.ms_per_step, 2), shapes_arg,
+                             SentenceArg("tensor_cores", tensor_cores), ShareArg("share", g.tensor_core_share)}));
+    AddShapeEvents(e, matching);
     e.claims = claims;
     return e;
   }
 
  private:
+  // The matching GEMM shapes, a few, as the evidence's events.
+  static void AddShapeEvents(Evidence& e, const std::vector<trace::GemmShape>& matching) {
+    e.events.clear();
+    for (size_t i = 0; i < matching.size() && i < 5; ++i) {
+      e.events.push_back(fmt::format("{} {} x{}", matching[i].op, matching[i].dims, matching[i].count));
+    }
+  }
+
   static bool HalfPrecision(std::string_view dtype) {
     return dtype.find("Half") != std::string_view::npos || dtype.find("BFloat16") != std::string_view::npos ||
            dtype.find("half") != std::string_view::npos || dtype.find("bfloat16") != std::string_view::npos ||

@@ -88,6 +88,20 @@ constexpr MessageText kMessages[] = {
      "对来自锁页内存 `DataLoader` 的批次调用 {call} 而未设置 `non_blocking=True`，会等待复制完成"},
     {"set", "Set `non_blocking=True`", "设置 `non_blocking=True`"},
     {"add", "Add `non_blocking=True`", "添加 `non_blocking=True`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no copy arguments, so no copy of the trace can be tied to it",
+     "该问题没有携带拷贝参数，无法对应到 trace 中的拷贝"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "host-to-device copies", "主机到设备的拷贝"},
+    {"ev-confirmed",
+     "{count} of {pinned} pinned HtoD copies per step {where} make the host wait {ms} ms/step ({share})",
+     "{where}，每个 step 的 {pinned} 次锁页内存 HtoD 拷贝中有 {count} 次让主机等待，每 step {ms} ms（{share}）"},
+    {"ev-refuted-async", "The {pinned} pinned HtoD copies {where} did not make the host wait",
+     "{where}，{pinned} 次锁页内存 HtoD 拷贝都没有让主机等待"},
+    {"ev-refuted-pageable",
+     "The {pageable} HtoD copies {where} are from pageable memory: the batches were not pinned in this run",
+     "{where}，{pageable} 次 HtoD 拷贝都来自可分页内存：这次运行中批次没有被锁页"},
+    {"ev-no-copy", "No host-to-device copy ran {where}", "{where}没有运行任何主机到设备的拷贝"},
 };
 
 class CopyWithoutNonBlocking final : public Rule {
@@ -162,41 +176,31 @@ class CopyWithoutNonBlockingEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL204"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<NonBlockingFinding>() == nullptr) {
-      return Unverifiable("The finding carries no copy arguments, so no copy of the trace can be tied to it");
-    }
-    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show host-to-device copies; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<NonBlockingFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (q.at.not_observed) return NotObserved(q, TheLine(q));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::PinnedCopyEvidence p = q.trace.PinnedHtoD(q.at.scope());
-    const std::string where = q.at.level == AttributionLevel::kStep ? "in the profiled steps" : WhereText(q);
+    const MessageArg where = SentenceArg("where", WhereText(q));
     if (p.blocking.count > 0) {
       return EvidenceFromCost(
           q, Verdict::kConfirmed, p.blocking, p.blocking.ms_per_step,
-          fmt::format("{:.1f} of {:.1f} pinned HtoD copies per step {} make the host wait "
-                      "{:.2f} ms/step ({})",
-                      p.blocking.count_per_step,
-                      static_cast<double>(p.pinned_htod) / static_cast<double>(std::max<size_t>(1, q.steps)), where,
-                      p.blocking.ms_per_step, FormatShare(p.blocking.share_of_step)));
+          Say("ev-confirmed",
+              {NumberArg("count", p.blocking.count_per_step, 1),
+               NumberArg("pinned",
+                         static_cast<double>(p.pinned_htod) / static_cast<double>(std::max<size_t>(1, q.steps)), 1),
+               where, NumberArg("ms", p.blocking.ms_per_step, 2), ShareArg("share", p.blocking.share_of_step)}));
     }
     if (p.pinned_htod > 0) {
       return EvidenceFromCost(
           q, Verdict::kRefuted, p.blocking, 0,
-          fmt::format("The {} pinned HtoD copies {} did not make the host wait", p.pinned_htod, where));
+          Say("ev-refuted-async", {NumberArg("pinned", static_cast<int64_t>(p.pinned_htod)), where}));
     }
     if (p.pageable_htod > 0) {
-      return EvidenceFromCost(q, Verdict::kRefuted, p.blocking, 0,
-                              fmt::format("The {} HtoD copies {} are from pageable memory: the batches were not "
-                                          "pinned in this run",
-                                          p.pageable_htod, where));
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, p.blocking, 0,
+          Say("ev-refuted-pageable", {NumberArg("pageable", static_cast<int64_t>(p.pageable_htod)), where}));
     }
-    Evidence e;
-    e.verdict = Verdict::kNotObserved;
-    e.summary = fmt::format("No host-to-device copy ran {}", where);
-    return e;
+    return VerdictOnly(Verdict::kNotObserved, Say("ev-no-copy", {where}));
   }
 };
 

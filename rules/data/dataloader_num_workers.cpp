@@ -76,6 +76,25 @@ constexpr MessageText kMessages[] = {
      "`DataLoader` 的 `num_workers=0`，每个批次都在训练进程中加载"},
     {"add", "Add `num_workers={workers}`", "添加 `num_workers={workers}`"},
     {"set", "Set `num_workers` to {workers}", "将 `num_workers` 设为 {workers}"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no loader arguments, so no loader of the trace can be tied to it",
+     "该问题没有携带 DataLoader 的参数，无法对应到 trace 中的 DataLoader"},
+    {"ev-not-observed", "No `enumerate(DataLoader)#...__next__` ran inside the {steps}",
+     "分析的 {steps} 内没有运行 `enumerate(DataLoader)#...__next__`"},
+    {"ev-multi-process",
+     "The profiled run iterated a multi-process DataLoader (_MultiProcessingDataLoaderIter), which already has "
+     "workers; it takes {share} of the step ({ms} ms/step)",
+     "分析的运行使用的是多进程 DataLoader（_MultiProcessingDataLoaderIter），已经有 worker；它占 step 的 {share}"
+     "（每 step {ms} ms）"},
+    {"ev-small",
+     "The single-process DataLoader takes only {share} of the step ({ms} ms/step, at most 5%): workers would not pay "
+     "for themselves",
+     "单进程 DataLoader 只占 step 的 {share}（每 step {ms} ms，不超过 5%）：增加 worker 得不偿失"},
+    {"ev-confirmed",
+     "`_SingleProcessDataLoaderIter.__next__` takes {share} of the step ({ms} of {step} ms/step, {count} calls per "
+     "step); 4 workers would save about {saved} ms/step",
+     "`_SingleProcessDataLoaderIter.__next__` 占 step 的 {share}（每 step {step} ms 中的 {ms} ms，每个 step 调用 "
+     "{count} 次）；4 个 worker 约可每 step 节省 {saved} ms"},
 };
 
 class DataLoaderNumWorkers final : public Rule {
@@ -153,30 +172,21 @@ class DataLoaderNumWorkersEvidence final : public RuleEvidence {
   bool NeedsGpu() const override { return false; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<LoaderFinding>() == nullptr) {
-      return Unverifiable("The finding carries no loader arguments, so no loader of the trace can be tied to it");
-    }
+    if (diagnostic.Payload<LoaderFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
     const trace::DataLoaderEvidence d = q.trace.DataLoader();
     if (d.iterator == trace::IteratorKind::kNone || d.cost.count == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = fmt::format("No `enumerate(DataLoader)#...__next__` ran inside the {} profiled step{}", q.steps,
-                              q.steps == 1 ? "" : "s");
-      return e;
+      return VerdictOnly(Verdict::kNotObserved, Say("ev-not-observed", {StepsArg(q)}));
     }
     if (d.iterator == trace::IteratorKind::kMulti) {
-      return EvidenceFromCost(q, Verdict::kRefuted, d.cost, 0,
-                              fmt::format("The profiled run iterated a multi-process DataLoader "
-                                          "(_MultiProcessingDataLoaderIter), which already has workers; it takes {} of "
-                                          "the step ({:.2f} ms/step)",
-                                          FormatShare(d.cost.share_of_step), d.cost.ms_per_step));
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, d.cost, 0,
+          Say("ev-multi-process", {ShareArg("share", d.cost.share_of_step), NumberArg("ms", d.cost.ms_per_step, 2)}));
     }
     constexpr double kThreshold = 0.05;  // the TensorBoard plugin's DataLoader recommendation fires above 5%
     if (d.cost.share_of_step <= kThreshold) {
-      return EvidenceFromCost(q, Verdict::kRefuted, d.cost, 0,
-                              fmt::format("The single-process DataLoader takes only {} of the step ({:.2f} ms/step, at "
-                                          "most 5%): workers would not pay for themselves",
-                                          FormatShare(d.cost.share_of_step), d.cost.ms_per_step));
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, d.cost, 0,
+          Say("ev-small", {ShareArg("share", d.cost.share_of_step), NumberArg("ms", d.cost.ms_per_step, 2)}));
     }
     constexpr double kAssumedWorkers = 4.0, kWonBack = 0.5, kResidualShare = 0.01;
     const double dl = d.cost.share_of_step * q.step_ms;
@@ -189,9 +199,9 @@ class DataLoaderNumWorkersEvidence final : public RuleEvidence {
     c.ms_per_step = dl;
     return EvidenceFromCost(
         q, Verdict::kConfirmed, c, saved,
-        fmt::format("`_SingleProcessDataLoaderIter.__next__` takes {} of the step ({:.2f} of {:.2f} "
-                    "ms/step, {:.1f} calls per step); 4 workers would save about {:.1f} ms/step",
-                    FormatShare(d.cost.share_of_step), dl, q.step_ms, d.cost.count_per_step, std::max(0.0, saved)));
+        Say("ev-confirmed",
+            {ShareArg("share", d.cost.share_of_step), NumberArg("ms", dl, 2), NumberArg("step", q.step_ms, 2),
+             NumberArg("count", d.cost.count_per_step, 1), NumberArg("saved", std::max(0.0, saved), 1)}));
   }
 };
 

@@ -86,6 +86,25 @@ constexpr MessageText kMessages[] = {
      "`DataLoader` 未设置 `persistent_workers=True`，每个 epoch 都要重启它的 {workers}"},
     {"set", "Set `persistent_workers=True`", "设置 `persistent_workers=True`"},
     {"add", "Add `persistent_workers=True`", "添加 `persistent_workers=True`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no loader arguments, so no start-up of the trace can be tied to it",
+     "该问题没有携带 DataLoader 的参数，无法对应到 trace 中的启动"},
+    {"ev-single-process",
+     "The profiled steps read a single-process DataLoader iterator: the run had no worker processes to keep",
+     "分析的 step 读取的是单进程 DataLoader 迭代器：这次运行没有需要保留的 worker 进程"},
+    {"ev-no-frames", "The trace has no Python frames, so it cannot show the DataLoader's iterator start-ups; {missing}",
+     "trace 中没有 Python 帧，因此无法显示 DataLoader 迭代器的启动；{missing}"},
+    {"ev-confirmed",
+     "{startups} DataLoader iterator start-ups with worker processes take {total} ms in all ({ms} ms/step over the "
+     "analysed steps); persistent workers would start once",
+     "{startups} 次带 worker 进程的 DataLoader 迭代器启动共用时 {total} ms（按分析的 step 平均每 step {ms} ms）；"
+     "persistent worker 只需启动一次"},
+    {"ev-one-startup",
+     "One DataLoader start-up with workers ran ({ms} ms); the profile does not cross an epoch boundary, so its "
+     "repetition is not seen",
+     "运行了一次带 worker 的 DataLoader 启动（{ms} ms）；分析范围没有跨越 epoch 边界，看不到它的重复"},
+    {"ev-no-startup", "No DataLoader iterator started inside the profile: it does not cross an epoch boundary",
+     "分析范围内没有启动任何 DataLoader 迭代器：它没有跨越 epoch 边界"},
 };
 
 class DataLoaderPersistentWorkers final : public Rule {
@@ -194,40 +213,28 @@ class DataLoaderPersistentWorkersEvidence final : public RuleEvidence {
   bool NeedsGpu() const override { return false; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<PersistentWorkersFinding>() == nullptr) {
-      return Unverifiable("The finding carries no loader arguments, so no start-up of the trace can be tied to it");
-    }
+    if (diagnostic.Payload<PersistentWorkersFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
     const trace::LoaderStartupEvidence s = q.trace.LoaderStartups();
     if (s.cost.count == 0 && s.iterator == trace::IteratorKind::kSingle) {
-      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                              "The profiled steps read a single-process DataLoader iterator: the run had no worker "
-                              "processes to keep");
+      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0, Say("ev-single-process"));
     }
     if (!q.trace.capabilities().python_stacks) {
-      return Unverifiable("The trace has no Python frames, so it cannot show the DataLoader's iterator start-ups; " +
-                          MissingOption("with_stack=True"));
+      return Unverifiable(Say("ev-no-frames", {SentenceArg("missing", MissingOption("with_stack=True"))}));
     }
     if (s.multi_process >= 2) {
       const double n = static_cast<double>(s.cost.count);
       const double saved = s.cost.ms_per_step * (n - 1) / n;
-      return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, saved,
-                              fmt::format("{} DataLoader iterator start-ups with worker processes take {:.1f} ms in "
-                                          "all ({:.2f} ms/step over the analysed steps); persistent workers would "
-                                          "start once",
-                                          s.multi_process, s.cost.ms_per_step * static_cast<double>(q.steps),
-                                          s.cost.ms_per_step));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, s.cost, saved,
+          Say("ev-confirmed", {NumberArg("startups", static_cast<int64_t>(s.multi_process)),
+                               NumberArg("total", s.cost.ms_per_step * static_cast<double>(q.steps), 1),
+                               NumberArg("ms", s.cost.ms_per_step, 2)}));
     }
-    Evidence e;
-    e.verdict = Verdict::kNotObserved;
-    e.summary = s.multi_process == 1
-                    ? fmt::format(
-                          "One DataLoader start-up with workers ran ({:.1f} ms); the profile does not cross an "
-                          "epoch boundary, so its repetition is not seen",
-                          s.cost.examples.empty() ? 0.0 : s.cost.examples.front().dur_ms)
-                    : std::string(
-                          "No DataLoader iterator started inside the profile: it does not cross an epoch "
-                          "boundary");
-    return e;
+    return VerdictOnly(Verdict::kNotObserved,
+                       s.multi_process == 1
+                           ? Say("ev-one-startup",
+                                 {NumberArg("ms", s.cost.examples.empty() ? 0.0 : s.cost.examples.front().dur_ms, 1)})
+                           : Say("ev-no-startup"));
   }
 };
 

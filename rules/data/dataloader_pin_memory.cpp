@@ -69,6 +69,19 @@ constexpr MessageText kMessages[] = {
      "`DataLoader` 未设置 `pin_memory=True`，批次从可分页内存复制到 GPU"},
     {"set", "Set `pin_memory=True`", "设置 `pin_memory=True`"},
     {"add", "Add `pin_memory=True`", "添加 `pin_memory=True`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no loader arguments, so no copy of the trace can be tied to it",
+     "该问题没有携带 DataLoader 的参数，无法对应到 trace 中的拷贝"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "host-to-device copies", "主机到设备的拷贝"},
+    {"ev-confirmed-pageable",
+     "{count} pageable `Memcpy HtoD (Pageable -> Device)` copies per step take {ms} ms/step ({share})",
+     "每个 step 有 {count} 次可分页内存的 `Memcpy HtoD (Pageable -> Device)` 拷贝，每 step {ms} ms（{share}）"},
+    {"ev-all-pinned", "The {copies} host-to-device copies in the trace are all from pinned memory",
+     "trace 中的 {copies} 次主机到设备拷贝都来自锁页内存"},
+    {"ev-nothing-ran", "Neither a DataLoader nor a host-to-device copy ran inside the profiled steps",
+     "分析的 step 内既没有运行 DataLoader，也没有主机到设备的拷贝"},
+    {"ev-no-copy", "The profiled steps copy nothing from host to device", "分析的 step 没有从主机向设备拷贝任何数据"},
 };
 
 class DataLoaderPinMemory final : public Rule {
@@ -137,39 +150,24 @@ class DataLoaderPinMemoryEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL202"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<PinFinding>() == nullptr) {
-      return Unverifiable("The finding carries no loader arguments, so no copy of the trace can be tied to it");
-    }
+    if (diagnostic.Payload<PinFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
     const auto& caps = q.trace.capabilities();
-    if (!caps.cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show host-to-device copies; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (!caps.cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::Cost c = q.trace.PageableHtoD(nullptr);
     if (c.count > 0) {
       return EvidenceFromCost(
           q, Verdict::kConfirmed, c, c.ms_per_step * 0.5,
-          fmt::format("{:.1f} pageable `Memcpy HtoD (Pageable -> Device)` copies per step take {:.2f} "
-                      "ms/step ({})",
-                      c.count_per_step, c.ms_per_step, FormatShare(c.share_of_step)));
+          Say("ev-confirmed-pageable", {NumberArg("count", c.count_per_step, 1), NumberArg("ms", c.ms_per_step, 2),
+                                        ShareArg("share", c.share_of_step)}));
     }
     int64_t htod = 0;
     for (const auto& g : q.trace.analysis().copies.groups) {
       if (g.kind.direction == trace::CopyDirection::kHtoD) htod += g.count;
     }
-    if (htod > 0) {
-      return EvidenceFromCost(
-          q, Verdict::kRefuted, c, 0,
-          fmt::format("The {} host-to-device copies in the trace are all from pinned memory", htod));
-    }
-    if (q.trace.analysis().dataloader.calls == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = "Neither a DataLoader nor a host-to-device copy ran inside the profiled steps";
-      return e;
-    }
-    return EvidenceFromCost(q, Verdict::kRefuted, c, 0, "The profiled steps copy nothing from host to device");
+    if (htod > 0)
+      return EvidenceFromCost(q, Verdict::kRefuted, c, 0, Say("ev-all-pinned", {NumberArg("copies", htod)}));
+    if (q.trace.analysis().dataloader.calls == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-nothing-ran"));
+    return EvidenceFromCost(q, Verdict::kRefuted, c, 0, Say("ev-no-copy"));
   }
 };
 

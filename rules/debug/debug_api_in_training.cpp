@@ -103,6 +103,20 @@ constexpr MessageText kMessages[] = {
     {"sync-debug", "`{api}` leaves the CUDA sync debug mode on in training code",
      "`{api}` 让训练代码一直开着 CUDA 同步调试模式"},
     {"remove", "Remove the call", "删除该调用"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no debugging API, so no trace event can be tied to it",
+     "该问题没有携带调试 API，无法对应到 trace 中的事件"},
+    {"ev-anomaly",
+     "A profiler trace does not mark anomaly mode: its traceback recording and NaN checks add to every op's own time",
+     "profiler trace 不会标记 anomaly 模式：它记录 traceback 和检查 NaN 的开销计入每个算子自身的时间"},
+    {"ev-sync-debug", "A profiler trace does not mark the CUDA sync debug mode: its checks add to every CUDA call",
+     "profiler trace 不会标记 CUDA 同步调试模式：它的检查开销计入每次 CUDA 调用"},
+    {"ev-profiler",
+     "The overhead of a profiler or NVTX ranges left on adds to every op's own time and has no event of its own",
+     "遗留的 profiler 或 NVTX 区间的开销计入每个算子自身的时间，没有单独的事件"},
+    {"ev-gradcheck", "gradcheck's evaluations cannot be told apart from the model's own ops in a trace",
+     "在 trace 中无法区分 gradcheck 的计算和模型自身的算子"},
+    {"ev-unknown", "The trace cannot show this debugging API", "trace 无法显示这个调试 API"},
 };
 
 class DebugApiInTraining final : public Rule {
@@ -181,26 +195,15 @@ class DebugApiInTrainingEvidence final : public RuleEvidence {
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
     (void)q;
     const auto* finding = diagnostic.Payload<DebugApiFinding>();
-    if (finding == nullptr) {
-      return Unverifiable("The finding carries no debugging API, so no trace event can be tied to it");
-    }
+    if (finding == nullptr) return Unverifiable(Say("ev-no-payload"));
     switch (finding->api) {
-      case DebugApi::kAnomaly:
-        return Unverifiable(
-            "A profiler trace does not mark anomaly mode: its traceback recording and NaN checks add to every op's "
-            "own time");
-      case DebugApi::kSyncDebug:
-        return Unverifiable(
-            "A profiler trace does not mark the CUDA sync debug mode: its checks add to every CUDA call");
+      case DebugApi::kAnomaly: return Unverifiable(Say("ev-anomaly"));
+      case DebugApi::kSyncDebug: return Unverifiable(Say("ev-sync-debug"));
       case DebugApi::kNvtx:
-      case DebugApi::kProfiler:
-        return Unverifiable(
-            "The overhead of a profiler or NVTX ranges left on adds to every op's own time and has no event of its "
-            "own");
-      case DebugApi::kGradcheck:
-        return Unverifiable("gradcheck's evaluations cannot be told apart from the model's own ops in a trace");
+      case DebugApi::kProfiler: return Unverifiable(Say("ev-profiler"));
+      case DebugApi::kGradcheck: return Unverifiable(Say("ev-gradcheck"));
     }
-    return Unverifiable("The trace cannot show this debugging API");
+    return Unverifiable(Say("ev-unknown"));
   }
 };
 

@@ -74,6 +74,19 @@ constexpr MessageText kMessages[] = {
     {"no-compile", "Training without `torch.compile` on PyTorch {version}: every op is its own kernel launch",
      "在 PyTorch {version} 上训练却未使用 `torch.compile`：每个算子都是一次单独的 kernel 启动"},
     {"compile", "Compile the model with `torch.compile`", "用 `torch.compile` 编译模型"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no training loop, so no trace event can be tied to it",
+     "该问题没有携带训练循环，无法对应到 trace 中的事件"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "kernel launches", "任何 kernel 启动"},
+    {"ev-figures", "{short} of {launches} kernels per step ({share}) run shorter than their launch",
+     "每个 step 的 {launches} 个 kernel 中有 {short} 个（{share}）运行时间比启动时间还短"},
+    {"ev-confirmed", "The step is launch-bound: {figures}, {ms} ms/step of launches",
+     "step 受 kernel 启动开销限制：{figures}，启动耗时每 step {ms} ms"},
+    {"ev-no-launch", "No kernel launch ran inside the profiled steps", "分析的 step 内没有任何 kernel 启动"},
+    {"ev-refuted", "The step is not launch-bound: {figures}", "step 不受 kernel 启动开销限制：{figures}"},
+    {"ev-refuted-few", "The step is not launch-bound: {figures}, and few kernels run",
+     "step 不受 kernel 启动开销限制：{figures}，而且运行的 kernel 很少"},
 };
 
 class NoTorchCompile final : public Rule {
@@ -117,33 +130,21 @@ class NoTorchCompileEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL502"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<CompileFinding>() == nullptr) {
-      return Unverifiable("The finding carries no training loop, so no trace event can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show kernel launches; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<CompileFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::LaunchBoundEvidence l = q.trace.ShortKernels();
     const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
     const double launches_per_step = static_cast<double>(l.launches) / steps;
-    const std::string figures = fmt::format("{:.0f} of {:.0f} kernels per step ({}) run shorter than their launch",
-                                            l.cost.count_per_step, launches_per_step, FormatShare(l.short_share()));
+    const MessageArg figures = SentenceArg("figures", Say("ev-figures", {NumberArg("short", l.cost.count_per_step, 0),
+                                                                         NumberArg("launches", launches_per_step, 0),
+                                                                         ShareArg("share", l.short_share())}));
     if (l.short_share() > kShortShare && launches_per_step >= kMinLaunchesPerStep) {
-      return EvidenceFromCost(
-          q, Verdict::kConfirmed, l.cost, l.cost.ms_per_step * 0.5,
-          fmt::format("The step is launch-bound: {}, {:.2f} ms/step of launches", figures, l.cost.ms_per_step));
+      return EvidenceFromCost(q, Verdict::kConfirmed, l.cost, l.cost.ms_per_step * 0.5,
+                              Say("ev-confirmed", {figures, NumberArg("ms", l.cost.ms_per_step, 2)}));
     }
-    if (l.launches == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = "No kernel launch ran inside the profiled steps";
-      return e;
-    }
+    if (l.launches == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-no-launch"));
     return EvidenceFromCost(q, Verdict::kRefuted, l.cost, 0,
-                            fmt::format("The step is not launch-bound: {}{}", figures,
-                                        launches_per_step < kMinLaunchesPerStep ? ", and few kernels run" : ""));
+                            Say(launches_per_step < kMinLaunchesPerStep ? "ev-refuted-few" : "ev-refuted", {figures}));
   }
 };
 

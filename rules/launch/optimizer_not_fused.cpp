@@ -82,6 +82,26 @@ constexpr MessageText kMessages[] = {
      "`torch.optim` optimizer updates them together",
      "手写的参数更新循环每一步都为每个张量分别启动 kernel；融合的 `torch.optim` 优化器会一并更新它们"},
     {"fused", "Use `fused=True`", "改用 `fused=True`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no optimizer, so no trace event can be tied to it",
+     "该问题没有携带优化器，无法对应到 trace 中的事件"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "the optimizer's kernels", "优化器的 kernel"},
+    {"ev-no-stacks", "Without stacks the trace cannot tell the update loop's kernels from the model's; {missing}",
+     "没有调用栈，trace 无法区分参数更新循环的 kernel 和模型的 kernel；{missing}"},
+    {"ev-update-loop", "The update loop {where} takes {ms} ms/step ({share})",
+     "参数更新循环（{where}）每 step 用时 {ms} ms（{share}）"},
+    {"ev-not-observed", "No `Optimizer.step#...` ran inside the {steps}",
+     "分析的 {steps} 内没有运行 `Optimizer.step#...`"},
+    {"ev-fused", "{multi_tensor} of the {kernels} kernels under `Optimizer.step` are multi-tensor or fused",
+     "`Optimizer.step` 下的 {kernels} 个 kernel 中有 {multi_tensor} 个是 multi-tensor 或 fused 的"},
+    {"ev-few-kernels", "`Optimizer.step` launches only {count} kernels per step (below {minimum})",
+     "`Optimizer.step` 每个 step 只启动 {count} 个 kernel（少于 {minimum}）"},
+    {"ev-confirmed",
+     "`Optimizer.step` launches {count} kernels per step, {multi_tensor} multi-tensor or fused; {ms} ms/step of "
+     "launch overhead above their GPU time ({share})",
+     "`Optimizer.step` 每个 step 启动 {count} 个 kernel，其中 {multi_tensor} 个是 multi-tensor 或 fused 的；"
+     "超出其 GPU 时间的启动开销每 step {ms} ms（{share}）"},
 };
 
 class OptimizerNotFused final : public Rule {
@@ -145,49 +165,36 @@ class OptimizerNotFusedEvidence final : public RuleEvidence {
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
     const auto* finding = diagnostic.Payload<FusedFinding>();
-    if (finding == nullptr) {
-      return Unverifiable("The finding carries no optimizer, so no trace event can be tied to it");
-    }
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show the optimizer's kernels; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (finding == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     if (finding->loop) {
       if (q.at.level != AttributionLevel::kLine) {
-        return Unverifiable("Without stacks the trace cannot tell the update loop's kernels from the model's; " +
-                            MissingOption("with_stack=True"));
+        return Unverifiable(Say("ev-no-stacks", {SentenceArg("missing", MissingOption("with_stack=True"))}));
       }
-      if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+      if (q.at.not_observed) return NotObserved(q, TheLine(q));
       const trace::Cost c = q.trace.CostOf(q.at.where);
-      return EvidenceFromCost(q, c.count > 0 ? Verdict::kConfirmed : Verdict::kRefuted, c, c.ms_per_step * 0.5,
-                              fmt::format("The update loop {} takes {:.2f} ms/step ({})", WhereText(q), c.ms_per_step,
-                                          FormatShare(c.share_of_step)));
+      return EvidenceFromCost(
+          q, c.count > 0 ? Verdict::kConfirmed : Verdict::kRefuted, c, c.ms_per_step * 0.5,
+          Say("ev-update-loop", {SentenceArg("where", WhereText(q)), NumberArg("ms", c.ms_per_step, 2),
+                                 ShareArg("share", c.share_of_step)}));
     }
     const trace::OptimizerStepEvidence s = q.trace.OptimizerStepKernels();
-    if (s.calls == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = fmt::format("No `Optimizer.step#...` ran inside the {} profiled step{}", q.steps,
-                              q.steps == 1 ? "" : "s");
-      return e;
-    }
+    if (s.calls == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-not-observed", {StepsArg(q)}));
     const double per_step = s.cost.count_per_step;
+    const MessageArg multi_tensor = NumberArg("multi_tensor", static_cast<int64_t>(s.multi_tensor));
     if (s.multi_tensor * 2 >= s.kernels && s.kernels > 0) {
       return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                              fmt::format("{} of the {} kernels under `Optimizer.step` are multi-tensor or fused",
-                                          s.multi_tensor, s.kernels));
+                              Say("ev-fused", {multi_tensor, NumberArg("kernels", static_cast<int64_t>(s.kernels))}));
     }
     if (per_step < kMinKernelsPerStep) {
-      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                              fmt::format("`Optimizer.step` launches only {:.1f} kernels per step (below {})", per_step,
-                                          kMinKernelsPerStep));
+      return EvidenceFromCost(
+          q, Verdict::kRefuted, s.cost, 0,
+          Say("ev-few-kernels", {NumberArg("count", per_step, 1), NumberArg("minimum", int64_t{kMinKernelsPerStep})}));
     }
-    return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
-                            fmt::format("`Optimizer.step` launches {:.0f} kernels per step, {} multi-tensor or fused; "
-                                        "{:.2f} ms/step of launch overhead above their GPU time ({})",
-                                        per_step, s.multi_tensor, s.cost.ms_per_step,
-                                        FormatShare(s.cost.share_of_step)));
+    return EvidenceFromCost(
+        q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
+        Say("ev-confirmed", {NumberArg("count", per_step, 0), multi_tensor, NumberArg("ms", s.cost.ms_per_step, 2),
+                             ShareArg("share", s.cost.share_of_step)}));
   }
 };
 

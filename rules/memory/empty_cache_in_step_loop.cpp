@@ -69,6 +69,19 @@ struct EmptyCacheFinding {
 constexpr MessageText kMessages[] = {
     {"empty-cache", "`torch.cuda.empty_cache()` frees the allocator's cache on {cadence}",
      "`torch.cuda.empty_cache()` 在{cadence}都释放显存分配器的缓存"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no call, so no allocator event of the trace can be tied to it",
+     "该问题没有携带调用，无法对应到 trace 中的分配器事件"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "cudaFree/cudaMalloc", "任何 cudaFree/cudaMalloc 调用"},
+    {"ev-confirmed",
+     "{frees} cudaFree calls per step {where} and {mallocs} cudaMalloc calls per step take {ms} ms/step ({share})",
+     "{where}，每个 step {frees} 次 cudaFree 调用和每个 step {mallocs} 次 cudaMalloc 调用，每 step {ms} ms（{share}）"},
+    {"ev-no-malloc",
+     "{frees} cudaFree calls per step {where}, but no cudaMalloc in the steps: the memory was not allocated again",
+     "{where}，每个 step 有 {frees} 次 cudaFree 调用，但 step 中没有 cudaMalloc：显存没有被重新分配"},
+    {"ev-no-free", "No cudaFree ran {where}: the cache held nothing to release",
+     "{where}没有运行 cudaFree：缓存中没有可释放的显存"},
 };
 
 class EmptyCacheInStepLoop final : public Rule {
@@ -111,36 +124,27 @@ class EmptyCacheInStepLoopEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL103"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<EmptyCacheFinding>() == nullptr) {
-      return Unverifiable("The finding carries no call, so no allocator event of the trace can be tied to it");
-    }
-    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show cudaFree/cudaMalloc; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<EmptyCacheFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (q.at.not_observed) return NotObserved(q, TheLine(q));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::AllocatorEvidence a = q.trace.AllocatorRoundTrips(q.at.scope());
-    const std::string where = q.at.level == AttributionLevel::kStep ? "in the profiled steps" : WhereText(q);
+    const MessageArg where = SentenceArg("where", WhereText(q));
     if (a.frees.count > 0 && a.mallocs.count > 0) {
       trace::Cost c = a.frees;
       c.ms_per_step += a.mallocs.ms_per_step;
       c.share_of_step += a.mallocs.share_of_step;
       c.claims.insert(c.claims.end(), a.mallocs.claims.begin(), a.mallocs.claims.end());
-      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
-                              fmt::format("{:.1f} cudaFree calls per step {} and {:.1f} cudaMalloc calls per step "
-                                          "take {:.2f} ms/step ({})",
-                                          a.frees.count_per_step, where, a.mallocs.count_per_step, c.ms_per_step,
-                                          FormatShare(c.share_of_step)));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, c, c.ms_per_step,
+          Say("ev-confirmed",
+              {NumberArg("frees", a.frees.count_per_step, 1), where, NumberArg("mallocs", a.mallocs.count_per_step, 1),
+               NumberArg("ms", c.ms_per_step, 2), ShareArg("share", c.share_of_step)}));
     }
     if (a.frees.count > 0) {
       return EvidenceFromCost(q, Verdict::kRefuted, a.frees, 0,
-                              fmt::format("{:.1f} cudaFree calls per step {}, but no cudaMalloc in the steps: the "
-                                          "memory was not allocated again",
-                                          a.frees.count_per_step, where));
+                              Say("ev-no-malloc", {NumberArg("frees", a.frees.count_per_step, 1), where}));
     }
-    return EvidenceFromCost(q, Verdict::kRefuted, a.frees, 0,
-                            fmt::format("No cudaFree ran {}: the cache held nothing to release", where));
+    return EvidenceFromCost(q, Verdict::kRefuted, a.frees, 0, Say("ev-no-free", {where}));
   }
 };
 

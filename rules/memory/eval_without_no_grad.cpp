@@ -107,6 +107,17 @@ constexpr MessageText kMessages[] = {
      "评估循环在开启 autograd 的情况下运行模型；请把它包在 `torch.no_grad()` 或 `torch.inference_mode()` 中"},
     {"decorate", "Decorate the function with `torch.no_grad()`", "用 `torch.no_grad()` 装饰该函数"},
     {"wrap", "Wrap the loop in `with torch.no_grad():`", "把循环包在 `with torch.no_grad():` 中"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no loop, so no step of the trace can be tied to it",
+     "该问题没有携带循环，无法对应到 trace 中的 step"},
+    {"ev-no-call-sites", "The trace has no Python call sites, so the loop's steps cannot be found in it; {missing}",
+     "trace 中没有 Python 调用位置，因此找不到这个循环的 step；{missing}"},
+    {"ev-the-loop", "The loop at line {line}", "第 {line} 行的循环"},
+    {"ev-trains", "The loop runs {ops} backward ops {where}: it trains, it does not only evaluate",
+     "{where}，这个循环运行了 {ops} 个 backward 算子：它在训练，而不只是评估"},
+    {"ev-cannot-tell",
+     "The loop's steps take {ms} ms/step {where}, but a trace does not record whether autograd was on",
+     "{where}，这个循环的 step 每 step 用时 {ms} ms，但 trace 不记录 autograd 是否开启"},
 };
 
 class EvalWithoutNoGrad final : public Rule {
@@ -213,31 +224,26 @@ class EvalWithoutNoGradEvidence final : public RuleEvidence {
   bool NeedsGpu() const override { return false; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<EvalFinding>() == nullptr) {
-      return Unverifiable("The finding carries no loop, so no step of the trace can be tied to it");
-    }
+    if (diagnostic.Payload<EvalFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
     trace::SourceMatch where = q.trace.Locate(q.file.path(), q.line);
     if (where.spans.empty() && !q.function.empty()) {
       where = q.trace.LocateFunction(q.file.path(), q.function, q.function_def_line);
     }
     if (where.spans.empty() || !q.trace.RanInSteps(where)) {
       if (!q.trace.capabilities().stacks()) {
-        return Unverifiable("The trace has no Python call sites, so the loop's steps cannot be found in it; " +
-                            MissingOption("with_stack=True"));
+        return Unverifiable(Say("ev-no-call-sites", {SentenceArg("missing", MissingOption("with_stack=True"))}));
       }
-      return NotObserved(q, fmt::format("The loop at line {}", q.line));
+      return NotObserved(q, Say("ev-the-loop", {NumberArg("line", q.line)}));
     }
     const trace::AutogradEvidence autograd = q.trace.AutogradUnder(where);
     if (autograd.backward_ops > 0) {
       return EvidenceFromCost(q, Verdict::kRefuted, autograd.cost, 0,
-                              fmt::format("The loop runs {} backward ops {}: it trains, it does not only evaluate",
-                                          autograd.backward_ops, WhereText(q)));
+                              Say("ev-trains", {NumberArg("ops", static_cast<int64_t>(autograd.backward_ops)),
+                                                SentenceArg("where", WhereText(q))}));
     }
-    Evidence e = EvidenceFromCost(
+    return EvidenceFromCost(
         q, Verdict::kUnverifiable, autograd.cost, 0,
-        fmt::format("The loop's steps take {:.2f} ms/step {}, but a trace does not record whether autograd was on",
-                    autograd.cost.ms_per_step, WhereText(q)));
-    return e;
+        Say("ev-cannot-tell", {NumberArg("ms", autograd.cost.ms_per_step, 2), SentenceArg("where", WhereText(q))}));
   }
 };
 

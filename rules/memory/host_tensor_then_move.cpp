@@ -86,6 +86,20 @@ constexpr MessageText kMessages[] = {
     {"host-factory", "`torch.{factory}()` is made on the host and then moved to the GPU; pass `device=` instead",
      "`torch.{factory}()` 先在主机上创建再移到 GPU；请改为直接传入 `device=`"},
     {"device", "Pass `device=` to the factory", "向工厂函数传入 `device=`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no factory, so no copy of the trace can be tied to it",
+     "该问题没有携带张量工厂函数，无法对应到 trace 中的拷贝"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "host-to-device copies", "主机到设备的拷贝"},
+    {"ev-confirmed",
+     "{count} moves of freshly made tensors to the device per step {where} take {ms} ms/step of host time ({share})",
+     "{where}，每个 step 有 {count} 次把新建张量移到设备上，占用主机时间每 step {ms} ms（{share}）"},
+    {"ev-not-observed",
+     "No factory op followed by a host-to-device move ran in the profiled steps (a factory made once at start-up runs "
+     "outside them)",
+     "分析的 step 中没有运行“工厂算子后接主机到设备移动”的组合（启动时只创建一次的张量在 step 之外运行）"},
+    {"ev-refuted", "The code ran {where} and moved no freshly made tensor to the device",
+     "代码{where}运行过，但没有把新建的张量移到设备上"},
 };
 
 class HostTensorThenMove final : public Rule {
@@ -210,33 +224,19 @@ class HostTensorThenMoveEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL205"; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<HostFactoryFinding>() == nullptr) {
-      return Unverifiable("The finding carries no factory, so no copy of the trace can be tied to it");
-    }
-    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show host-to-device copies; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (diagnostic.Payload<HostFactoryFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (q.at.not_observed) return NotObserved(q, TheLine(q));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::Cost c = q.trace.FactoryCopies(q.at.scope());
-    const std::string where = q.at.level == AttributionLevel::kStep ? "in the profiled steps" : WhereText(q);
+    const MessageArg where = SentenceArg("where", WhereText(q));
     if (c.count > 0) {
-      return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
-                              fmt::format("{:.1f} moves of freshly made tensors to the device per step {} take "
-                                          "{:.2f} ms/step of host time ({})",
-                                          c.count_per_step, where, c.ms_per_step, FormatShare(c.share_of_step)));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, c, c.ms_per_step,
+          Say("ev-confirmed", {NumberArg("count", c.count_per_step, 1), where, NumberArg("ms", c.ms_per_step, 2),
+                               ShareArg("share", c.share_of_step)}));
     }
-    if (q.at.level == AttributionLevel::kStep) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary =
-          "No factory op followed by a host-to-device move ran in the profiled steps (a factory made once "
-          "at start-up runs outside them)";
-      return e;
-    }
-    return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
-                            fmt::format("The code ran {} and moved no freshly made tensor to the device", where));
+    if (q.at.level == AttributionLevel::kStep) return VerdictOnly(Verdict::kNotObserved, Say("ev-not-observed"));
+    return EvidenceFromCost(q, Verdict::kRefuted, c, 0, Say("ev-refuted", {where}));
   }
 };
 

@@ -68,6 +68,23 @@ constexpr MessageText kMessages[] = {
      "PyTorch 2.0 之前 `zero_grad()` 会把所有梯度填零（目标版本为 {version}）"},
     {"set", "Set `set_to_none=True`", "设置 `set_to_none=True`"},
     {"pass", "Pass `set_to_none=True`", "传入 `set_to_none=True`"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no zero_grad call, so no trace event can be tied to it",
+     "该问题没有携带 zero_grad 调用，无法对应到 trace 中的事件"},
+    {"ev-not-observed", "No `Optimizer.zero_grad#...` ran inside the {steps}",
+     "分析的 {steps} 内没有运行 `Optimizer.zero_grad#...`"},
+    {"ev-confirmed",
+     "`Optimizer.zero_grad` runs {count} fill_/zero_ ops per step ({kernels} kernels in all), {ms} ms/step ({share})",
+     "`Optimizer.zero_grad` 每个 step 运行 {count} 个 fill_/zero_ 算子（共 {kernels} 个 kernel），每 step {ms} "
+     "ms（{share}）"},
+    {"ev-confirmed-where",
+     "`Optimizer.zero_grad` {where} runs {count} fill_/zero_ ops per step ({kernels} kernels in all), {ms} ms/step "
+     "({share})",
+     "`Optimizer.zero_grad`（{where}）每个 step 运行 {count} 个 fill_/zero_ 算子（共 {kernels} 个 kernel），"
+     "每 step {ms} ms（{share}）"},
+    {"ev-refuted",
+     "`Optimizer.zero_grad` ran {calls} with no fill_/zero_ work under it: the gradients are already set to None",
+     "`Optimizer.zero_grad` 运行了 {calls}，其下没有 fill_/zero_ 操作：梯度已经被设为 None"},
 };
 
 class ZeroGradSetToNone final : public Rule {
@@ -130,38 +147,28 @@ class ZeroGradSetToNoneEvidence final : public RuleEvidence {
   bool NeedsGpu() const override { return false; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
-    if (diagnostic.Payload<ZeroGradFinding>() == nullptr) {
-      return Unverifiable("The finding carries no zero_grad call, so no trace event can be tied to it");
-    }
-    if (q.at.level == AttributionLevel::kLine && q.at.not_observed)
-      return NotObserved(q, fmt::format("Line {}", q.line));
+    if (diagnostic.Payload<ZeroGradFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (q.at.level == AttributionLevel::kLine && q.at.not_observed) return NotObserved(q, TheLine(q));
     const auto& z = q.trace.analysis().optimizer.zero_grad;
-    if (z.calls == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = fmt::format("No `Optimizer.zero_grad#...` ran inside the {} profiled step{}", q.steps,
-                              q.steps == 1 ? "" : "s");
-      return e;
-    }
+    if (z.calls == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-not-observed", {StepsArg(q)}));
     trace::Cost c = q.trace.ZeroGradWork();
-    std::string where = "";
+    bool here = false;
     // The zero_grad calls made from this very line, when the trace can tell (several optimizers).
     if (q.at.level == AttributionLevel::kLine &&
         std::any_of(z.events.begin(), z.events.end(), [&](uint32_t e) { return q.trace.Inside(q.at.where, e); })) {
       c = q.trace.ZeroGradWork(&q.at.where);
-      where = " " + WhereText(q);
+      here = true;
     }
     if (c.count > 0) {
+      MessageArgs args{NumberArg("count", c.count_per_step, 0), NumberArg("kernels", static_cast<int64_t>(z.kernels)),
+                       NumberArg("ms", c.ms_per_step, 2), ShareArg("share", c.share_of_step)};
+      if (here) args.push_back(SentenceArg("where", WhereText(q)));
       return EvidenceFromCost(q, Verdict::kConfirmed, c, c.ms_per_step,
-                              fmt::format("`Optimizer.zero_grad`{} runs {:.0f} fill_/zero_ ops per step ({} kernels in "
-                                          "all), {:.2f} ms/step ({})",
-                                          where, c.count_per_step, z.kernels, c.ms_per_step,
-                                          FormatShare(c.share_of_step)));
+                              Say(here ? "ev-confirmed-where" : "ev-confirmed", std::move(args)));
     }
-    return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
-                            fmt::format("`Optimizer.zero_grad` ran {} time{} with no fill_/zero_ work under it: the "
-                                        "gradients are already set to None",
-                                        z.calls, z.calls == 1 ? "" : "s"));
+    return EvidenceFromCost(
+        q, Verdict::kRefuted, c, 0,
+        Say("ev-refuted", {CountArg("calls", static_cast<int64_t>(z.calls), "time", "times", "次")}));
   }
 };
 

@@ -100,6 +100,28 @@ other findings on the same events). A trace without CUDA activity cannot show a 
 // Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
 constexpr MessageText kMessages[] = {
     {"implicit-sync", "{sync} on {cadence}", "{sync}，发生在{cadence}"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no sync kind, so no trace event can be tied to it",
+     "该问题没有携带同步类型，无法对应到 trace 中的事件"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "a device sync", "设备同步"},
+    {"ev-confirmed-here", "{count} device syncs per step {where} block the CPU {ms} ms/step ({share})",
+     "{where}，每个 step 有 {count} 次设备同步，阻塞 CPU 每 step {ms} ms（{share}）"},
+    {"ev-refuted-here", "The code ran {where} and no device sync ran under it",
+     "代码{where}运行过，其下没有任何设备同步"},
+    {"ev-confirmed",
+     "{count} device syncs per step under data-dependent ops or tensor truth tests block the CPU {ms} ms/step "
+     "({share}); attributed by {how}",
+     "每个 step 在数据相关算子或张量真值判断下有 {count} 次设备同步，阻塞 CPU 每 step {ms} ms（{share}）；"
+     "归因方式：{how}"},
+    {"ev-not-observed",
+     "No data-dependent op or tensor truth test (aten::nonzero, aten::is_nonzero, ...) ran in the {steps} "
+     "(attributed by {how})",
+     "分析的 {steps} 中没有运行任何数据相关算子或张量真值判断（aten::nonzero、aten::is_nonzero 等）"
+     "（归因方式：{how}）"},
+    {"ev-refuted",
+     "{ops} data-dependent ops or truth tests ran in the profiled steps and none synchronised with the device",
+     "分析的 step 中运行了 {ops} 个数据相关算子或真值判断，没有一个与设备同步"},
 };
 
 class ImplicitSyncInStepLoop final : public Rule {
@@ -150,47 +172,30 @@ class ImplicitSyncInStepLoopEvidence final : public RuleEvidence {
   std::string_view Code() const override { return "TL102"; }
 
   Evidence Confirm(const Diagnostic& d, const EvidenceQuery& q) const override {
-    if (d.Payload<ImplicitSyncFinding>() == nullptr) {
-      return Unverifiable("The finding carries no sync kind, so no trace event can be tied to it");
-    }
-    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
-    if (!q.trace.capabilities().cuda) {
-      return Unverifiable(
-          "The trace has no CUDA activity, so it cannot show a device sync; profile with "
-          "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    }
+    if (d.Payload<ImplicitSyncFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
+    if (q.at.not_observed) return NotObserved(q, TheLine(q));
+    if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::ImplicitSyncEvidence s = q.trace.ImplicitSyncs(q.at.scope());
+    const MessageArg count = NumberArg("count", s.cost.count_per_step, 1);
+    const MessageArg ms = NumberArg("ms", s.cost.ms_per_step, 2);
+    const MessageArg share = ShareArg("share", s.cost.share_of_step);
     if (q.at.level != AttributionLevel::kStep) {
+      const MessageArg where = SentenceArg("where", WhereText(q));
       if (s.cost.count > 0) {
         return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
-                                fmt::format("{:.1f} device syncs per step {} block the CPU {:.2f} ms/step ({})",
-                                            s.cost.count_per_step, WhereText(q), s.cost.ms_per_step,
-                                            FormatShare(s.cost.share_of_step)));
+                                Say("ev-confirmed-here", {count, where, ms, share}));
       }
-      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                              fmt::format("The code ran {} and no device sync ran under it", WhereText(q)));
+      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0, Say("ev-refuted-here", {where}));
     }
     // No stacks: the blocking calls under the ops that read the device implicitly, in the whole step.
+    const MessageArg how = SentenceArg("how", q.at.how);
     if (s.cost.count > 0) {
       return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
-                              fmt::format("{:.1f} device syncs per step under data-dependent ops or tensor truth "
-                                          "tests block the CPU {:.2f} ms/step ({}); attributed by {}",
-                                          s.cost.count_per_step, s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
-                                          q.at.how));
+                              Say("ev-confirmed", {count, ms, share, how}));
     }
-    if (s.implicit_ops == 0) {
-      Evidence e;
-      e.verdict = Verdict::kNotObserved;
-      e.summary = fmt::format(
-          "No data-dependent op or tensor truth test (aten::nonzero, aten::is_nonzero, ...) ran in the {} profiled "
-          "{} (attributed by {})",
-          q.steps, q.steps == 1 ? "step" : "steps", q.at.how);
-      return e;
-    }
+    if (s.implicit_ops == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-not-observed", {StepsArg(q), how}));
     return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                            fmt::format("{} data-dependent ops or truth tests ran in the profiled steps and none "
-                                        "synchronised with the device",
-                                        s.implicit_ops));
+                            Say("ev-refuted", {NumberArg("ops", static_cast<int64_t>(s.implicit_ops))}));
   }
 };
 

@@ -129,6 +129,47 @@ constexpr MessageText kMessages[] = {
     {"remote-sync", "`{function}()` synchronizes with the GPU on {cadence}",
      "`{function}()` 会与 GPU 同步，发生在{cadence}"},
     {"remote-note", "`{function}` syncs here: {sync}", "`{function}` 在此处同步：{sync}"},
+    // Trace evidence (RuleEvidence::Say).
+    {"ev-no-payload", "The finding carries no sync kind, so no trace event can be tied to it",
+     "该问题没有携带同步类型，无法对应到 trace 中的事件"},
+    {"ev-code-in-steps", "in the steps", "在 step 中"},
+    {"ev-code-that-ran", "that ran {where}", "{where}运行时"},
+    {"ev-no-device",
+     "The profiled run had no device: its memory events show host allocations only, so the code {code} ({calls}) "
+     "read CPU values and waited for nothing; profile the GPU run with ProfilerActivity.CUDA to measure its syncs",
+     "分析的运行没有使用设备：它的显存事件只有主机端分配，所以{code}的代码（{calls}）读取的是 CPU 上的值，"
+     "没有等待任何东西；请用 ProfilerActivity.CUDA 采集 GPU 上的运行来测量同步"},
+    // What a trace without CUDA activity cannot show (NoCudaActivity).
+    {"ev-cuda-shows", "a device sync", "设备同步"},
+    {"ev-no-cuda-no-memory",
+     "The trace has no CUDA activity, so it cannot show a device sync; profile with "
+     "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (profile_memory=True would at least show whether the "
+     "run used a device)",
+     "trace 中没有 CUDA 活动，因此无法显示设备同步；请用 "
+     "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] 采集（profile_memory=True 至少能显示这次运行是否"
+     "使用了设备）"},
+    {"ev-confirmed-here",
+     "{count} device syncs per step {where} block the CPU {ms} ms/step ({share}); {syncing} of {items} .item() calls "
+     "synchronised",
+     "{where}，每个 step 有 {count} 次设备同步，阻塞 CPU 每 step {ms} ms（{share}）；{items} 次 .item() 调用中有 "
+     "{syncing} 次发生了同步"},
+    {"ev-refuted-here",
+     "The code ran {where} and no device sync or blocking copy ran under it ({calls}, none synchronised): a CPU value",
+     "代码{where}运行过，其下没有任何设备同步或阻塞拷贝（{calls}，都没有同步）：这是 CPU 上的值"},
+    {"ev-no-item", "No .item() call ran in the {steps}, so this scalar read did not run there (attributed by {how})",
+     "分析的 {steps} 中没有运行任何 .item() 调用，所以这次标量读取没有在其中运行（归因方式：{how}）"},
+    {"ev-confirmed-scalar",
+     "{count} of {items} .item() calls per step synchronise with the device, blocking the CPU {ms} ms/step ({share}); "
+     "attributed by {how}",
+     "每个 step 的 {items} 次 .item() 调用中有 {count} 次与设备同步，阻塞 CPU 每 step {ms} ms（{share}）；"
+     "归因方式：{how}"},
+    {"ev-refuted-scalar",
+     "None of the {items} .item() calls per step synchronised with the device (CPU scalars); attributed by {how}",
+     "每个 step 的 {items} 次 .item() 调用都没有与设备同步（CPU 标量）；归因方式：{how}"},
+    {"ev-confirmed", "{count} device syncs per step block the CPU {ms} ms/step ({share}); attributed by {how}",
+     "每个 step 有 {count} 次设备同步，阻塞 CPU 每 step {ms} ms（{share}）；归因方式：{how}"},
+    {"ev-refuted", "The trace shows CUDA activity and no device sync at all in the {steps}",
+     "trace 中有 CUDA 活动，但分析的 {steps} 中没有任何设备同步"},
 };
 
 class SyncInStepLoop final : public Rule {
@@ -202,10 +243,9 @@ class SyncInStepLoopEvidence final : public RuleEvidence {
 
   Evidence Confirm(const Diagnostic& d, const EvidenceQuery& q) const override {
     const SyncFinding* finding = d.Payload<SyncFinding>();
-    if (finding == nullptr)
-      return Unverifiable("The finding carries no sync kind, so no trace event can be tied to it");
+    if (finding == nullptr) return Unverifiable(Say("ev-no-payload"));
     const auto& caps = q.trace.capabilities();
-    if (q.at.not_observed) return NotObserved(q, fmt::format("Line {}", q.line));
+    if (q.at.not_observed) return NotObserved(q, TheLine(q));
     if (!caps.cuda) {
       // Without CUDA activity a sync cannot be seen, unless the run had no device at all: profile_memory
       // records every allocator, CUDA's included, so memory events with no device allocation show tensors
@@ -219,54 +259,39 @@ class SyncInStepLoopEvidence final : public RuleEvidence {
           trace::Cost c = q.at.level == AttributionLevel::kStep ? s.cost : q.trace.CostOf(q.at.where);
           c.count = s.item_calls;
           c.count_per_step = static_cast<double>(s.item_calls) / static_cast<double>(std::max<size_t>(1, q.steps));
-          return EvidenceFromCost(
-              q, Verdict::kRefuted, c, 0,
-              fmt::format("The profiled run had no device: its memory events show host allocations "
-                          "only, so the code {} ({} .item() call{}) read CPU values and waited for "
-                          "nothing; profile the GPU run with ProfilerActivity.CUDA to measure its syncs",
-                          q.at.level == AttributionLevel::kStep ? "in the steps" : "that ran " + WhereText(q),
-                          s.item_calls, s.item_calls == 1 ? "" : "s"));
+          const Sentence code = q.at.level == AttributionLevel::kStep
+                                    ? Say("ev-code-in-steps")
+                                    : Say("ev-code-that-ran", {SentenceArg("where", WhereText(q))});
+          return EvidenceFromCost(q, Verdict::kRefuted, c, 0,
+                                  Say("ev-no-device", {SentenceArg("code", code), ItemCalls(s.item_calls)}));
         }
       }
-      return Unverifiable(
-          caps.memory ? std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
-                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]")
-                      : std::string("The trace has no CUDA activity, so it cannot show a device sync; profile with "
-                                    "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] (profile_memory=True "
-                                    "would at least show whether the run used a device)"));
+      return caps.memory ? NoCudaActivity(Say("ev-cuda-shows")) : Unverifiable(Say("ev-no-cuda-no-memory"));
     }
     const trace::SyncEvidence s = q.trace.DeviceSyncs(q.at.scope());
     const SyncKind kind = finding->kind;
     if (q.at.level != AttributionLevel::kStep) {
+      const MessageArg where = SentenceArg("where", WhereText(q));
       if (s.cost.count > 0) {
         return EvidenceFromCost(
             q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
-            fmt::format("{:.1f} device syncs per step {} block the CPU {:.2f} ms/step ({}); {} of {} "
-                        ".item() calls synchronised",
-                        s.cost.count_per_step, WhereText(q), s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
-                        s.syncing_item_calls, s.item_calls));
+            Say("ev-confirmed-here", {NumberArg("count", s.cost.count_per_step, 1), where,
+                                      NumberArg("ms", s.cost.ms_per_step, 2), ShareArg("share", s.cost.share_of_step),
+                                      NumberArg("syncing", static_cast<int64_t>(s.syncing_item_calls)),
+                                      NumberArg("items", static_cast<int64_t>(s.item_calls))}));
       }
-      return EvidenceFromCost(
-          q, Verdict::kRefuted, s.cost, 0,
-          fmt::format("The code ran {} and no device sync or blocking copy ran under it ({} .item() "
-                      "call{}, none synchronised): a CPU value",
-                      WhereText(q), s.item_calls, s.item_calls == 1 ? "" : "s"));
+      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
+                              Say("ev-refuted-here", {where, ItemCalls(s.item_calls)}));
     }
     // No stacks: the op names of the whole step decide.
     const auto& a = q.trace.analysis();
     const double steps = static_cast<double>(std::max<size_t>(1, q.steps));
+    const MessageArg how = SentenceArg("how", q.at.how);
+    const MessageArg items_per_step = NumberArg("items", static_cast<double>(a.syncs.items_in_steps) / steps, 1);
     if (kind == SyncKind::kScalar) {
       // A scalar read is confirmed only by scalar reads that synchronised: the syncs of other code (a
       // pageable copy, an explicit synchronize) are not this line's.
-      if (a.syncs.items_in_steps == 0) {
-        Evidence e;
-        e.verdict = Verdict::kNotObserved;
-        e.summary = fmt::format(
-            "No .item() call ran in the {} profiled {}, so this scalar read did not run there "
-            "(attributed by {})",
-            q.steps, q.steps == 1 ? "step" : "steps", q.at.how);
-        return e;
-      }
+      if (a.syncs.items_in_steps == 0) return VerdictOnly(Verdict::kNotObserved, Say("ev-no-item", {StepsArg(q), how}));
       int64_t blocked = 0;
       std::unordered_set<uint32_t> syncing;
       for (const auto& item : a.syncs.items) {
@@ -296,27 +321,24 @@ class SyncInStepLoopEvidence final : public RuleEvidence {
         }
         return EvidenceFromCost(
             q, Verdict::kConfirmed, c, c.ms_per_step,
-            fmt::format("{:.1f} of {:.1f} .item() calls per step synchronise with the device, blocking the CPU {:.2f} "
-                        "ms/step ({}); attributed by {}",
-                        c.count_per_step, static_cast<double>(a.syncs.items_in_steps) / steps, c.ms_per_step,
-                        FormatShare(c.share_of_step), q.at.how));
+            Say("ev-confirmed-scalar", {NumberArg("count", c.count_per_step, 1), items_per_step,
+                                        NumberArg("ms", c.ms_per_step, 2), ShareArg("share", c.share_of_step), how}));
       }
-      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                              fmt::format("None of the {:.1f} .item() calls per step synchronised with the device "
-                                          "(CPU scalars); attributed by {}",
-                                          static_cast<double>(a.syncs.items_in_steps) / steps, q.at.how));
+      return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0, Say("ev-refuted-scalar", {items_per_step, how}));
     }
     if (s.cost.count > 0) {
-      return EvidenceFromCost(q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
-                              fmt::format("{:.1f} device syncs per step block the CPU {:.2f} ms/step ({}); attributed "
-                                          "by {}",
-                                          s.cost.count_per_step, s.cost.ms_per_step, FormatShare(s.cost.share_of_step),
-                                          q.at.how));
+      return EvidenceFromCost(
+          q, Verdict::kConfirmed, s.cost, s.cost.ms_per_step,
+          Say("ev-confirmed", {NumberArg("count", s.cost.count_per_step, 1), NumberArg("ms", s.cost.ms_per_step, 2),
+                               ShareArg("share", s.cost.share_of_step), how}));
     }
-    return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0,
-                            fmt::format("The trace shows CUDA activity and no device sync at all in the {} profiled "
-                                        "step{}",
-                                        q.steps, q.steps == 1 ? "" : "s"));
+    return EvidenceFromCost(q, Verdict::kRefuted, s.cost, 0, Say("ev-refuted", {StepsArg(q)}));
+  }
+
+ private:
+  // "3 .item() calls", in both languages.
+  static MessageArg ItemCalls(int64_t calls) {
+    return CountArg("calls", calls, ".item() call", ".item() calls", "次 .item() 调用");
   }
 };
 

@@ -12,6 +12,7 @@
 #include "linter/engine/rule.h"
 
 #include "tests/crosscheck/support.h"
+#include "tests/support/english_runs.h"
 
 namespace tl::test {
 namespace {
@@ -47,12 +48,14 @@ TEST_CASE("H100 bert-small: launch-bound and low GPU busy, with their figures") 
   REQUIRE(busy != nullptr);
   CHECK(Figure(*busy, "gpu.busy_share") < 0.10);
   CHECK(FindTraceOnly(found, "trace-no-tensor-cores") == nullptr);  // 77% tensor-core time
-  // In Chinese, the PyTorch profiler guide's own recommendation.
-  const auto zh = cc->TraceOnly(trace::Language::kChinese);
-  const TraceFinding* launch_zh = FindTraceOnly(zh, "trace-launch-bound");
-  REQUIRE(launch_zh != nullptr);
-  CHECK(launch_zh->recommendation.find("CUDA Graph") != std::string::npos);
-  CHECK(launch_zh->recommendation.find("torch.compile") != std::string::npos);
+  // In Chinese, the PyTorch profiler guide's own recommendation, and the finding's own sentences.
+  const std::string recommendation_zh = LocalizedRecommendation(*launch, Lang::kChinese);
+  CHECK(recommendation_zh.find("CUDA Graph") != std::string::npos);
+  CHECK(recommendation_zh.find("torch.compile") != std::string::npos);
+  CHECK(recommendation_zh != launch->recommendation);
+  CHECK(LocalizedTitle(*launch, Lang::kChinese) == "启动开销瓶颈（Launch-bound）");
+  CHECK(LocalizedMessage(*launch, Lang::kChinese).find("的 kernel 短于 10 µs") != std::string::npos);
+  CHECK(LocalizedMessage(*launch, Lang::kEnglish) == launch->message);
 }
 
 TEST_CASE("T4 fp32: no tensor-core kernel at all on a GPU that has them; its AMP twin uses them") {
@@ -123,8 +126,11 @@ TEST_CASE("torchlint report --lang zh: the PyTorch profiler guide's sections, fi
     CAPTURE(title);
     CHECK(r.out.find(title) != std::string::npos);
   }
-  // The 1.9 trace sets the version for TL301, and says so.
-  CHECK(r.err.find("target PyTorch 1.9") != std::string::npos);
+  // The 1.9 trace sets the version for TL301, and says so, in Chinese too.
+  CHECK(r.err.find("目标 PyTorch 版本 1.9") != std::string::npos);
+  // Every sentence is Chinese: the confirmed findings' evidence, the trace-only findings, the notes.
+  for (const std::string& run : EnglishRuns(r.out, Markup::kMarkdown)) FAIL_CHECK("English in the report: " << run);
+  for (const std::string& run : EnglishRuns(r.err, Markup::kText)) FAIL_CHECK("English on stderr: " << run);
   // 优化建议: the DataLoader fix comes first, with its expected gain and the source line.
   const size_t recs = r.out.find("## 优化建议（按优先级）");
   REQUIRE(recs != std::string::npos);
