@@ -157,6 +157,20 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       }
       return out;
     }
+    case K::kCall: {
+      // `int(opt.workers)`: the builtin on an int or a bool (argparse options typed as strings stay
+      // unknown), when the file does not rebind `int`.
+      const ts::Node callee = Unparen(FirstChild(expr));
+      const ts::Node args = Field(expr, F::kArguments);
+      if (KindOf(callee) != K::kIdentifier || Text(callee) != "int" || KindOf(args) != K::kArgumentList ||
+          args.NamedChildCount() != 1 || !BindingsOf("int").empty() || !FunctionsNamed("int").empty() ||
+          FindImport("int") != nullptr) {
+        return out;
+      }
+      Value inner = ResolveDepth(args.NamedChild(0), scope, depth + 1);
+      if (inner.kind == ValueKind::kBool) inner.kind = ValueKind::kInt;
+      return inner.kind == ValueKind::kInt ? inner : out;
+    }
     case K::kIdentifier: {
       const Binding* binding = SingleBinding(Text(expr), scope);
       if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) return out;

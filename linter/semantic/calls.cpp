@@ -3,6 +3,7 @@
 #include "linter/semantic/builder.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 namespace tl::semantic {
@@ -121,6 +122,141 @@ bool Model::HasStarArgs(const Site& call) const {
   return false;
 }
 
+namespace {
+
+// Two resolved values that are the same constant.
+bool SameValue(const Value& a, const Value& b) {
+  return a.known() && a.kind == b.kind && a.int_value == b.int_value && a.float_value == b.float_value &&
+         a.string_value == b.string_value;
+}
+
+// Merges what one more way of building a dict says about a key into `into`: unknown when either is,
+// else present when any of them has it (with its value when they all agree), closed only when every one is.
+void MergeLookup(const DictKeys& more, DictKeys& into) {
+  if (into.found.presence == KeyPresence::kUnknown) return;
+  if (more.found.presence == KeyPresence::kUnknown) {
+    into = more;
+    return;
+  }
+  if (more.found.presence == KeyPresence::kPresent) {
+    if (into.found.presence != KeyPresence::kPresent) {
+      into.found = more.found;
+      into.found.partial = true;
+    } else if (!SameValue(into.found.value, more.found.value)) {
+      into.found.value = Value{};
+    }
+  }
+  into.closed = into.closed && more.closed;
+}
+
+}  // namespace
+
+DictKeys Model::DictKeyDepth(ts::Node expr, std::string_view key, int scope, int depth) const {
+  DictKeys out;
+  out.found.presence = KeyPresence::kAbsent;
+  if (depth > kMaxDepth) return out;
+  expr = Unparen(expr);
+  const K k = KindOf(expr);
+  if (k == K::kDictionary) {
+    // A literal; one that splats another mapping into itself is open unless it has the key.
+    out.closed = true;
+    for (uint32_t j = 0; j < expr.NamedChildCount(); ++j) {
+      ts::Node item = expr.NamedChild(j);
+      if (KindOf(item) == K::kDictionarySplat) out.closed = false;
+      if (KindOf(item) != K::kPair) continue;
+      auto name = StringContent(Field(item, F::kKey), source_);
+      if (name && *name == key) {
+        out.found.presence = KeyPresence::kPresent;
+        out.found.node = item;
+        out.found.value = Resolve(Field(item, F::kValue), scope);
+      }
+    }
+    return out;
+  }
+  if (k == K::kCall && Text(Field(expr, F::kFunction)) == "dict") {
+    // `dict(k=v, ...)`; a positional mapping or a splat leaves it open.
+    ts::Node args = Field(expr, F::kArguments);
+    out.closed = KindOf(args) == K::kArgumentList;
+    for (uint32_t j = 0; out.closed && j < args.NamedChildCount(); ++j) {
+      ts::Node item = args.NamedChild(j);
+      if (KindOf(item) != K::kKeywordArgument) {
+        out.closed = false;
+        continue;
+      }
+      if (Text(Field(item, F::kName)) == key) {
+        out.found.presence = KeyPresence::kPresent;
+        out.found.node = item;
+        out.found.value = Resolve(Field(item, F::kValue), scope);
+      }
+    }
+    return out;
+  }
+  if (k == K::kConditional && expr.NamedChildCount() == 3) {
+    // `{...} if use_cuda else {}`: the key is there on the path that has it.
+    out = DictKeyDepth(expr.NamedChild(0), key, scope, depth + 1);
+    const DictKeys other = DictKeyDepth(expr.NamedChild(2), key, scope, depth + 1);
+    const bool both = out.found.presence == KeyPresence::kPresent && other.found.presence == KeyPresence::kPresent;
+    MergeLookup(other, out);
+    if (out.found.presence == KeyPresence::kPresent) out.found.partial = out.found.partial || !both;
+    return out;
+  }
+  if (k != K::kIdentifier) return out;
+  const std::string_view name = Text(expr);
+  const Binding* binding = SingleBinding(name, scope);
+  if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) return out;
+  out = DictKeyDepth(binding->value, key, binding->scope, depth + 1);
+  if (std::find(open_dicts_.begin(), open_dicts_.end(), name) == open_dicts_.end()) return out;
+  // A dict changed after it was built: `d.update({...})` and `d["key"] = v` in the scope that binds it
+  // add what they write; a key that is not a literal leaves it open, and any other change (`pop`,
+  // `setdefault`) makes it unknown.
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || KindOf(site.callee) != K::kAttribute) continue;
+    const ts::Node receiver = Unparen(site.Receiver());
+    if (KindOf(receiver) != K::kIdentifier || Text(receiver) != name || SingleBinding(name, site.scope) != binding) {
+      continue;
+    }
+    static constexpr std::array<std::string_view, 4> kMutators = {"setdefault", "pop", "popitem", "clear"};
+    if (OneOf(site.name, kMutators)) return DictKeys{};  // the key may be gone, or added unseen
+    if (site.name != "update") continue;
+    const ts::Node args = site.Arguments();
+    for (uint32_t i = 0; !args.IsNull() && i < args.NamedChildCount(); ++i) {
+      const ts::Node arg = args.NamedChild(i);
+      const K ak = KindOf(arg);
+      if (ak == K::kComment) continue;
+      if (ak == K::kKeywordArgument) {
+        if (Text(Field(arg, F::kName)) != key) continue;
+        DictKeys keyword;
+        keyword.closed = true;
+        keyword.found.presence = KeyPresence::kPresent;
+        keyword.found.node = arg;
+        keyword.found.value = Resolve(Field(arg, F::kValue), site.scope);
+        MergeLookup(keyword, out);
+      } else if (ak == K::kListSplat || ak == K::kDictionarySplat) {
+        out.closed = false;
+      } else {
+        MergeLookup(DictKeyDepth(arg, key, site.scope, depth + 1), out);
+      }
+    }
+  }
+  auto [items, items_end] = std::equal_range(item_writes_.begin(), item_writes_.end(), name, NameLess{});
+  for (auto it = items; it != items_end; ++it) {
+    if (SingleBinding(name, it->scope) != binding) continue;
+    const auto written = StringContent(it->key, source_);
+    if (!written) {
+      out.closed = false;
+      continue;
+    }
+    if (*written != key) continue;
+    DictKeys item;
+    item.closed = true;
+    item.found.presence = KeyPresence::kPresent;
+    item.found.node = it->target;
+    if (!it->value.IsNull()) item.found.value = Resolve(it->value, it->scope);
+    MergeLookup(item, out);
+  }
+  return out;
+}
+
 KeyLookup Model::KwargsLookupIn(const Site& call, std::string_view key) const {
   const ts::Node call_args = call.Arguments();
   KeyLookup result;
@@ -129,56 +265,15 @@ KeyLookup Model::KwargsLookupIn(const Site& call, std::string_view key) const {
   for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
     ts::Node arg = call_args.NamedChild(i);
     if (KindOf(arg) != K::kDictionarySplat) continue;
-    ts::Node expr = arg.NamedChildCount() > 0 ? Unparen(arg.NamedChild(0)) : ts::Node();
-    ts::Node dict;
-    if (KindOf(expr) == K::kDictionary || KindOf(expr) == K::kCall) {
-      dict = expr;
-    } else if (KindOf(expr) == K::kIdentifier) {
-      const std::string_view name = Text(expr);
-      const bool open = std::find(open_dicts_.begin(), open_dicts_.end(), name) != open_dicts_.end();
-      const Binding* binding = SingleBinding(name, call.scope);
-      if (!open && binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1) {
-        dict = Unparen(binding->value);
-      }
-    }
-    // A literal dict, or `dict(k=v, ...)`; anything else (a function's result, a parameter) is
-    // unknown, and so is a literal that splats another mapping into itself without the key.
-    bool closed = false;
-    KeyLookup found;
-    if (KindOf(dict) == K::kDictionary) {
-      closed = true;
-      for (uint32_t j = 0; j < dict.NamedChildCount(); ++j) {
-        ts::Node item = dict.NamedChild(j);
-        if (KindOf(item) == K::kDictionarySplat) closed = false;
-        if (KindOf(item) != K::kPair) continue;
-        auto k = StringContent(Field(item, F::kKey), source_);
-        if (k && *k == key) {
-          found.presence = KeyPresence::kPresent;
-          found.node = item;
-          found.value = Resolve(Field(item, F::kValue), call.scope);
-        }
-      }
-    } else if (KindOf(dict) == K::kCall && Text(Field(dict, F::kFunction)) == "dict") {
-      ts::Node args = Field(dict, F::kArguments);
-      closed = KindOf(args) == K::kArgumentList;
-      for (uint32_t j = 0; closed && j < args.NamedChildCount(); ++j) {
-        ts::Node item = args.NamedChild(j);
-        if (KindOf(item) != K::kKeywordArgument) {
-          closed = false;
-          continue;
-        }
-        if (Text(Field(item, F::kName)) == key) {
-          found.presence = KeyPresence::kPresent;
-          found.node = item;
-          found.value = Resolve(Field(item, F::kValue), call.scope);
-        }
-      }
-    }
-    if (found.presence == KeyPresence::kPresent) {
-      result = found;  // a later splat may override, which only matters if it also has the key
+    // A literal dict, `dict(k=v, ...)`, a name bound to one (and changed only by `update` and item
+    // writes), or either branch of a conditional; anything else (a function's result, a parameter) is
+    // unknown.
+    const DictKeys found = DictKeyDepth(arg.NamedChildCount() > 0 ? arg.NamedChild(0) : ts::Node(), key, call.scope, 0);
+    if (found.found.presence == KeyPresence::kPresent) {
+      result = found.found;  // a later splat may override, which only matters if it also has the key
       continue;
     }
-    if (!closed && result.presence != KeyPresence::kPresent) result.presence = KeyPresence::kUnknown;
+    if (!found.closed && result.presence != KeyPresence::kPresent) result.presence = KeyPresence::kUnknown;
   }
   return result;
 }

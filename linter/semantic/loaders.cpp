@@ -12,56 +12,143 @@ constexpr std::array<std::string_view, 5> kWrappers = {"enumerate", "tqdm", "ite
 
 }  // namespace
 
-const Site* Model::LoaderCallOf(ts::Node expr, int scope) const { return LoaderCallDepth(expr, scope, 0); }
+const Site* Model::LoaderCallOf(ts::Node expr, int scope) const {
+  std::vector<const Site*> loaders;
+  if (!LoaderCallsDepth(expr, scope, 0, loaders) || loaders.size() != 1) return nullptr;
+  return loaders.front();
+}
 
-const Site* Model::LoaderCallDepth(ts::Node expr, int scope, int depth) const {
-  // A chain of single steps (a name to its value, a wrapper to its input, a parameter to the one loader
-  // its call sites pass), bounded in all: a function that passes its parameter to itself ends here.
+namespace {
+
+void AddOnce(const Site* site, std::vector<const Site*>& out) {
+  if (std::find(out.begin(), out.end(), site) == out.end()) out.push_back(site);
+}
+
+}  // namespace
+
+bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const {
+  // A chain of single steps (a name to its value, a wrapper to its input), bounded in all, that fans out
+  // where a value has several sources: the call sites of a parameter, the returns of a function, the
+  // branches of a conditional. A function that passes its parameter to itself ends at the bound.
   for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
+    if (k == K::kConditional && expr.NamedChildCount() == 3) {
+      // `make_loader(test_set) if test_set else None`: the loaders its branches hold (None holds none).
+      for (uint32_t branch : {0u, 2u}) {
+        const ts::Node value = expr.NamedChild(branch);
+        if (KindOf(Unparen(value)) == K::kNone) continue;
+        if (!LoaderCallsDepth(value, scope, depth + 4, out)) return false;  // fan-out: fewer levels
+      }
+      return true;
+    }
     if (k == K::kCall) {
       const Site* site = SiteOf(expr);
-      if (site == nullptr || site->kind != SiteKind::kCall) return nullptr;
-      if (site->name == "DataLoader") return IsCanonical(*site, "torch.utils.data.DataLoader") ? site : nullptr;
-      if (!OneOf(site->name, kWrappers) || site->Arguments().IsNull()) return nullptr;
+      if (site == nullptr || site->kind != SiteKind::kCall) return false;
+      if (site->name == "DataLoader") {
+        if (!IsCanonical(*site, "torch.utils.data.DataLoader")) return false;
+        AddOnce(site, out);
+        return true;
+      }
+      if (!OneOf(site->name, kWrappers)) return ReturnedLoaders(*site, depth + 1, out);
+      if (site->Arguments().IsNull()) return false;
       if (site->name == "zip") {
         // zip(a, b): the first of its inputs that is a loader.
         const ts::Node args = site->Arguments();
         for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
-          if (const Site* found = LoaderCallDepth(args.NamedChild(i), scope, depth + 1)) return found;
+          std::vector<const Site*> input;
+          if (LoaderCallsDepth(args.NamedChild(i), scope, depth + 1, input) && !input.empty()) {
+            for (const Site* loader : input) AddOnce(loader, out);
+            return true;
+          }
         }
-        return nullptr;
+        return false;
       }
-      if (site->Arguments().NamedChildCount() == 0) return nullptr;
+      if (site->Arguments().NamedChildCount() == 0) return false;
       expr = site->Arguments().NamedChild(0);
       continue;
     }
-    if (k != K::kIdentifier && k != K::kAttribute) return nullptr;
+    if (k != K::kIdentifier && k != K::kAttribute) return false;
     const Binding* binding = SingleBinding(Text(expr), scope);
-    if (binding == nullptr || binding->position != -1 || binding->value == expr) return nullptr;
+    if (binding == nullptr && k == K::kIdentifier) {
+      // Rebound in its function (`data_iter = iter(loader)` again when the iterator runs out): the
+      // binding the use reads, the last one before it.
+      binding = ReachingBinding(expr, scope);
+      if (binding != nullptr && binding->kind != BindingKind::kAssign) return false;
+    }
+    if (binding == nullptr || binding->position != -1 || binding->value == expr) return false;
     if (binding->kind == BindingKind::kAssign) {
       expr = binding->value;
       scope = binding->scope;
       continue;
     }
-    if (binding->kind != BindingKind::kParameter) return nullptr;
-    // A parameter: every call of its function in the file passes the same loader.
+    if (binding->kind != BindingKind::kParameter) return false;
+    // A parameter: the loaders the calls of its function in the file pass.
     const int position = ParameterPosition(*binding);
-    if (position < 0) return nullptr;
-    const Site* found = nullptr;
-    for (const auto& [index, callees] : local_calls_) {
-      if (std::find(callees.begin(), callees.end(), binding->scope) == callees.end()) continue;
+    if (position < 0) return false;
+    const std::vector<uint32_t> callers = CallersOf(binding->scope);
+    if (callers.empty()) return false;
+    for (uint32_t index : callers) {
       const Site& call = sites_[index];
       const auto arg = FindArgument(call, binding->name, position);
-      if (!arg) return nullptr;
-      const Site* passed = LoaderCallDepth(arg->value, call.scope, depth + 4);  // fan-out: fewer levels
-      if (passed == nullptr || (found != nullptr && found != passed)) return nullptr;
-      found = passed;
+      if (!arg || !LoaderCallsDepth(arg->value, call.scope, depth + 4, out)) return false;  // fan-out: fewer levels
     }
-    return found;
+    return true;
   }
-  return nullptr;
+  return false;
+}
+
+bool Model::ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const {
+  // A function of the file whose every return gives a loader (`def prepare_dataloader(...): return
+  // DataLoader(...)`).
+  const uint32_t index = static_cast<uint32_t>(&call - sites_.data());
+  const auto it = std::lower_bound(local_calls_.begin(), local_calls_.end(), index,
+                                   [](const auto& entry, uint32_t i) { return entry.first < i; });
+  if (it == local_calls_.end() || it->first != index || it->second.size() != 1) return false;
+  const int function = it->second.front();
+  const std::vector<ts::Node> returns = ReturnsOf(function);
+  if (returns.empty()) return false;
+  for (ts::Node value : returns) {
+    if (value.IsNull() || !LoaderCallsDepth(value, function, depth + 4, out)) return false;  // fan-out: fewer levels
+  }
+  return true;
+}
+
+std::vector<uint32_t> Model::CallersOf(int function) const {
+  std::vector<uint32_t> out;
+  for (const auto& [index, callees] : local_calls_) {
+    if (std::find(callees.begin(), callees.end(), function) != callees.end()) out.push_back(index);
+  }
+  // `Trainer(model, loader)` runs `Trainer.__init__(self, model, loader)`.
+  const Scope& scope = scopes_[static_cast<size_t>(function)];
+  if (scope.name != "__init__" || scope.parent < 0) return out;
+  const Scope& klass = scopes_[static_cast<size_t>(scope.parent)];
+  if (klass.kind != ScopeKind::kClass || klass.name.empty() || FindImport(klass.name) != nullptr) return out;
+  for (uint32_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    if (site.kind == SiteKind::kCall && KindOf(site.callee) == K::kIdentifier && Text(site.callee) == klass.name) {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::vector<ts::Node> Model::ReturnsOf(int function) const {
+  std::vector<ts::Node> out;
+  for (const auto& [scope, value] : returns_) {
+    if (scope == function) out.push_back(value);
+  }
+  return out;
+}
+
+bool Model::FactoryRunsRepeatedly(const Site& loader) const {
+  const int function = loader.scope;
+  if (scopes_[static_cast<size_t>(function)].kind != ScopeKind::kFunction) return false;
+  const std::vector<ts::Node> returns = ReturnsOf(function);
+  const bool returned = std::any_of(returns.begin(), returns.end(), [&](ts::Node value) {
+    return !value.IsNull() && LoaderCallOf(value, function) == &loader;
+  });
+  return returned && ScopeRunsInLoop(function);
 }
 
 int Model::ParameterPosition(const Binding& parameter) const {
@@ -146,9 +233,18 @@ bool Model::PassedRepeatedly(const Site& loader) const {
   return false;
 }
 
-const Site* Model::BatchLoader(ts::Node expr, int scope) const { return BatchLoaderDepth(expr, scope, 0); }
+const Site* Model::BatchLoader(ts::Node expr, int scope) const {
+  const std::vector<const Site*> loaders = BatchLoaders(expr, scope);
+  return loaders.size() == 1 ? loaders.front() : nullptr;
+}
 
-const Site* Model::BatchLoaderDepth(ts::Node expr, int scope, int depth) const {
+std::vector<const Site*> Model::BatchLoaders(ts::Node expr, int scope) const {
+  std::vector<const Site*> loaders;
+  if (!BatchLoadersDepth(expr, scope, 0, loaders)) loaders.clear();
+  return loaders;
+}
+
+bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const {
   for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
@@ -160,15 +256,20 @@ const Site* Model::BatchLoaderDepth(ts::Node expr, int scope, int depth) const {
       const Site* site = SiteOf(expr);
       if (site == nullptr || site->kind != SiteKind::kCall || site->name != "next" || !site->Receiver().IsNull() ||
           site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) {
-        return nullptr;
+        return false;
       }
-      return LoaderCallDepth(site->Arguments().NamedChild(0), scope, depth + 1);
+      return LoaderCallsDepth(site->Arguments().NamedChild(0), scope, depth + 1, out);
     }
-    if (k != K::kIdentifier) return nullptr;
+    if (k != K::kIdentifier) return false;
+    // `[t.to(device) for t in batch]`: an element of a batch is a batch.
+    if (ts::Node iterable = ComprehensionIterable(expr); !iterable.IsNull()) {
+      expr = iterable;
+      continue;
+    }
     const Binding* binding = ReachingBinding(expr, scope);
-    if (binding == nullptr || binding->value == expr) return nullptr;
+    if (binding == nullptr || binding->value == expr) return false;
     if (binding->kind == BindingKind::kLoopTarget) {
-      if (binding->loop < 0) return nullptr;
+      if (binding->loop < 0) return false;
       const Loop& loop = loops_[static_cast<size_t>(binding->loop)];
       ts::Node iterable = Unparen(loop.iterable);
       // enumerate's counter is element 0 of the target, not a batch.
@@ -176,47 +277,82 @@ const Site* Model::BatchLoaderDepth(ts::Node expr, int scope, int depth) const {
         const Site* wrapper = SiteOf(iterable);
         if (wrapper != nullptr && wrapper->kind == SiteKind::kCall && wrapper->name == "enumerate" &&
             binding->position == 0) {
-          return nullptr;
+          return false;
         }
       }
-      return LoaderCallDepth(loop.iterable, loop.scope, depth + 1);
+      return LoaderCallsDepth(loop.iterable, loop.scope, depth + 1, out);
     }
     if (binding->kind == BindingKind::kParameter) {
-      // `def train_step(batch):` called by the file with batches of one loader only.
+      // `def train_step(batch):` called by the file with batches.
       const int position = ParameterPosition(*binding);
-      if (position < 0) return nullptr;
-      const Site* found = nullptr;
-      for (const auto& [index, callees] : local_calls_) {
-        if (std::find(callees.begin(), callees.end(), binding->scope) == callees.end()) continue;
+      if (position < 0) return false;
+      const std::vector<uint32_t> callers = CallersOf(binding->scope);
+      if (callers.empty()) return false;
+      for (uint32_t index : callers) {
         const Site& call = sites_[index];
         const auto arg = FindArgument(call, binding->name, position);
-        if (!arg) return nullptr;
-        const Site* passed = BatchLoaderDepth(arg->value, call.scope, depth + 4);  // fan-out: fewer levels
-        if (passed == nullptr || (found != nullptr && found != passed)) return nullptr;
-        found = passed;
+        if (!arg || !BatchLoadersDepth(arg->value, call.scope, depth + 4, out)) return false;  // fan-out: fewer levels
       }
-      return found;
+      return true;
     }
-    if (binding->kind != BindingKind::kAssign) return nullptr;
+    if (binding->kind != BindingKind::kAssign) return false;
     // `x, y = batch`, `inputs = batch["x"]`: a part of a batch is a batch; `a, b = x, y` pairs them.
     expr = binding->value;
     scope = binding->scope;
     const K vk = KindOf(Unparen(expr));
     if (binding->position >= 0 && (vk == K::kExpressionList || vk == K::kTuple)) {
-      if (static_cast<uint32_t>(binding->position) >= Unparen(expr).NamedChildCount()) return nullptr;
+      if (static_cast<uint32_t>(binding->position) >= Unparen(expr).NamedChildCount()) return false;
       expr = Unparen(expr).NamedChild(static_cast<uint32_t>(binding->position));
     } else if (binding->position < -1 || binding->position >= 100) {
-      return nullptr;
+      return false;
     }
   }
-  return nullptr;
+  return false;
 }
+
+ts::Node Model::ComprehensionIterable(ts::Node name) const {
+  // The nearest comprehension around the name whose `for` clause binds it (a few levels up: the
+  // element expression of a comprehension is short).
+  const std::string_view text = Text(name);
+  ts::Node node = name.Parent();
+  for (int up = 0; up < 16 && !node.IsNull(); ++up, node = node.Parent()) {
+    const K k = KindOf(node);
+    if (k == K::kFunction || k == K::kLambda || k == K::kClass || k == K::kBlock) break;
+    if (k != K::kComprehension) continue;
+    for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
+      const ts::Node clause = node.NamedChild(i);
+      if (KindOf(clause) != K::kForInClause) continue;
+      const ts::Node target = Unparen(Field(clause, F::kLeft));
+      if (KindOf(target) == K::kIdentifier && Text(target) == text) return Field(clause, F::kRight);
+    }
+  }
+  return ts::Node();
+}
+
+namespace {
+
+// Whether two nodes sit in different branches of one `if` statement (its body, an `elif`, the `else`), so
+// that no run goes through both.
+bool ExclusiveBranches(ts::Node a, ts::Node b) {
+  ts::Node clause = a;
+  for (ts::Node node = a.Parent(); !node.IsNull(); clause = node, node = node.Parent()) {
+    const K k = KindOf(node);
+    if (k == K::kFunction || k == K::kLambda || k == K::kClass || k == K::kModule) return false;
+    if (k != K::kIf || !node.Range().Contains(b.Range())) continue;
+    if (clause == Field(node, F::kCondition)) return false;
+    return !clause.Range().Contains(b.Range()) && !Field(node, F::kCondition).Range().Contains(b.Range());
+  }
+  return false;
+}
+
+}  // namespace
 
 const Model::Binding* Model::ReachingBinding(ts::Node name, int scope) const {
   const Binding* binding = nullptr;
   for (const Binding& b : BindingsOf(Text(name))) {
     if (b.scope != scope || b.target.StartByte() >= name.StartByte()) continue;
     if (!b.value.IsNull() && b.value.Range().Contains(name.Range())) continue;  // the rebinding itself
+    if (ExclusiveBranches(b.target, name)) continue;  // `if`: x = x.cuda() / `else`: x.to(device)
     if (binding == nullptr || b.target.StartByte() > binding->target.StartByte()) binding = &b;
   }
   return binding;

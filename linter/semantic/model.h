@@ -183,6 +183,15 @@ struct KeyLookup {
   KeyPresence presence = KeyPresence::kUnknown;
   Value value;    // when present and resolvable
   ts::Node node;  // the pair / keyword that gave it, when present
+  // Present on some paths only: one branch of `{...} if c else {}`, or added by an `update` or an item
+  // write (which may sit under a condition).
+  bool partial = false;
+};
+// What one dict expression says about a key: the lookup (present or absent), and whether the dict is
+// closed (built from literals only, so a key it lacks is absent).
+struct DictKeys {
+  KeyLookup found;
+  bool closed = false;
 };
 
 class Model {
@@ -337,9 +346,16 @@ class Model {
   // calls (`train_one_epoch(model, data_loader, ...)` in the epoch loop), other than the loader's own
   // iteration. The callee, in this file or another, is taken to iterate it.
   bool PassedRepeatedly(const Site& loader) const;
+  // Whether the loader built at `loader` is what a function of the file returns (`def make_loader(): return
+  // DataLoader(...)`) and that function runs more than once (in a loop, or in a function a loop calls):
+  // each of its calls builds a new loader.
+  bool FactoryRunsRepeatedly(const Site& loader) const;
   // A batch of a loader: a loop target of a loop over a DataLoader call (not enumerate's counter), or a
   // value unpacked, indexed or assigned from one. Returns the loader's call, or null.
   const Site* BatchLoader(ts::Node expr, int scope) const;
+  // Every loader a batch can come from, when the model knows them all (a parameter of a function the file
+  // calls with batches of two loaders has both); empty when any is unknown.
+  std::vector<const Site*> BatchLoaders(ts::Node expr, int scope) const;
   // The binding of a name that reaches a use: the last one before it in the use's scope, not counting
   // the assignment the use is part of (`x = x.cuda()` reads the `x` bound before); null when none.
   const Binding* ReachingBinding(ts::Node name, int scope) const;
@@ -469,6 +485,9 @@ class Model {
   // call in a function that such a call reaches (loaders.cpp).
   bool ScopeRunsInLoop(int scope) const;
   bool IsLossCall(const Site& call) const;
+  // calls.cpp: what a dict expression (a literal, `dict(...)`, a conditional, a name bound to one and
+  // changed by `update` or item writes) says about `key`.
+  DictKeys DictKeyDepth(ts::Node expr, std::string_view key, int scope, int depth) const;
   std::string_view ResolvedHead(std::string_view local) const;
   const Import* FindImport(std::string_view local) const;
   const ArgparseDefault* FindArgparse(std::string_view dest) const;
@@ -497,6 +516,7 @@ class Model {
   std::vector<ConfigRecord> config_records_;                        // sorted by (name, scope)
   std::vector<ConfigWrite> config_writes_;                          // sorted by field
   std::vector<uint32_t> writes_by_record_;                          // indices into config_writes_, by record
+  std::vector<std::pair<int, ts::Node>> returns_;                   // (function, value) of each return
   std::vector<std::pair<std::string_view, int>> local_call_sites_;  // (callee, site) of the file's own, by name
   ts::Node cuda_evidence_;
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
@@ -521,8 +541,20 @@ class Model {
   bool FromParameters(ts::Node expr, int scope, int depth) const;
   // loaders.cpp: the position a call passes a parameter at (after `self` for methods); -1 if unknown.
   int ParameterPosition(const Binding& parameter) const;
-  const Site* LoaderCallDepth(ts::Node expr, int scope, int depth) const;
-  const Site* BatchLoaderDepth(ts::Node expr, int scope, int depth) const;
+  // The file's calls of a function (indices into sites_): its local call sites, and for a class's
+  // `__init__` the calls of the class by name.
+  std::vector<uint32_t> CallersOf(int function) const;
+  // The values a function of the file returns (null for a bare `return`); empty when it has no return.
+  std::vector<ts::Node> ReturnsOf(int function) const;
+  // The loaders an expression (or a batch) can stand for, added to `out` once each; false when some
+  // path cannot be told.
+  bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const;
+  bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const;
+  // The loaders the file's function called at `call` returns.
+  bool ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const;
+  // For a name bound by a comprehension around it (`t` in `[t.to(d) for t in batch]`), the iterable of
+  // its `for` clause; null otherwise.
+  ts::Node ComprehensionIterable(ts::Node name) const;
 };
 
 }  // namespace tl::semantic

@@ -180,10 +180,20 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
     // Python's builtins (not shadowed by an import or a function of the file) iterate the tensor and
     // compare or add its elements one by one, each read on the host. `sum(x for x in xs)` passes a
     // generator, not an argument list.
-    if (!receiver.IsNull() || KindOf(site.callee) != K::kIdentifier || KindOf(args) != K::kArgumentList) {
-      return std::nullopt;
-    }
+    if (!receiver.IsNull() || KindOf(site.callee) != K::kIdentifier) return std::nullopt;
     if (FindImport(Text(site.callee)) != nullptr || !FunctionsNamed(Text(site.callee)).empty()) return std::nullopt;
+    // `any(not torch.isfinite(p.grad).all() for p in params)`: `any`/`all` take the truth of each element,
+    // and an element that is a tensor test is read on the host, one sync per element.
+    ts::Node generator = KindOf(args) == K::kComprehension ? args : Unparen(Positional(args, 0));
+    if ((name == "any" || name == "all") && KindOf(generator) == K::kComprehension && generator.NamedChildCount() > 0 &&
+        IsTensorCondition(generator.NamedChild(0), site.scope)) {
+      return SyncOp{SyncKind::kScalar,
+                    fmt::format("Python's `{}()` over tensor tests reads each one on the host, synchronizing with "
+                                "the GPU",
+                                name),
+                    fmt::format("Python 的 `{}()` 在主机上逐个读取张量判断的结果，会与 GPU 同步", name)};
+    }
+    if (KindOf(args) != K::kArgumentList) return std::nullopt;
     for (uint32_t i = 0;; ++i) {
       ts::Node arg = Positional(args, i);
       if (arg.IsNull()) break;

@@ -80,6 +80,8 @@ SyntaxTables::SyntaxTables() {
       {"keyword_separator", K::kKeywordSeparator},
       {"positional_separator", K::kPositionalSeparator},
       {"assert_statement", K::kAssert},
+      {"return_statement", K::kReturn},
+      {"for_in_clause", K::kForInClause},
   };
   const TSLanguage* language = ts::PythonLanguage();
   const uint32_t count = ts_language_symbol_count(language);

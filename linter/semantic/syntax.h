@@ -84,6 +84,8 @@ enum class NodeKind : uint8_t {
   kKeywordSeparator,
   kPositionalSeparator,
   kAssert,
+  kReturn,
+  kForInClause,
   kToken,  // anonymous tokens (punctuation, keywords): leaves
 };
 

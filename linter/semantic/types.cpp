@@ -85,6 +85,14 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
   }
   if (k != K::kIdentifier && k != K::kAttribute) return false;
   const std::string_view text = Text(expr);
+  if (k == K::kIdentifier && text == "self") {
+    // `self(idx)` in a method of an nn.Module subclass (a `generate` loop) runs the module's forward.
+    const Scope& method = scopes_[static_cast<size_t>(scope)];
+    if (method.kind != ScopeKind::kFunction || method.parent < 0) return false;
+    const Scope& klass = scopes_[static_cast<size_t>(method.parent)];
+    return klass.kind == ScopeKind::kClass &&
+           Text(Field(klass.node, F::kSuperclasses)).find("Module") != std::string_view::npos;
+  }
   const std::string_view last = LastSegment(text);
   // Names are the fallback for parameters (`def train(model, loader, optimizer)`), not for functions
   // of a module (`misc.save_model(...)`, `utils.unwrap_model(model)`) or verbs that build, save or

@@ -251,6 +251,10 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       }
       return true;
     }
+    case K::kReturn:
+      // What a function returns: a loader built by a factory function is followed to its callers.
+      m_.returns_.emplace_back(scope_, node.NamedChildCount() > 0 ? node.NamedChild(0) : ts::Node());
+      return true;
     case K::kAssert:
       // The statement, not its condition: a condition that is a call keeps its own call site for SiteOf.
       if (node.NamedChildCount() > 0) AddSite(node, SiteKind::kAssert);

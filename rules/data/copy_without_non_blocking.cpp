@@ -18,15 +18,23 @@ that do not pass `non_blocking=True`, in scripts that run on CUDA (TL101's defin
 loop target of a loop over the loader (also through `enumerate`, `tqdm`, `zip`, `iter`; not
 enumerate's counter), `next()` of its iterator, a value unpacked or indexed from one (`x, y = batch`,
 `batch["image"]`), or a parameter of a function of the file whose call sites all pass batches of the
-same loader (`def train_step(model, batch):`). The loader is followed through names, `self.` attributes assigned once, and the
-parameters of functions of the file whose call sites all pass the same loader. `pin_memory` is read as
-TL202 reads it (the keyword, the eighth positional, `**kwargs` dict literals, argparse defaults).
+same loader (`def train_step(model, batch):`), or an element of a batch (`[t.to(device) for t in
+batch]`). The loader is followed through names (an iterator rebuilt when it runs out reads the last
+`iter(loader)` before it), `self.` attributes assigned once, the parameters of functions of the file and of
+a class's `__init__` (through the calls of the class), functions of the file that return it
+(`prepare_dataloader(...)`), and either branch of `make(x) if x else None`. A batch that several loaders
+reach (a helper called with the validation loader and another) is reported when every one of them pins
+memory. `pin_memory` is read as TL202 reads it (the keyword, the eighth positional, `**kwargs` dicts:
+literals, `{...} if use_cuda else {}`, and dicts extended with `update({...})` or `d["key"] = value`,
+argparse defaults): a key set on the GPU path only counts as set.
 
 It does not report:
 - loaders without `pin_memory=True` (or whose `pin_memory` cannot be resolved): the copy from pageable
   memory is synchronous anyway, and TL202 reports the loader;
 - moves to the host (`.to("cpu")`) or dtype conversions (`.to(torch.float16)`);
 - a `non_blocking=` whose value is not a literal `False` (a flag torchlint cannot resolve);
+- a batch one of whose loaders is not pinned, or that the model cannot trace to every loader it comes
+  from (a `**kwargs` dict changed by `pop` or `setdefault` is unknown);
 - loaders built in another file of the project (the model does not follow a loader across files).
 
 ## Why is this bad?
@@ -126,8 +134,12 @@ class CopyWithoutNonBlocking final : public Rule {
     for (const semantic::Site& site : model.Sites()) {
       if (site.kind != semantic::SiteKind::kCall || (site.name != "to" && site.name != "cuda")) continue;
       if (site.off_device || !model.MovesToDevice(site)) continue;
-      const semantic::Site* loader = model.BatchLoader(site.Receiver(), site.scope);
-      if (loader == nullptr || !Pinned(model, *loader)) continue;
+      // Every loader the batch can come from pins its memory.
+      const std::vector<const semantic::Site*> loaders = model.BatchLoaders(site.Receiver(), site.scope);
+      if (loaders.empty() || !std::all_of(loaders.begin(), loaders.end(),
+                                          [&](const semantic::Site* loader) { return Pinned(model, *loader); })) {
+        continue;
+      }
       if (model.HasStarArgs(site)) continue;
       // `.cuda(device, non_blocking)`; `.to()` takes it by keyword in practice (its positional overloads differ).
       const auto arg = model.FindArgument(site, "non_blocking", site.name == "cuda" ? 1 : -1);

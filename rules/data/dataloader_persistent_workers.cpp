@@ -15,14 +15,19 @@ constant, an argparse default such as `--workers 4`, or config values that are a
 `persistent_workers=True`, when the loader is iterated more than once: by a loop inside another loop (the
 epoch loop), or by a loop in a function of the file that is called from inside a loop (a `train_one_epoch`
 called once per epoch). The loader is followed through names, `self.` attributes assigned once, wrappers
-(`enumerate`, `tqdm`, `zip`, `iter`) and the parameters of functions of the file whose call sites all
-pass the same loader.
+(`enumerate`, `tqdm`, `zip`, `iter`), the parameters of functions of the file (and of a class's `__init__`)
+whose call sites all pass the same loader, functions of the file that return it (`self._prepare_dataloader
+(dataset)`), and either branch of `make(x) if x else None`. `num_workers` may be wrapped in `int(...)` or
+come from a `**kwargs` dict (a literal, `{...} if use_cuda else {}`, or a dict extended with
+`update({...})`): a count set on the GPU path only counts.
 
 It does not report:
-- loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve;
+- loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve
+  (`os.cpu_count()`, a field of a config file);
 - loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop),
-  and loaders built again inside the loop or function that repeats the iteration (each pass makes a
-  new loader, whose workers `persistent_workers` cannot keep);
+  and loaders built again inside the loop or function that repeats the iteration, or by a factory
+  function called once per epoch (each pass makes a new loader, whose workers `persistent_workers`
+  cannot keep);
 - loaders that are iterated in another file of the project, or by a framework (a Lightning
   `train_dataloader()` hook, a Hugging Face `Trainer`): the model does not see those loops;
 - a `persistent_workers=` value it cannot resolve;
@@ -52,7 +57,9 @@ The fix adds `persistent_workers=True` (or turns a literal `False` into `True`) 
 usual dataset: batches, their order (the sampler runs in the main process, so `set_epoch` still works)
 and the workers' seeds are the same. A dataset whose state the main process changes between epochs
 (`dataset.resize(...)` before each epoch) keeps its first-epoch copy in persistent workers; such code
-should not take the fix.
+should not take the fix. There is no fix when the workers come from a `**kwargs` dict on one path only
+(`{"num_workers": 4} if use_cuda else {}`): `DataLoader` rejects `persistent_workers=True` on the path
+without workers.
 
 ## Trace evidence
 Worker start-up at each epoch boundary: the `_get_iterator` frames of `DataLoader.__iter__` (Python
@@ -132,6 +139,8 @@ class DataLoaderPersistentWorkers final : public Rule {
       const auto workers = Workers(model, call);
       if (!workers || *workers <= 0) continue;
       if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call)) continue;
+      // A factory called once per epoch builds a new loader each time, whose workers cannot persist.
+      if (model.FactoryRunsRepeatedly(call)) continue;
       if (auto arg = model.FindArgument(call, "persistent_workers", -1)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
@@ -149,7 +158,11 @@ class DataLoaderPersistentWorkers final : public Rule {
       }
       Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "missing", {WorkersArg(*workers)});
       diagnostic.payload = PersistentWorkersFinding{*workers, false};
-      if (auto insertion = model.AppendKeyword(call, "persistent_workers", "True")) {
+      // Workers set on one path only (`{"num_workers": 4} if use_cuda else {}`): the keyword would reach
+      // the path without workers too, where DataLoader rejects it.
+      const bool some_paths = !model.FindArgument(call, "num_workers", 5) &&
+                              model.KwargsLookupIn(call, "num_workers").partial;
+      if (auto insertion = model.AppendKeyword(call, "persistent_workers", "True"); insertion && !some_paths) {
         diagnostic.fix = MakeFix("add", {}, Applicability::kSafe,
                                  {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }

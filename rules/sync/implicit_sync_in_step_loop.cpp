@@ -32,11 +32,13 @@ Checks for code that makes the host wait for the GPU on every training step with
   `torch.where(cond)`, `masked_select`, `unique` / `torch.unique`, and `repeat_interleave` with tensor
   repeats and no `output_size=`;
 - Python's builtins `max()`, `min()`, `sum()`, `any()`, `all()` over a device tensor (not shadowed by an
-  import or a function of the file).
+  import or a function of the file), and `any()`/`all()` over a generator of tensor tests
+  (`any(not torch.isfinite(p.grad).all() for p in params)`: one sync per element).
 
-"Every step" is what TL101 means by it (the training step loop, evaluation and decoding loops,
-Lightning and Hugging Face per-step hooks, the functions they call, not under a periodic guard, not in
-the epoch loop). Explicit syncs (`.item()`, `.cpu()`, `float(t)`, printing, `synchronize()`) are TL101's.
+"Every step" is what TL101 means by it (the training step loop, evaluation and decoding loops, among
+them a module's own `generate` loop that calls `self(idx)`, Lightning and Hugging Face per-step hooks,
+the functions they call, not under a periodic guard, not in the epoch loop). Explicit syncs (`.item()`,
+`.cpu()`, `float(t)`, printing, `synchronize()`) are TL101's.
 
 It does not report:
 - host tensors (a factory without `device=`, `torch.tensor([...])`, `torch.from_numpy`, `.cpu()` results)
@@ -45,7 +47,9 @@ It does not report:
   reading the device;
 - values whose tensor type the model cannot tell (a mask passed in as a parameter, a tensor from a
   function of another module): a mask that may be a list of indices or a Python bool stays silent;
-- scripts that never use a GPU (TL101's definition of a CUDA script).
+- scripts that never use a GPU (TL101's definition of a CUDA script);
+- syncs inside a function of another file that the step calls (an `assert` on boxes in a loss helper):
+  the model does not follow implicit syncs across files.
 
 ## Why is this bad?
 A mask or a data-dependent op cannot size its output until the GPU has computed the mask: PyTorch copies
