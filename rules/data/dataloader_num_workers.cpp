@@ -191,8 +191,7 @@ class DataLoaderNumWorkersEvidence final : public RuleEvidence {
     constexpr double kAssumedWorkers = 4.0, kWonBack = 0.5, kResidualShare = 0.01;
     const double dl = d.cost.share_of_step * q.step_ms;
     const double rest = std::max(0.0, q.step_ms - dl);
-    double saved =
-        kWonBack * (dl - std::max(0.0, dl / kAssumedWorkers - rest)) - kResidualShare * q.step_ms;
+    double saved = kWonBack * (dl - std::max(0.0, dl / kAssumedWorkers - rest)) - kResidualShare * q.step_ms;
     const auto& a = q.trace.analysis();
     if (a.busy.has_gpu) saved = std::min(saved, q.step_ms * (1.0 - a.busy.share));
     trace::Cost c = d.cost;

@@ -68,7 +68,8 @@ TEST_CASE("trace diff --check: TL201's model lands within 1.5x of the step's dro
   // decode0's loading computes, as decoding does, so the workers compete with the training process for
   // the CPU and only part of the loader's time comes back (docs/crosscheck.md). The model's factor was
   // read off the ResNet50 pair, not this one.
-  const auto j = DiffJson("decode0.pt.trace.json.gz", "decode0_fixed.pt.trace.json.gz", "decode0.py", "decode0_fixed.py");
+  const auto j = DiffJson("decode0.pt.trace.json.gz", "decode0_fixed.pt.trace.json.gz", "decode0.py",
+                          "decode0_fixed.py");
   const nlohmann::json* tl201 = nullptr;
   for (const auto& f : j["findings"]) {
     if (f["code"] == "TL201") tl201 = &f;
