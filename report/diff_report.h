@@ -14,7 +14,8 @@
 namespace tl::trace {
 
 // A finding that the BEFORE trace confirmed (`trace diff --check SCRIPT`), with the saving its rule's
-// model predicted from BEFORE beside the saving AFTER measured. The measured saving is what the user
+// model predicted from BEFORE beside the saving AFTER measured (the diff's drop in step time, the same for
+// every finding, so it is not stored here). The measured saving is what the user
 // gained: the drop in mean step time. The finding's own cost, measured the same way on both traces
 // (the DataLoader time for TL201), is shown beside it, since it can fall further than the step did.
 struct SavingCheck {
@@ -24,7 +25,6 @@ struct SavingCheck {
   int line = 0;
   std::string message;                  // in the report's language
   double predicted_saved_ms = 0.0;      // per step, by the rule's model on BEFORE
-  double measured_saved_ms = 0.0;       // per step: BEFORE's mean step minus AFTER's
   double cost_before_ms = 0.0;          // the finding's cost per step on BEFORE
   std::optional<double> cost_after_ms;  // the same on AFTER, when AFTER could measure it
   std::string verdict_after;            // the finding's verdict on AFTER: "refuted" once fixed

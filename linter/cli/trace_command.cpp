@@ -70,14 +70,13 @@ const trace::RankTrace* Representative(const trace::TraceSet& set) {
 // `--check`: the findings the BEFORE trace confirms, each with its predicted saving beside the drop in step
 // time AFTER shows and its own cost measured again on AFTER. Nullopt after an error (printed).
 std::optional<trace::SavingChecks> CheckSavings(const TraceArgs& args, const CrossCheck& before,
-                                                const CrossCheck& after, const trace::TraceDiff& diff,
-                                                trace::Language lang) {
+                                                const CrossCheck& after, trace::Language lang) {
   trace::SavingChecks checks;
   checks.asked = true;
   checks.scripts = args.check_scripts;
+  const Lang rule_lang = lang == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish;
   CheckOptions options;
-  if (auto error = ResolveTargetTorch(args.target_torch, before, options,
-                                      lang == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish)) {
+  if (auto error = ResolveTargetTorch(args.target_torch, before, options, rule_lang)) {
     UsageError(*error);
     return std::nullopt;
   }
@@ -86,7 +85,6 @@ std::optional<trace::SavingChecks> CheckSavings(const TraceArgs& args, const Cro
   // Savings as `report` ranks them: shared events counted once, trace-only savings included.
   std::vector<TraceFinding> trace_only = before.TraceOnly(checked->scripts);
   SettleCosts(checked->findings, trace_only);
-  const Lang rule_lang = lang == trace::Language::kChinese ? Lang::kChinese : Lang::kEnglish;
   for (size_t i = 0; i < checked->findings.size(); ++i) {
     const RankedFinding& f = checked->findings[i];
     const auto& e = f.diagnostic.evidence;
@@ -98,7 +96,6 @@ std::optional<trace::SavingChecks> CheckSavings(const TraceArgs& args, const Cro
     c.line = static_cast<int>(f.file->lines().Locate(f.diagnostic.range.begin).line);
     c.message = LocalizedMessage(f.diagnostic, rule_lang);
     c.predicted_saved_ms = e->saved_ms_per_step;
-    c.measured_saved_ms = diff.step_ms_before - diff.step_ms_after;
     c.cost_before_ms = e->cost_ms_per_step;
     const std::optional<Evidence>& later = checked->second[i];
     c.verdict_after = std::string(ToString(later ? later->verdict : Verdict::kUnverifiable));
@@ -157,8 +154,7 @@ int RunDiff(const TraceArgs& args) {
   const trace::Language lang = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
   trace::SavingChecks checks;
   if (cc_before) {
-    auto found = CheckSavings(args, *cc_before, *cc_after, diff,
-                              args.format == "json" ? trace::Language::kEnglish : lang);
+    auto found = CheckSavings(args, *cc_before, *cc_after, args.format == "json" ? trace::Language::kEnglish : lang);
     if (!found) return 2;
     checks = std::move(*found);
   }
