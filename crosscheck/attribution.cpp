@@ -78,6 +78,7 @@ std::string_view ToString(AttributionLevel level) {
   switch (level) {
     case AttributionLevel::kLine: return "line";
     case AttributionLevel::kFunction: return "function";
+    case AttributionLevel::kRange: return "range";
     case AttributionLevel::kStep: return "step";
   }
   return "step";
@@ -145,6 +146,7 @@ TraceSignals ReadSignals(const trace::TraceEvidence& evidence) {
     }
     if (kind == trace::EventKind::kUserAnnotation && !IsProfilerAnnotation(name)) AddUnique(out.annotations, name);
   }
+  for (std::string_view file : evidence.RangeFiles()) AddUnique(out.range_files, file);
   return out;
 }
 
@@ -163,6 +165,20 @@ Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, 
     out.reason = signals.frame_files.empty()
                      ? CrossCheckSentence("other-script-no-files", {path_arg})
                      : CrossCheckSentence("other-script", {path_arg, ListFiles("files", signals.frame_files)});
+    return out;
+  }
+  // No frames, but ranges named after the lines they hold: they name the script they were written into.
+  if (!signals.range_files.empty()) {
+    for (const auto& f : signals.range_files) {
+      if (trace::PathMatchScore(f, path) > 0) {
+        out.kind = ProvenanceKind::kRanges;
+        out.reason = CrossCheckSentence("ranges-name", {{"file", f, {}}});
+        return out;
+      }
+    }
+    out.kind = ProvenanceKind::kOtherScript;
+    out.reason = CrossCheckSentence("other-script-ranges",
+                                    {{"path", std::string(path), {}}, ListFiles("files", signals.range_files)});
     return out;
   }
   // No frames: compare what the script's step loop does with what the trace's ops show.
@@ -221,10 +237,35 @@ Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, 
   return out;
 }
 
+namespace {
+
+// A phase's source range (instrument's nvtx template) that holds the line. The step's own range holds
+// every line of the loop and so says no more than the step's op names, which stay the judge there.
+bool AttributeToRange(const trace::TraceEvidence& te, const Provenance& provenance, std::string_view file, int line,
+                      Attribution& at) {
+  if (!te.capabilities().source_ranges || !provenance.usable()) return false;
+  trace::SourceMatch r = te.LocateRange(file, line);
+  if (!r.found()) return false;
+  const trace::Steps& steps = te.analysis().steps;
+  const bool step_range = std::any_of(r.spans.begin(), r.spans.end(), [&](const trace::CodeSpan& s) {
+    return std::any_of(steps.all.begin(), steps.all.end(), [&](const trace::Step& st) { return st.event == s.event; });
+  });
+  if (step_range) return false;
+  at.level = AttributionLevel::kRange;
+  at.ran_in_steps = te.RanInSteps(r);
+  at.not_observed = !at.ran_in_steps;
+  at.how = CrossCheckSentence("how-range", {{"range", r.range, {}}});
+  at.where = std::move(r);
+  return true;
+}
+
+}  // namespace
+
 Attribution Attribute(const trace::TraceEvidence& te, const Provenance& provenance, std::string_view file, int line,
                       const FindingScope& fn, const std::vector<std::string>& file_functions) {
   Attribution at;
   if (!te.capabilities().stacks() || provenance.kind == ProvenanceKind::kOpNames) {
+    if (AttributeToRange(te, provenance, file, line, at)) return at;
     at.how = CrossCheckSentence("how-op-names", {SentenceArg("reason", provenance.reason)});
     return at;
   }
@@ -266,6 +307,7 @@ Attribution Attribute(const trace::TraceEvidence& te, const Provenance& provenan
   }
   // Module-level code, or a trace whose frames carry no call sites: the step's op names decide, in a
   // trace whose provenance is established.
+  if (AttributeToRange(te, provenance, file, line, at)) return at;
   at.how = CrossCheckSentence("how-op-names-line", {NumberArg("line", line), SentenceArg("reason", provenance.reason)});
   return at;
 }

@@ -26,6 +26,7 @@ namespace tl {
 
 enum class ProvenanceKind : uint8_t {
   kFrames,       // the trace's Python frames name the checked file
+  kRanges,       // no Python frames; the source ranges `instrument --template nvtx` writes name the file
   kOpNames,      // no Python frames, and the step's ops are the script's loop's
   kOtherScript,  // the trace's Python frames never name the checked file
   kUntied,       // no Python frames, and nothing in the step's ops ties the trace to the script
@@ -34,7 +35,9 @@ enum class ProvenanceKind : uint8_t {
 struct Provenance {
   ProvenanceKind kind = ProvenanceKind::kUntied;
   Sentence reason;  // one sentence: why, with what was compared
-  bool usable() const { return kind == ProvenanceKind::kFrames || kind == ProvenanceKind::kOpNames; }
+  bool usable() const {
+    return kind == ProvenanceKind::kFrames || kind == ProvenanceKind::kRanges || kind == ProvenanceKind::kOpNames;
+  }
 };
 
 // What a trace shows that a script's step loop would leave in it, computed once per trace.
@@ -48,6 +51,7 @@ struct TraceSignals {
   bool backward = false;                 // autograd backward ops
   bool item = false;                     // aten::item / aten::_local_scalar_dense in the steps
   std::vector<std::string> annotations;  // user annotations (record_function labels)
+  std::vector<std::string> range_files;  // files the source ranges name (`name file:first-last`)
 };
 TraceSignals ReadSignals(const trace::TraceEvidence& trace);
 
@@ -58,9 +62,10 @@ Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, 
 enum class AttributionLevel : uint8_t {
   kLine,      // events called from the finding's line (CallFrom, or a 1.8-1.9 Call stack)
   kFunction,  // frames of the enclosing function (by name and def line), the line itself not found
+  kRange,     // no stacks: the narrowest source range of a phase that holds the line (instrument's nvtx)
   kStep,      // no stacks, or nothing found: op names and phases of the whole step
 };
-std::string_view ToString(AttributionLevel level);  // "line" | "function" | "step"
+std::string_view ToString(AttributionLevel level);  // "line" | "function" | "range" | "step"
 
 struct Attribution {
   AttributionLevel level = AttributionLevel::kStep;

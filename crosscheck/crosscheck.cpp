@@ -88,11 +88,13 @@ Result<CrossCheck> CrossCheck::Load(const std::string& path, const trace::ReadOp
 
 const trace::TraceSet& CrossCheck::traces() const { return *state_->set; }
 
-std::vector<std::string> CrossCheck::Warnings() const {
+std::vector<std::string> CrossCheck::Warnings(Lang lang) const {
   std::vector<std::string> out = state_->set->errors;
   for (const auto* r : state_->ranks) {
     // The readers' warnings start with the file's name already.
-    out.insert(out.end(), r->read.warnings.begin(), r->read.warnings.end());
+    for (size_t i = 0; i < r->read.warnings.size(); ++i) {
+      out.push_back(trace::WarningIn(r->read, i, lang == Lang::kChinese));
+    }
   }
   return out;
 }

@@ -48,7 +48,7 @@ class CrossCheck {
 
   const trace::TraceSet& traces() const;
   // The trace files used (readable ranks), and warnings met while reading (truncation, ...).
-  std::vector<std::string> Warnings() const;
+  std::vector<std::string> Warnings(Lang lang = Lang::kEnglish) const;
 
   // The PyTorch version the trace shows, if it shows one: the `pytorch_version` metadata, the 1.8-1.9
   // category names (1.9), or CallFrom (2.x). For version-aware rules when --target-torch is not given.

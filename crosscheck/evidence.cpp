@@ -116,6 +116,7 @@ Sentence WhereText(const EvidenceQuery& q) {
     case AttributionLevel::kFunction:
       return CrossCheckSentence("where-function",
                                 {{"function", std::string(q.function), {}}, SentenceArg("how", q.at.how)});
+    case AttributionLevel::kRange: return CrossCheckSentence("where-range", {SentenceArg("how", q.at.how)});
     case AttributionLevel::kStep: break;
   }
   return CrossCheckSentence("where-step");

@@ -9,6 +9,7 @@ constexpr MessageText kMessages[] = {
     // Where the evidence was gathered (WhereText) and what did not run (NotObserved).
     {"where-line", "under line {line} ({how})", "在第 {line} 行之下（{how}）"},
     {"where-function", "under `{function}` ({how})", "在 `{function}` 之下（{how}）"},
+    {"where-range", "in {how}", "在{how}中"},
     {"where-step", "in the profiled steps", "在分析的 step 中"},
     {"line", "Line {line}", "第 {line} 行"},
     {"not-observed", "{what} did not run inside the {steps} (looked up by {how})",
@@ -25,6 +26,12 @@ constexpr MessageText kMessages[] = {
      "算子名（trace 的 Python 帧中找不到第 {line} 行；{reason}）"},
     // Whether the trace is the script's (Provenance::reason).
     {"frames-name", "the trace's Python frames name `{file}`", "trace 的 Python 帧指向 `{file}`"},
+    {"ranges-name", "the trace's source ranges name `{file}`", "trace 的源码区间指向 `{file}`"},
+    {"other-script-ranges",
+     "this trace was not recorded from {path}: its source ranges (instrument --template nvtx) name {files} and never "
+     "this file",
+     "这个 trace 不是由 {path} 录制的：它的源码区间（instrument --template nvtx）指向 {files}，从未指向这个文件"},
+    {"how-range", "the range `{range}` that holds this line", "包含这一行的区间 `{range}`"},
     {"files-and-others", "{files} and {others}", "{files} 及另外 {others}"},
     {"other-script-no-files", "this trace was not recorded from {path}: its Python frames name no file",
      "这个 trace 不是由 {path} 录制的：它的 Python 帧没有指向任何文件"},

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "linter/engine/rule.h"  // LocalizedMessage, LocalizedFixTitle
+#include "linter/output/ansi.h"
 #include "linter/output/evidence.h"
 
 namespace tl {
@@ -149,19 +150,42 @@ std::string RenderCrossCheckHtml(const CrossCheck& cc, const std::vector<RankedF
 }
 
 std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<RankedFinding>& findings,
-                                   const std::vector<TraceFinding>& trace_only, trace::Language language) {
+                                   const std::vector<TraceFinding>& trace_only, trace::Language language,
+                                   trace::ReportFormat format, bool color) {
   const Texts t{language == trace::Language::kChinese};
   const trace::RankTrace* focus = cc.Focus();
   if (focus == nullptr) return "";
+  const bool md = format != trace::ReportFormat::kText;
+  color = color && !md;
   std::string out = trace::RenderReport(MergedReport(focus, findings, trace_only, language),
-                                        trace::ReportFormat::kMarkdown);
+                                        md ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText, color);
+  // A section title as the trace report above writes its own: `## ` in Markdown, underlined in text.
+  auto h2 = [&](const char* title) {
+    out += md ? fmt::format("\n## {}\n", title)
+              : fmt::format("\n{}\n{}\n", ansi::Styled(title, ansi::kBold, color),
+                            std::string(std::min<size_t>(trace::DisplayWidth(title), 40), '-'));
+  };
 
   // Every finding with its verdict, ranked.
-  out += fmt::format("\n## {}\n", t("Findings in the code, ranked by the time their fix would save",
-                                    "代码中的问题（按预计节省时间排序）"));
+  h2(t("Findings in the code, ranked by the time their fix would save", "代码中的问题（按预计节省时间排序）"));
   if (findings.empty()) {
     out += fmt::format("- {}\n",
                        t("torchlint check found nothing in the given scripts", "torchlint check 未在脚本中发现问题"));
+  } else if (!md) {
+    int rank = 0;
+    for (const auto& f : findings) {
+      const Evidence e = f.diagnostic.evidence.value_or(Evidence{});
+      const std::string_view style = e.verdict == Verdict::kConfirmed ? ansi::kRed
+                                     : e.verdict == Verdict::kNegligible || e.verdict == Verdict::kRefuted
+                                         ? ansi::kBlue
+                                         : ansi::kYellow;
+      out += fmt::format(fmt::runtime(t("{:>2}. {} {} {} [{}] {:.2f} ms/step ({:.1f}%), saves {:.2f} ms/step\n",
+                                        "{:>2}. {} {} {} [{}] 每 step {:.2f} ms（{:.1f}%），预计节省 {:.2f} ms\n")),
+                         ++rank, ansi::Styled(f.diagnostic.code, ansi::kBold, color), f.diagnostic.name, Location(f),
+                         ansi::Styled(VerdictLabel(e.verdict, RuleLang(language)), style, color), e.cost_ms_per_step,
+                         e.share_of_step * 100, e.saved_ms_per_step);
+      out += fmt::format("    {}\n", LocalizedSummary(e, RuleLang(language)));
+    }
   } else {
     out += t("| # | Rule | Where | Verdict | Cost/step | Share | Saved/step | Evidence |\n",
              "| 排名 | 规则 | 位置 | 结论 | 每 step 耗时 | 占比 | 预计节省 | trace 证据 |\n");
@@ -179,12 +203,13 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
     }
   }
   if (!trace_only.empty()) {
-    out += fmt::format(
-        "\n## {}\n", t("Findings of the trace alone (no line to blame)", "仅由 trace 发现的问题（无法归到某行代码）"));
+    h2(t("Findings of the trace alone (no line to blame)", "仅由 trace 发现的问题（无法归到某行代码）"));
     for (const auto& f : trace_only) {
-      out += fmt::format(fmt::runtime(t("- `{}` **{}**: {}. {}{}\n", "- `{}` **{}**：{}。{}{}\n")), f.code,
-                         LocalizedTitle(f, RuleLang(language)), LocalizedMessage(f, RuleLang(language)),
-                         t("Recommendation: ", "建议："), LocalizedRecommendation(f, RuleLang(language)));
+      out += fmt::format(fmt::runtime(md ? t("- `{}` **{}**: {}. {}{}\n", "- `{}` **{}**：{}。{}{}\n")
+                                         : t("- {} {}: {}. {}{}\n", "- {} {}：{}。{}{}\n")),
+                         md ? f.code : ansi::Styled(f.code, ansi::kBold, color), LocalizedTitle(f, RuleLang(language)),
+                         LocalizedMessage(f, RuleLang(language)), t("Recommendation: ", "建议："),
+                         LocalizedRecommendation(f, RuleLang(language)));
     }
   }
   return out;

@@ -16,9 +16,12 @@
 
 namespace tl {
 
-// `findings` must be settled (SettleCosts, with `trace_findings`) and ranked already.
+// `findings` must be settled (SettleCosts, with `trace_findings`) and ranked already. `format` is
+// Markdown (the default) or plain text for a terminal, whose headings and verdicts take ANSI colours
+// when `color` is set.
 std::string RenderCrossCheckReport(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,
-                                   const std::vector<TraceFinding>& trace_findings, trace::Language language);
+                                   const std::vector<TraceFinding>& trace_findings, trace::Language language,
+                                   trace::ReportFormat format = trace::ReportFormat::kMarkdown, bool color = false);
 // The same report as one self-contained HTML page (report/html_report.h), each finding linked to its
 // line and its rule's docs.
 std::string RenderCrossCheckHtml(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,

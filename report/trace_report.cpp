@@ -36,17 +36,6 @@ std::string Bytes(double b) {
   return fmt::format("{:.2f} GB", b / 1e9);
 }
 
-// Columns a title takes on a terminal, for its underline: CJK characters (3- and 4-byte UTF-8 here) take
-// two, continuation bytes none.
-size_t DisplayWidth(std::string_view s) {
-  size_t w = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) == 0x80) continue;
-    w += c >= 0xE1 ? 2 : 1;
-  }
-  return w;
-}
-
 std::string FormatName(const TraceMetadata& md) {
   switch (md.format) {
     case TraceFormat::kKineto: return "kineto";
@@ -675,6 +664,16 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
   }
   RankRecommendations(r.recommendations);
   return r;
+}
+
+// CJK characters (3- and 4-byte UTF-8 here) take two columns, continuation bytes none.
+size_t DisplayWidth(std::string_view s) {
+  size_t w = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) == 0x80) continue;
+    w += c >= 0xE1 ? 2 : 1;
+  }
+  return w;
 }
 
 std::string RenderReport(const TraceReport& r, ReportFormat format, bool color) {

@@ -36,6 +36,9 @@ nlohmann::ordered_json TraceSetToJson(const TraceSet& set);
 std::string JsonText(const nlohmann::ordered_json& j, int indent = 2);
 std::string JsonText(const nlohmann::json& j, int indent = 2);
 
+// Columns `s` takes on a terminal, for a title's underline: CJK characters take two.
+size_t DisplayWidth(std::string_view s);
+
 // "high" / "高", and a breakdown role's name, in `language`: the words every rendering of the report uses.
 std::string SeverityLabel(Severity severity, Language language);
 std::string RoleLabel(Role role, Language language);

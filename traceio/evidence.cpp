@@ -17,6 +17,7 @@ TraceEvidence::TraceEvidence(const Trace& trace, const TraceAnalysis& analysis)
   caps_.python_stacks = index_->has_python_frames();
   caps_.call_from = index_->has_call_from();
   caps_.call_stacks = index_->has_call_stacks();
+  caps_.source_ranges = index_->has_source_ranges();
   caps_.shapes = analysis.gemms.has_shapes || trace.metadata().record_shapes;
   caps_.memory = !trace.memory_events().empty();
   caps_.steps = analysis.steps.source == StepSource::kProfilerStep || analysis.steps.source == StepSource::kNamedRange;
@@ -34,6 +35,12 @@ SourceMatch TraceEvidence::Locate(std::string_view file, int line) const { retur
 SourceMatch TraceEvidence::LocateFunction(std::string_view file, std::string_view function, int def_line) const {
   return index_->Function(trace_, file, function, def_line);
 }
+
+SourceMatch TraceEvidence::LocateRange(std::string_view file, int line) const {
+  return index_->InRange(trace_, file, line);
+}
+
+std::vector<std::string_view> TraceEvidence::RangeFiles() const { return index_->RangeFiles(); }
 
 bool TraceEvidence::RanInSteps(const SourceMatch& where) const {
   return std::any_of(where.spans.begin(), where.spans.end(),

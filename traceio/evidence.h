@@ -26,6 +26,7 @@ struct Capabilities {
   bool shapes = false;         // Input Dims (record_shapes=True)
   bool memory = false;         // [memory] events (profile_memory=True)
   bool steps = false;          // ProfilerStep windows (schedule + prof.step())
+  bool source_ranges = false;  // ranges named after the lines they hold (`instrument --template nvtx`)
   std::string torch_era;       // "1.8-1.9", ">=1.10", "legacy (no Kineto)", or ""
   bool stacks() const { return python_stacks || call_stacks; }
 };
@@ -161,6 +162,9 @@ class TraceEvidence {
   SourceMatch Locate(std::string_view file, int line) const;
   // Frames of a function, for traces without CallFrom.
   SourceMatch LocateFunction(std::string_view file, std::string_view function, int def_line = 0) const;
+  // The narrowest source range that holds `file:line` (SourceIndex::InRange), and the files they name.
+  SourceMatch LocateRange(std::string_view file, int line) const;
+  std::vector<std::string_view> RangeFiles() const;
   // Whether a match ran inside the analysed steps.
   bool RanInSteps(const SourceMatch& where) const;
 

@@ -564,9 +564,12 @@ class NsysReader {
       proc.read.stats.bad_events = p.bad;
       proc.read.stats.events = p.builder.event_count();
       if (p.bad > 0) {
-        proc.read.warnings.push_back(
-            fmt::format("{}: process {}: {} rows skipped (missing or backwards times, unclosed or unnamed NVTX ranges)",
-                        path_, p.pid, p.bad));
+        AddWarning(
+            proc.read,
+            fmt::format("{}: process {}: {} rows skipped (missing or backwards times, unclosed or unnamed NVTX "
+                        "ranges)",
+                        path_, p.pid, p.bad),
+            fmt::format("{}：进程 {}：跳过了 {} 行（时间缺失或倒退、NVTX 区间未闭合或无名）", path_, p.pid, p.bad));
       }
       proc.read.trace = p.builder.Finish();
       out.processes.push_back(std::move(proc));

@@ -184,7 +184,7 @@ class Reader {
   std::optional<uint64_t> trailing_data_at_;
   std::string trailing_snippet_;
   std::optional<uint64_t> duplicate_events_at_;
-  std::vector<std::string> metadata_warnings_;
+  std::vector<std::pair<std::string, std::string>> metadata_warnings_;  // English, Chinese
   uint64_t old_vocab_ = 0;
   uint64_t new_vocab_ = 0;
   std::vector<int8_t> cat_kind_;  // by category string id; -1 unknown yet
@@ -842,45 +842,61 @@ ReadResult Reader::Run() {
   }
 
   ParseMetadata();
-  result.warnings.insert(result.warnings.end(), metadata_warnings_.begin(), metadata_warnings_.end());
+  for (auto& [en, zh] : metadata_warnings_) AddWarning(result, std::move(en), std::move(zh));
   if (!source_error_.empty()) {
-    result.warnings.push_back(
-        fmt::format("{}: {}; analysed the {} events read before it", name_, source_error_, stats_.events));
+    AddWarning(result,
+               fmt::format("{}: {}; analysed the {} events read before it", name_, source_error_, stats_.events),
+               fmt::format("{}：{}；已分析此前读到的 {} 个事件", name_, source_error_, stats_.events));
   }
   if (stats_.truncated) {
-    result.warnings.push_back(
-        fmt::format("{}: truncated at byte {} (the file ends inside the trace, as when a job is killed mid-write); "
-                    "analysed the {} complete events before byte {}",
-                    name_, stats_.truncated_at, stats_.events, stats_.last_complete));
+    AddWarning(result,
+               fmt::format("{}: truncated at byte {} (the file ends inside the trace, as when a job is killed "
+                           "mid-write); analysed the {} complete events before byte {}",
+                           name_, stats_.truncated_at, stats_.events, stats_.last_complete),
+               fmt::format("{}：在第 {} 字节处被截断（文件在 trace 中途结束，如任务在写入时被终止）；已分析第 {} "
+                           "字节之前的 {} 个完整事件",
+                           name_, stats_.truncated_at, stats_.last_complete, stats_.events));
   }
   if (stats_.bad_events > 0) {
-    result.warnings.push_back(fmt::format("{}: skipped {} malformed event{}; the first at byte {}: {}", name_,
-                                          stats_.bad_events, stats_.bad_events == 1 ? "" : "s", first_bad_offset_,
-                                          first_bad_message_));
+    AddWarning(result,
+               fmt::format("{}: skipped {} malformed event{}; the first at byte {}: {}", name_, stats_.bad_events,
+                           stats_.bad_events == 1 ? "" : "s", first_bad_offset_, first_bad_message_),
+               fmt::format("{}：跳过了 {} 个格式错误的事件；第一个在第 {} 字节：{}", name_, stats_.bad_events,
+                           first_bad_offset_, first_bad_message_));
   }
   if (sanitized_ > 0) {
-    result.warnings.push_back(fmt::format(
-        "{}: {} event{} held invalid UTF-8, raw control characters or invalid escapes; those bytes were replaced "
-        "with '?' or kept as written",
-        name_, sanitized_, sanitized_ == 1 ? "" : "s"));
+    AddWarning(result,
+               fmt::format("{}: {} event{} held invalid UTF-8, raw control characters or invalid escapes; those "
+                           "bytes were replaced with '?' or kept as written",
+                           name_, sanitized_, sanitized_ == 1 ? "" : "s"),
+               fmt::format("{}：{} 个事件含有无效的 UTF-8、原始控制字符或无效转义；这些字节已替换为 '?' 或按原样保留",
+                           name_, sanitized_));
   }
   if (trailing_data_at_) {
-    result.warnings.push_back(fmt::format("{}: data after the end of the trace at byte {} was ignored («{}»)", name_,
-                                          *trailing_data_at_, trailing_snippet_));
+    AddWarning(result,
+               fmt::format("{}: data after the end of the trace at byte {} was ignored («{}»)", name_,
+                           *trailing_data_at_, trailing_snippet_),
+               fmt::format("{}：第 {} 字节处 trace 结束之后的数据已被忽略（«{}»）", name_, *trailing_data_at_,
+                           trailing_snippet_));
   }
   if (duplicate_events_at_) {
-    result.warnings.push_back(
-        fmt::format("{}: a second \"traceEvents\" array at byte {} was ignored", name_, *duplicate_events_at_));
+    AddWarning(result,
+               fmt::format("{}: a second \"traceEvents\" array at byte {} was ignored", name_, *duplicate_events_at_),
+               fmt::format("{}：第 {} 字节处的第二个 \"traceEvents\" 数组已被忽略", name_, *duplicate_events_at_));
   }
   if (begin_end_events_ > 0) {
-    result.warnings.push_back(
-        fmt::format("{}: ignored {} B/E duration events (torch.profiler writes X events)", name_, begin_end_events_));
+    AddWarning(
+        result,
+        fmt::format("{}: ignored {} B/E duration events (torch.profiler writes X events)", name_, begin_end_events_),
+        fmt::format("{}：忽略了 {} 个 B/E 时长事件（torch.profiler 写的是 X 事件）", name_, begin_end_events_));
   }
   if (stats_.events == 0) {
-    result.warnings.push_back(fmt::format("{}: the trace holds no events", name_));
+    AddWarning(result, fmt::format("{}: the trace holds no events", name_), fmt::format("{}：trace 中没有事件", name_));
   } else if (builder_.event_count() == 0 && stats_.skipped_events == 0) {
-    result.warnings.push_back(
-        fmt::format("{}: the trace holds no complete (\"ph\": \"X\") events, so there is no time to measure", name_));
+    AddWarning(
+        result,
+        fmt::format("{}: the trace holds no complete (\"ph\": \"X\") events, so there is no time to measure", name_),
+        fmt::format("{}：trace 中没有完整的（\"ph\": \"X\"）事件，因此没有可测量的时间", name_));
   }
   auto& md = builder_.metadata();
   md.path = name_;
@@ -889,10 +905,13 @@ ReadResult Reader::Run() {
   else if (new_vocab_ > 0) md.format = TraceFormat::kKineto;
   result.trace = builder_.Finish();
   if (uint64_t capped = result.trace->nesting_capped(); capped > 0) {
-    result.warnings.push_back(
-        fmt::format("{}: {} event{} nested more than {} levels deep; they are kept one level up (no profiler nests so "
-                    "deep: the file is likely damaged or generated)",
-                    name_, capped, capped == 1 ? "" : "s", kMaxNestingDepth));
+    AddWarning(result,
+               fmt::format("{}: {} event{} nested more than {} levels deep; they are kept one level up (no profiler "
+                           "nests so deep: the file is likely damaged or generated)",
+                           name_, capped, capped == 1 ? "" : "s", kMaxNestingDepth),
+               fmt::format("{}：{} 个事件的嵌套深度超过 {} 层；它们被上移一层保留（没有分析器会嵌套这么深：文件"
+                           "可能已损坏或是生成的）",
+                           name_, capped, kMaxNestingDepth));
   }
   result.stats = stats_;
   return result;
@@ -1024,8 +1043,9 @@ void Reader::ParseMetadata() {
     if (it == metadata_raw_.end()) return;
     dom::element root;
     if (auto err = parser.parse(it->second).get(root)) {
-      metadata_warnings_.push_back(
-          fmt::format("{}: \"{}\" is not valid JSON ({}); it was ignored", name_, key, simdjson::error_message(err)));
+      metadata_warnings_.emplace_back(
+          fmt::format("{}: \"{}\" is not valid JSON ({}); it was ignored", name_, key, simdjson::error_message(err)),
+          fmt::format("{}：\"{}\" 不是有效的 JSON（{}）；已忽略", name_, key, simdjson::error_message(err)));
       return;
     }
     fn(root);
@@ -1135,6 +1155,17 @@ ReadResult ReadTraceFile(const std::string& path, const ReadOptions& options) {
     return r;
   }
   return ReadTraceSource(*source, path, options);
+}
+
+void AddWarning(ReadResult& result, std::string en, std::string zh) {
+  result.warnings_zh.resize(result.warnings.size());  // a warning pushed in English alone has no Chinese
+  result.warnings.push_back(std::move(en));
+  result.warnings_zh.push_back(std::move(zh));
+}
+
+const std::string& WarningIn(const ReadResult& result, size_t i, bool zh) {
+  if (zh && i < result.warnings_zh.size() && !result.warnings_zh[i].empty()) return result.warnings_zh[i];
+  return result.warnings[i];
 }
 
 }  // namespace tl::trace

@@ -62,10 +62,18 @@ struct ReadStats {
 struct ReadResult {
   std::optional<Trace> trace;         // absent when the file is unreadable or not a trace
   std::string error;                  // one line, set when `trace` is absent
-  std::vector<std::string> warnings;  // one line each; the trace is usable
+  std::vector<std::string> warnings;  // one line each, in English; the trace is usable
+  // The same warnings in Chinese, index for index (AddWarning keeps the two in step); a reader's own
+  // words in them (a zlib or JSON parser message) stay as the library wrote them.
+  std::vector<std::string> warnings_zh;
   ReadStats stats;
   bool ok() const { return trace.has_value(); }
 };
+
+// Adds one warning in both languages.
+void AddWarning(ReadResult& result, std::string en, std::string zh);
+// Warning `i` in Chinese when `zh` (English where a reader gave no Chinese), else in English.
+const std::string& WarningIn(const ReadResult& result, size_t i, bool zh);
 
 ReadResult ReadTraceFile(const std::string& path, const ReadOptions& options = {});
 ReadResult ReadTraceSource(ByteSource& source, const std::string& display_name, const ReadOptions& options = {});

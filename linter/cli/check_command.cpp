@@ -270,8 +270,9 @@ std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
       return UsageError(
           fmt::format("--annotate writes one trace file; --trace {} is a folder, so give one rank's file", args.trace));
     }
-    for (const std::string& warning : cross_check->Warnings()) {
-      if (!args.silent) fmt::print(stderr, "warning: {}\n", warning);
+    if (!args.silent) {
+      const Lang lang = args.lang == "zh" ? Lang::kChinese : Lang::kEnglish;
+      PrintReadWarnings(cross_check->Warnings(lang), lang);
     }
     setup.trace_torch = cross_check->TraceTorch();
   }

@@ -1,5 +1,5 @@
-// `torchlint report SCRIPT... --trace PATH [--format markdown|json] [--lang en|zh]`: the PyTorch profiler guide's full
-// report (第四步: environment, top 10 ops, GPU utilisation, memory, bottleneck diagnosis, recommendations)
+// `torchlint report SCRIPT... --trace PATH [--format markdown|text|json|html] [--lang en|zh]`: the PyTorch profiler
+// guide's full report (第四步: environment, top 10 ops, GPU utilisation, memory, bottleneck diagnosis, recommendations)
 // for a profiler trace, with the static findings of the scripts cross-checked against it and ranked by
 // the time their fix would save. The trace sections are traceio's rendering; this file checks the
 // scripts and hands both to the cross-check (crosscheck/crosscheck.h). Exit codes: 0 written, 2 a
@@ -30,6 +30,7 @@ struct ReportArgs {
   std::string format = "markdown";
   std::string lang = "en";
   std::string output;
+  std::string color = "auto";
   std::vector<std::string> select;
   std::vector<std::string> ignore;
   std::string target_torch;
@@ -45,7 +46,8 @@ int RunReport(const ReportArgs& args) {
   options.selection.ignore = std::move(*ignore);
   auto cross_check = LoadCrossCheckShowingProgress(args.trace);
   if (!cross_check.ok()) return UsageError(cross_check.error().message);
-  for (const auto& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
+  const Lang notes_lang = args.lang == "zh" ? Lang::kChinese : Lang::kEnglish;
+  PrintReadWarnings(cross_check->Warnings(notes_lang), notes_lang);
 
   // The version the code runs on: --target-torch, else what the trace shows, else the current default.
   if (auto error = ResolveTargetTorch(args.target_torch, *cross_check, options,
@@ -67,6 +69,10 @@ int RunReport(const ReportArgs& args) {
     out += '\n';
   } else if (args.format == "html") {
     out = RenderCrossCheckHtml(*cross_check, findings, trace_findings, lang);
+  } else if (args.format == "text") {
+    // Colours only on a terminal, as `trace` does: never in a file unless asked for.
+    const bool color = (args.output.empty() || args.color == "always") && UseColor(args.color);
+    out = RenderCrossCheckReport(*cross_check, findings, trace_findings, lang, trace::ReportFormat::kText, color);
   } else {
     out = RenderCrossCheckReport(*cross_check, findings, trace_findings, lang);
   }
@@ -80,8 +86,10 @@ Command AddReportCommand(CLI::App& root) {
   app->add_option("scripts", args->scripts, "The training scripts (files or folders) the trace was recorded from")
       ->required();
   app->add_option("--trace", args->trace, "A profiler trace file (.json, .json.gz) or a folder of them")->required();
-  app->add_option("--format", args->format, "markdown (default), json or html (one self-contained page)")
-      ->check(CLI::IsMember({"markdown", "json", "html"}));
+  app->add_option("--format", args->format,
+                  "markdown (default), text (for a terminal), json or html (one self-contained page)")
+      ->check(CLI::IsMember({"markdown", "text", "json", "html"}));
+  AddColorOption(app, args->color);
   app->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
   app->add_option("--lang", args->lang, "en (default) or zh: the PyTorch profiler guide's own section titles")
       ->check(CLI::IsMember({"en", "zh"}));

@@ -141,7 +141,7 @@ int RunDiff(const TraceArgs& args) {
   // What was odd about each trace compared (truncated, say); about the same file given twice, once.
   for (const trace::RankTrace* r : {b, a}) {
     if (r == nullptr || (r == a && b != nullptr && b->path == a->path)) continue;
-    for (const auto& warning : r->read.warnings) fmt::print(stderr, "torchlint: warning: {}\n", warning);
+    PrintReadWarnings(r->read, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
   }
   if (b == nullptr || a == nullptr) {
     if (!before.errors.empty() || !after.errors.empty()) return 2;  // the error lines named the file
@@ -240,7 +240,7 @@ int RunTrace(const TraceArgs& args) {
   trace::TraceSet set = LoadTraceSetShowingProgress(args.path, read, analysis);
   for (const auto& error : set.errors) fmt::print(stderr, "torchlint: error: {}\n", error);
   for (const auto& rank : set.ranks) {
-    for (const auto& warning : rank.read.warnings) fmt::print(stderr, "torchlint: warning: {}\n", warning);
+    PrintReadWarnings(rank.read, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
   }
   if (!set.any_readable()) return 2;
 

@@ -22,6 +22,19 @@ Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool q
   return CrossCheck::Load(path, read, analysis);
 }
 
+void PrintReadWarnings(const std::vector<std::string>& warnings, Lang lang) {
+  for (const auto& warning : warnings) {
+    fmt::print(stderr, fmt::runtime(lang == Lang::kChinese ? "torchlint：警告：{}\n" : "torchlint: warning: {}\n"),
+               warning);
+  }
+}
+
+void PrintReadWarnings(const trace::ReadResult& read, Lang lang) {
+  for (size_t i = 0; i < read.warnings.size(); ++i) {
+    PrintReadWarnings({trace::WarningIn(read, i, lang == Lang::kChinese)}, lang);
+  }
+}
+
 void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang) {
   const bool zh = lang == Lang::kChinese;
   fmt::print(stderr,

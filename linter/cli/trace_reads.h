@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "crosscheck/crosscheck.h"
 #include "linter/core/result.h"
@@ -19,6 +20,10 @@ trace::TraceSet LoadTraceSetShowingProgress(const std::string& path, trace::Read
 Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet = false,
                                                  trace::ReadOptions read = {},
                                                  const trace::AnalysisOptions& analysis = {});
+
+// A reader's warnings on stderr, one line each, in `lang` ("torchlint: warning: ..." / "torchlint：警告：...").
+void PrintReadWarnings(const std::vector<std::string>& warnings, Lang lang);
+void PrintReadWarnings(const trace::ReadResult& read, Lang lang);
 
 // The note on stderr that the target PyTorch version was read from the trace, in `lang`.
 void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang);

@@ -35,6 +35,57 @@ std::string_view PhaseLabel(semantic::Phase phase) {
 
 bool UsesProfiler(Template t) { return t != Template::kNvtx; }
 
+// The NVTX ranges of the nvtx template carry what the cross-check needs to tie a trace's time to the
+// script's lines: `"<name> <file>:<first>-<last>"`, the lines the range holds in the instrumented script
+// (docs/instrument.md). Those lines are known only once every insertion is laid out, so a range is
+// first written with a placeholder naming its index, and FillNvtxLines puts the lines in.
+std::string NvtxPlaceholder(size_t index) { return fmt::format("@tl-lines-{}@", index); }
+
+// Replaces each placeholder on the marked `tl_nvtx(` lines of `text` with the lines range k holds:
+// `spans[k]`, 0-based lines of the input. Insertion adds only marked lines and indents the others, so the
+// input's line n is the result's (n+1)-th unmarked line.
+Status FillNvtxLines(std::string& text, const std::vector<std::pair<uint32_t, uint32_t>>& spans) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start < text.size();) {
+    const size_t nl = text.find('\n', start);
+    const size_t end = nl == std::string::npos ? text.size() : nl + 1;
+    lines.push_back(std::string_view(text).substr(start, end - start));
+    start = end;
+  }
+  auto content = [](std::string_view line) {
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+    return line;
+  };
+  std::vector<uint32_t> result_line;  // of each input line, 1-based
+  for (uint32_t i = 0; i < lines.size(); ++i) {
+    if (!ParseMarkerLine(content(lines[i]))) result_line.push_back(i + 1);
+  }
+  std::string out;
+  out.reserve(text.size() + 16 * spans.size());
+  size_t filled = 0;
+  for (std::string_view line : lines) {
+    std::string piece(line);
+    if (ParseMarkerLine(content(line)) && piece.find("tl_nvtx(") != std::string::npos) {
+      for (size_t k = 0; k < spans.size(); ++k) {
+        const std::string placeholder = NvtxPlaceholder(k);
+        const size_t at = piece.find(placeholder);
+        if (at == std::string::npos) continue;
+        if (spans[k].second >= result_line.size()) return Error{"an NVTX range ends past the script's end"};
+        piece.replace(at, placeholder.size(),
+                      fmt::format("{}-{}", result_line[spans[k].first], result_line[spans[k].second]));
+        ++filled;
+        break;
+      }
+    }
+    out += piece;
+  }
+  if (filled != spans.size()) {
+    return Error{fmt::format("{} of {} NVTX ranges were given their lines", filled, spans.size())};
+  }
+  text = std::move(out);
+  return Ok{};
+}
+
 // Everything the planner needs about the input, computed once.
 struct Input {
   const SourceFile& file;
@@ -56,6 +107,11 @@ struct Input {
     return fmt::format("{}:{}:{}", file.path(), line + 1, offset - lines.Start(line) + 1);
   }
 };
+
+std::string NvtxLabel(const Input& in, std::string_view name, size_t index) {
+  const std::string file = std::filesystem::path(std::string(in.file.path())).filename().string();
+  return PythonStringLiteral(fmt::format("{} {}:{}", name, file, NvtxPlaceholder(index)));
+}
 
 // Whether the body has a `continue` that belongs to this loop (not to a loop nested in it, though a
 // nested loop's `else:` block continues the outer one).
@@ -286,12 +342,14 @@ struct PhaseRun {
   ts::Node first, last;
   semantic::Phase phase;
 };
-std::vector<PhaseRun> PhaseRuns(const Input& in, int loop) {
+// With `other`, the runs of statements of no phase too (the nvtx template gives every line of the step a
+// range of its own phase, so that a finding on a logging line is measured on that line's events).
+std::vector<PhaseRun> PhaseRuns(const Input& in, int loop, bool other) {
   std::vector<PhaseRun> runs;
   const std::vector<ts::Node> statements = in.model->BodyStatements(loop);
   for (size_t i = 0; i < statements.size(); ++i) {
     const semantic::Phase phase = in.model->PhaseOf(statements[i]);
-    if (phase == semantic::Phase::kOther) continue;
+    if (phase == semantic::Phase::kOther && !other) continue;
     size_t j = i;
     while (j + 1 < statements.size() && in.model->PhaseOf(statements[j + 1]) == phase) ++j;
     // A run that shares a line with a statement outside it (`a = f(); b = g()`) cannot be wrapped.
@@ -412,7 +470,9 @@ Result<Outcome> Plan(const Input& in, const Options& options) {
         !s) {
       return s.error();
     }
-    if (auto w = layout.Wrap(body_first, body_last, body_indent, {{0, "with tl_nvtx(\"train_step\"):", ""}}, {}); !w) {
+    if (auto w = layout.Wrap(body_first, body_last, body_indent,
+                             {{0, fmt::format("with tl_nvtx({}):", NvtxLabel(in, "train_step", 0)), ""}}, {});
+        !w) {
       return w.error();
     }
   }
@@ -466,17 +526,27 @@ Result<Outcome> Plan(const Input& in, const Options& options) {
     }
   }
 
+  // The lines of the input each NVTX range holds: [0] is the step's (the whole loop), then one per run.
+  std::vector<std::pair<uint32_t, uint32_t>> nvtx_spans = {{loop_line, body_last}};
   if (options.labels || options.base == Template::kNvtx) {
-    const std::vector<PhaseRun> runs = PhaseRuns(in, *picked);
-    if (runs.empty())
+    const bool nvtx = options.base == Template::kNvtx;
+    const std::vector<PhaseRun> runs = PhaseRuns(in, *picked, nvtx);
+    const bool any_phase = std::any_of(runs.begin(), runs.end(),
+                                       [](const PhaseRun& r) { return r.phase != semantic::Phase::kOther; });
+    if (!any_phase)
       outcome.notes.push_back(
-          "no data, forward, loss, backward or optimizer statements recognised in the step loop's body; no labels "
-          "added");
+          nvtx ? "no data, forward, loss, backward or optimizer statements recognised in the step loop's body; its "
+                 "statements are in `other` ranges"
+               : "no data, forward, loss, backward or optimizer statements recognised in the step loop's body; no "
+                 "labels added");
     for (const auto& run : runs) {
-      const std::string label = PythonStringLiteral(PhaseLabel(run.phase));
-      const std::string opener = options.base == Template::kNvtx
-                                     ? fmt::format("with tl_nvtx({}):", label)
-                                     : fmt::format("with torch.profiler.record_function({}):", label);
+      const std::string opener =
+          options.base == Template::kNvtx
+              ? fmt::format("with tl_nvtx({}):",
+                            NvtxLabel(in, run.phase == semantic::Phase::kOther ? "other" : PhaseLabel(run.phase),
+                                      nvtx_spans.size()))
+              : fmt::format("with torch.profiler.record_function({}):", PythonStringLiteral(PhaseLabel(run.phase)));
+      if (nvtx) nvtx_spans.emplace_back(in.FirstLine(run.first), in.LastLine(run.last));
       const uint32_t first = in.FirstLine(run.first);
       if (auto w = layout.Wrap(first, in.LastLine(run.last), in.Indent(first), {{0, opener, ""}}, {}); !w) {
         return w.error();
@@ -489,6 +559,11 @@ Result<Outcome> Plan(const Input& in, const Options& options) {
     return Error{
         fmt::format("{}: internal error while applying the edits: {}", in.file.path(), applied.error().message)};
   outcome.text = std::move(*applied);
+  if (options.base == Template::kNvtx) {
+    if (auto s = FillNvtxLines(outcome.text, nvtx_spans); !s) {
+      return Error{fmt::format("{}: internal error: {}", in.file.path(), s.error().message)};
+    }
+  }
 
   // Notes for the user: where to look afterwards.
   const uint32_t first_ready = options.skip_first + options.wait + options.warmup + options.active;

@@ -127,3 +127,32 @@ TEST_CASE("report goldens in English and Chinese on the end-to-end traces") {
 
 }  // namespace
 }  // namespace tl::test
+
+namespace tl::test {
+namespace {
+
+TEST_CASE("a truncated trace's warning is Chinese with --lang zh, for trace, report and check --trace") {
+  // Our own trace (tests/e2e), cut inside its events: the reader warns where it was cut.
+  const std::string whole = ReadText(SourceDir() / "tests" / "e2e" / "traces" / "sync_item.pt.trace.json.gz");
+  REQUIRE(whole.size() > 1000);
+  TempFolder dir;
+  const auto cut = dir.Write("cut.pt.trace.json.gz", whole.substr(0, whole.size() * 2 / 3));
+  dir.Write("sync_item.py", ReadText(SourceDir() / "tests" / "e2e" / "scripts" / "sync_item.py"));
+  const std::vector<std::vector<std::string>> commands = {{"trace", cut.string()},
+                                                          {"report", "sync_item.py", "--trace", cut.string()},
+                                                          {"check", "sync_item.py", "--trace", cut.string()}};
+  for (const auto& base : commands) {
+    CAPTURE(base[0]);
+    const RunResult en = RunTorchlint(base, dir.path());
+    CHECK(en.err.find("truncated at byte") != std::string::npos);
+    std::vector<std::string> zh_args = base;
+    zh_args.insert(zh_args.end(), {"--lang", "zh"});
+    const RunResult zh = RunTorchlint(zh_args, dir.path());
+    CHECK(zh.err.find("torchlint：警告：") != std::string::npos);
+    CHECK(zh.err.find("字节处被截断") != std::string::npos);
+    for (const std::string& run : EnglishRuns(zh.err, Markup::kText)) FAIL_CHECK("English in stderr: " << run);
+  }
+}
+
+}  // namespace
+}  // namespace tl::test

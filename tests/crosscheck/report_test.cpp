@@ -240,6 +240,37 @@ TEST_CASE("torchlint report --format json: ranked findings with evidence, and th
   CHECK(j["trace_findings"].is_array());
 }
 
+TEST_CASE("torchlint report --format text: the same report for a terminal, coloured only when asked for") {
+  auto trace = SharedTrace(
+      "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  if (!trace) return;
+  TempFolder dir;
+  dir.Write("resnet50_profiler_api.py", kResnetScript);
+  const std::vector<std::string> base = {"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--format",
+                                         "text"};
+  RunResult plain = RunTorchlint(base, dir.path());
+  REQUIRE(plain.exit_code == 0);
+  // Text headings are underlined, not Markdown; the findings are a numbered list with their verdicts.
+  CHECK(plain.out.find("## ") == std::string::npos);
+  CHECK(plain.out.find("|---|") == std::string::npos);
+  CHECK(plain.out.find("Findings in the code, ranked by the time their fix would save\n---") != std::string::npos);
+  CHECK(plain.out.find(" 1. TL201 dataloader-num-workers resnet50_profiler_api.py:") != std::string::npos);
+  CHECK(plain.out.find("[confirmed]") != std::string::npos);
+  CHECK(plain.out.find("\x1b[") == std::string::npos);  // stdout is a file: no colour on auto
+  std::vector<std::string> always = base;
+  always.insert(always.end(), {"--color", "always"});
+  RunResult colored = RunTorchlint(always, dir.path());
+  REQUIRE(colored.exit_code == 0);
+  CHECK(colored.out.find("\x1b[1;31mconfirmed\x1b[0m") != std::string::npos);
+  CHECK(colored.out.find("\x1b[1mTL201\x1b[0m") != std::string::npos);
+  // Markdown never takes colour, whatever --color says.
+  RunResult md = RunTorchlint({"report", "resnet50_profiler_api.py", "--trace", trace->string(), "--color", "always"},
+                              dir.path());
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.out.find("\x1b[") == std::string::npos);
+  CHECK(md.out.find("## ") != std::string::npos);
+}
+
 TEST_CASE("torchlint report --select TL2 train.py: the script after a selector stays a script") {
   auto trace = SharedTrace(
       "real/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");

@@ -8,11 +8,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "linter/core/fix.h"
 #include "linter/core/source_file.h"
 #include "linter/instrument/markers.h"
+#include "linter/instrument/style.h"
+#include "linter/ts/ts.h"
 #include "tests/instrument/corpus.h"
 
 namespace {
@@ -204,4 +208,67 @@ TEST_CASE("only a continue of the step loop itself calls for try/finally") {
   CHECK(via_else.find("try:") != std::string::npos);
   const std::string in_def = instrumented("    def skip():\n        for q in y:\n            continue\n");
   CHECK(in_def.find("try:") == std::string::npos);
+}
+
+TEST_CASE("the nvtx template names each range after the lines it holds in the instrumented script") {
+  // Each `with tl_nvtx("NAME FILE:A-B"):` is checked against the instrumented script's own parse: a phase's
+  // range holds exactly its with-block's body, the step's range the whole loop statement around it.
+  const std::regex label(R"re(tl_nvtx\("(\w+) ([^":]+):(\d+)-(\d+)"\))re");
+  size_t phases = 0, steps = 0;
+  for (const auto& script : tl::test::CorpusScripts()) {
+    const std::string display = "corpus/" + script.filename().string();
+    const auto options = tl::test::OptionsFor(script, {"nvtx", "nvtx", false});
+    auto outcome = tl::instrument::Instrument(tl::SourceFile(display, Read(script)), options);
+    if (!outcome) continue;
+    CAPTURE(display);
+    const std::string& text = outcome->text;
+    auto tree = tl::instrument::ParsePython(text);
+    REQUIRE(tree.ok());
+    auto line_of = [&](uint32_t byte) {
+      return static_cast<int>(std::count(text.begin(), text.begin() + byte, '\n')) + 1;
+    };
+    // The last line of code in `n`: its last token that is not a comment (a block's trailing comments,
+    // the marker lines among them, belong to the block in the tree but hold no code).
+    auto last_code_line = [&](tl::ts::Node n) {
+      int last = 0;
+      std::vector<tl::ts::Node> todo = {n};
+      while (!todo.empty()) {
+        const tl::ts::Node k = todo.back();
+        todo.pop_back();
+        if (k.Is("comment")) continue;
+        if (k.ChildCount() == 0 && k.EndByte() > k.StartByte()) last = std::max(last, line_of(k.EndByte() - 1));
+        for (const auto& child : k.Children()) todo.push_back(child);
+      }
+      return last;
+    };
+    std::vector<tl::ts::Node> stack = {tree->Root()};
+    while (!stack.empty()) {
+      const tl::ts::Node node = stack.back();
+      stack.pop_back();
+      for (const auto& child : node.NamedChildren()) stack.push_back(child);
+      if (!node.Is("with_statement")) continue;
+      const std::string head(node.Text(text).substr(0, node.Text(text).find('\n')));
+      std::smatch m;
+      if (!std::regex_search(head, m, label)) continue;
+      CAPTURE(head);
+      CHECK(m[2].str() == script.filename().string());
+      const int first = std::stoi(m[3].str()), last = std::stoi(m[4].str());
+      if (m[1].str() == "train_step") {
+        ++steps;
+        const tl::ts::Node loop = node.Parent().Parent();
+        REQUIRE((loop.Is("for_statement") || loop.Is("while_statement")));
+        CHECK(first == line_of(loop.StartByte()));
+        CHECK(last == last_code_line(loop));
+      } else {
+        ++phases;
+        const tl::ts::Node body = node.Field("body");
+        CHECK(first == line_of(node.StartByte()) + 1);
+        CHECK(first == line_of(body.StartByte()));
+        CHECK(last == last_code_line(body));
+      }
+    }
+  }
+  MESSAGE("step ranges: " << steps << ", phase ranges: " << phases);
+  CHECK(steps >= 10);
+  CHECK(phases >= 30);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/support/paths.h"
+#include "tests/support/temp_db.h"
 #include "traceio/analysis.h"
 #include "traceio/nsys_reader.h"
 #include "traceio/trace_set.h"
@@ -18,6 +19,8 @@ namespace tl::trace {
 namespace {
 
 namespace fs = std::filesystem;
+using test::kExportTables;
+using test::TempDb;
 
 struct Counts {
   size_t kernels = 0, runtime = 0, driver = 0, ranges = 0, ops = 0, syncs = 0, memcpys = 0, memsets = 0;
@@ -50,49 +53,6 @@ Counts CountOf(const Trace& t) {
   }
   return c;
 }
-
-// A database made with SQLite from SQL statements, in a temporary folder removed at the end.
-class TempDb {
- public:
-  explicit TempDb(const std::string& name) {
-    dir_ = fs::temp_directory_path() / fs::path("tl_nsys_" + std::to_string(::getpid()) + "_" + name);
-    fs::create_directories(dir_);
-    path_ = (dir_ / (name + ".sqlite")).string();
-  }
-  ~TempDb() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  TempDb(const TempDb&) = delete;
-  TempDb& operator=(const TempDb&) = delete;
-  const std::string& path() const { return path_; }
-  const fs::path& dir() const { return dir_; }
-  void Exec(const std::string& sql) const {
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(path_.c_str(), &db) == SQLITE_OK);
-    char* message = nullptr;
-    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-    INFO((message != nullptr ? message : ""));
-    sqlite3_free(message);
-    sqlite3_close(db);
-    REQUIRE(rc == SQLITE_OK);
-  }
-
- private:
-  fs::path dir_;
-  std::string path_;
-};
-
-// The tables of an export, as the exporter of schema 3.x creates them (only the columns the reader asks for).
-constexpr const char* kExportTables = R"sql(
-CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);
-INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.0');
-CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT,
-                                        globalPid INT, demangledName INT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT, correlationId INT, nameId INT);
-CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT, globalTid INT, textId INT, domainId INT);
-)sql";
 
 void CheckOneLine(const std::string& error) {
   CHECK_FALSE(error.empty());

@@ -70,8 +70,33 @@ FrameName ParseCallFrom(std::string_view text) {
   return f;
 }
 
+RangeLabel ParseRangeLabel(std::string_view label) {
+  RangeLabel r;
+  const size_t space = label.rfind(' ');
+  if (space == std::string_view::npos || space == 0) return r;
+  std::string_view where = label.substr(space + 1);
+  const size_t colon = where.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return r;
+  std::string_view lines = where.substr(colon + 1);
+  const size_t dash = lines.find('-');
+  auto number = [](std::string_view digits, int& out) {
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return ec == std::errc() && p == digits.data() + digits.size() && out > 0;
+  };
+  if (!number(lines.substr(0, dash), r.first)) return r;
+  r.last = r.first;
+  if (dash != std::string_view::npos && !number(lines.substr(dash + 1), r.last)) return r;
+  if (r.last < r.first) return r;
+  r.name = label.substr(0, space);
+  while (!r.name.empty() && r.name.back() == ' ') r.name.remove_suffix(1);
+  r.file = where.substr(0, colon);
+  r.ok = !r.name.empty();
+  return r;
+}
+
 std::string_view MatchMethodName(MatchMethod m) {
   switch (m) {
+    case MatchMethod::kSourceRange: return "source range";
     case MatchMethod::kCallFrom: return "CallFrom";
     case MatchMethod::kCallStack: return "Call stack";
     case MatchMethod::kFunctionDef: return "function frame";
@@ -84,6 +109,9 @@ SourceIndex SourceIndex::Build(const Trace& trace) {
   SourceIndex index;
   for (uint32_t i = 0; i < trace.size(); ++i) {
     const EventKind k = trace.kind(i);
+    if (k == EventKind::kUserAnnotation) {
+      if (const RangeLabel label = ParseRangeLabel(trace.name(i)); label.ok) index.ranges_.push_back({i, label});
+    }
     if (k == EventKind::kPythonFunction) {
       FrameName n = ParseFrameName(trace.name(i));
       Frame f{i, n.file, n.line, n.function, {}, 0};
@@ -116,6 +144,42 @@ SourceIndex SourceIndex::Build(const Trace& trace) {
     }
   }
   return index;
+}
+
+std::vector<std::string_view> SourceIndex::RangeFiles() const {
+  std::vector<std::string_view> files;
+  for (const auto& r : ranges_) {
+    if (std::find(files.begin(), files.end(), r.label.file) == files.end()) files.push_back(r.label.file);
+  }
+  return files;
+}
+
+SourceMatch SourceIndex::InRange(const Trace& trace, std::string_view file, int line) const {
+  SourceMatch m;
+  // The narrowest label that holds the line; among labels as narrow, the best path match.
+  const Range* best = nullptr;
+  int best_score = 0;
+  for (const auto& r : ranges_) {
+    if (line < r.label.first || line > r.label.last) continue;
+    const int score = PathMatchScore(r.label.file, file);
+    if (score == 0) continue;
+    const int width = r.label.last - r.label.first;
+    const int best_width = best ? best->label.last - best->label.first : 0;
+    if (best == nullptr || width < best_width || (width == best_width && score > best_score)) {
+      best = &r;
+      best_score = score;
+    }
+  }
+  if (best == nullptr) return m;
+  const StringId name = trace.name_id(best->event);
+  for (const auto& r : ranges_) {
+    if (trace.name_id(r.event) != name) continue;
+    m.spans.push_back({r.event, trace.track_index(r.event), trace.ts(r.event), trace.end(r.event)});
+  }
+  m.method = MatchMethod::kSourceRange;
+  m.range = std::string(trace.name(best->event));
+  KeepOutermost(trace, m.spans);
+  return m;
 }
 
 SourceMatch SourceIndex::AtLine(const Trace& trace, std::string_view file, int line) const {

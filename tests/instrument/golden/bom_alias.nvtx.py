@@ -9,13 +9,13 @@ model = th.nn.Linear(3, 1)
 optimizer = th.optim.SGD(model.parameters(), lr=0.1)
 tl_nvtx = torch.cuda.nvtx.range if torch.cuda.is_available() else contextlib.nullcontext  # torchlint: instrument
 for x, y in loader:
-    with tl_nvtx("train_step"):  # torchlint: instrument indent=4
-        with tl_nvtx("loss_compute"):  # torchlint: instrument indent=4
+    with tl_nvtx("train_step bom_alias.py:11-20"):  # torchlint: instrument indent=4
+        with tl_nvtx("loss_compute bom_alias.py:14-14"):  # torchlint: instrument indent=4
             loss = th.nn.functional.mse_loss(model(x), y)
-        with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("optimizer_step bom_alias.py:16-16"):  # torchlint: instrument dedent indent=4
             optimizer.zero_grad()
-        with tl_nvtx("backward"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("backward bom_alias.py:18-18"):  # torchlint: instrument dedent indent=4
             loss.backward()
-        with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("optimizer_step bom_alias.py:20-20"):  # torchlint: instrument dedent indent=4
             optimizer.step()
     # torchlint: instrument dedent dedent

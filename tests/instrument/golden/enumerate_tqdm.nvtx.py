@@ -16,17 +16,17 @@ criterion = nn.CrossEntropyLoss()
 
 tl_nvtx = torch.cuda.nvtx.range if torch.cuda.is_available() else contextlib.nullcontext  # torchlint: instrument
 for i, (inputs, labels) in enumerate(tqdm(loader)):
-    with tl_nvtx("train_step"):  # torchlint: instrument indent=4
-        with tl_nvtx("data_preprocess"):  # torchlint: instrument indent=4
+    with tl_nvtx("train_step enumerate_tqdm.py:18-31"):  # torchlint: instrument indent=4
+        with tl_nvtx("data_preprocess enumerate_tqdm.py:21-21"):  # torchlint: instrument indent=4
             inputs = inputs.to("cpu")
-        with tl_nvtx("forward"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("forward enumerate_tqdm.py:23-23"):  # torchlint: instrument dedent indent=4
             outputs = model(inputs)
-        with tl_nvtx("loss_compute"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("loss_compute enumerate_tqdm.py:25-25"):  # torchlint: instrument dedent indent=4
             loss = criterion(outputs, labels)
-        with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("optimizer_step enumerate_tqdm.py:27-27"):  # torchlint: instrument dedent indent=4
             optimizer.zero_grad()
-        with tl_nvtx("backward"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("backward enumerate_tqdm.py:29-29"):  # torchlint: instrument dedent indent=4
             loss.backward()
-        with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("optimizer_step enumerate_tqdm.py:31-31"):  # torchlint: instrument dedent indent=4
             optimizer.step()
     # torchlint: instrument dedent dedent

@@ -21,16 +21,16 @@ def main():
     for epoch in range(3):
         model.train()
         for step, (x, y) in enumerate(tqdm(train_loader, desc=f"epoch {epoch}")):
-            with tl_nvtx("train_step"):  # torchlint: instrument indent=4
-                with tl_nvtx("optimizer_step"):  # torchlint: instrument indent=4
+            with tl_nvtx("train_step epoch_nested.py:23-34"):  # torchlint: instrument indent=4
+                with tl_nvtx("optimizer_step epoch_nested.py:26-26"):  # torchlint: instrument indent=4
                     optimizer.zero_grad(set_to_none=True)
-                with tl_nvtx("forward"):  # torchlint: instrument dedent indent=4
+                with tl_nvtx("forward epoch_nested.py:28-28"):  # torchlint: instrument dedent indent=4
                     logits = model(x)
-                with tl_nvtx("loss_compute"):  # torchlint: instrument dedent indent=4
+                with tl_nvtx("loss_compute epoch_nested.py:30-30"):  # torchlint: instrument dedent indent=4
                     loss = criterion(logits, y)
-                with tl_nvtx("backward"):  # torchlint: instrument dedent indent=4
+                with tl_nvtx("backward epoch_nested.py:32-32"):  # torchlint: instrument dedent indent=4
                     loss.backward()
-                with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+                with tl_nvtx("optimizer_step epoch_nested.py:34-34"):  # torchlint: instrument dedent indent=4
                     optimizer.step()
             # torchlint: instrument dedent dedent
         print(f"epoch {epoch} done")

@@ -10,16 +10,17 @@ model = nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 tl_nvtx = torch.cuda.nvtx.range if torch.cuda.is_available() else contextlib.nullcontext  # torchlint: instrument
 for x, y in loader:
-    with tl_nvtx("train_step"):  # torchlint: instrument indent=4
-        note = """first line
+    with tl_nvtx("train_step latin1_strings.py:12-25"):  # torchlint: instrument indent=4
+        with tl_nvtx("other latin1_strings.py:15-17"):  # torchlint: instrument indent=4
+            note = """first line
   second line keeps its indentation
 """
-        with tl_nvtx("loss_compute"):  # torchlint: instrument indent=4
+        with tl_nvtx("loss_compute latin1_strings.py:19-19"):  # torchlint: instrument dedent indent=4
             loss = nn.functional.mse_loss(model(x), y)
-        with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("optimizer_step latin1_strings.py:21-21"):  # torchlint: instrument dedent indent=4
             optimizer.zero_grad()
-        with tl_nvtx("backward"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("backward latin1_strings.py:23-23"):  # torchlint: instrument dedent indent=4
             loss.backward()
-        with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+        with tl_nvtx("optimizer_step latin1_strings.py:25-25"):  # torchlint: instrument dedent indent=4
             optimizer.step()
     # torchlint: instrument dedent dedent

@@ -11,18 +11,20 @@ if __name__ == "__main__":
     opt = optim.SGD(net.parameters(), lr=0.1)
     tl_nvtx = torch.cuda.nvtx.range if torch.cuda.is_available() else contextlib.nullcontext  # torchlint: instrument
     for batch in loader:
-        with tl_nvtx("train_step"):  # torchlint: instrument indent=4
-            x, y = batch  # unpack
+        with tl_nvtx("train_step main_guard.py:13-28"):  # torchlint: instrument indent=4
+            with tl_nvtx("other main_guard.py:16-16"):  # torchlint: instrument indent=4
+                x, y = batch  # unpack
+            # torchlint: instrument dedent
 
-            with tl_nvtx("forward"):  # torchlint: instrument indent=4
+            with tl_nvtx("forward main_guard.py:20-20"):  # torchlint: instrument indent=4
                 out = net(x)
-            with tl_nvtx("loss_compute"):  # torchlint: instrument dedent indent=4
+            with tl_nvtx("loss_compute main_guard.py:22-22"):  # torchlint: instrument dedent indent=4
                 loss = nn.functional.mse_loss(out, y)
-            with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+            with tl_nvtx("optimizer_step main_guard.py:24-24"):  # torchlint: instrument dedent indent=4
                 opt.zero_grad()
-            with tl_nvtx("backward"):  # torchlint: instrument dedent indent=4
+            with tl_nvtx("backward main_guard.py:26-26"):  # torchlint: instrument dedent indent=4
                 loss.backward()
-            with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=4
+            with tl_nvtx("optimizer_step main_guard.py:28-28"):  # torchlint: instrument dedent indent=4
                 opt.step()  # the update
         # torchlint: instrument dedent dedent
     print("finished")

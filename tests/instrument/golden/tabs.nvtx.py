@@ -7,16 +7,17 @@ import contextlib  # torchlint: instrument
 def train(loader, model, opt):
 	tl_nvtx = torch.cuda.nvtx.range if torch.cuda.is_available() else contextlib.nullcontext  # torchlint: instrument
 	for x, y in loader:
-		with tl_nvtx("train_step"):  # torchlint: instrument indent=tab
-			if x.shape[0] == 0:
-				continue
-			with tl_nvtx("loss_compute"):  # torchlint: instrument indent=tab
+		with tl_nvtx("train_step tabs.py:9-21"):  # torchlint: instrument indent=tab
+			with tl_nvtx("other tabs.py:12-13"):  # torchlint: instrument indent=tab
+				if x.shape[0] == 0:
+					continue
+			with tl_nvtx("loss_compute tabs.py:15-15"):  # torchlint: instrument dedent indent=tab
 				loss = nn.functional.mse_loss(model(x), y)
-			with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=tab
+			with tl_nvtx("optimizer_step tabs.py:17-17"):  # torchlint: instrument dedent indent=tab
 				opt.zero_grad()
-			with tl_nvtx("backward"):  # torchlint: instrument dedent indent=tab
+			with tl_nvtx("backward tabs.py:19-19"):  # torchlint: instrument dedent indent=tab
 				loss.backward()
-			with tl_nvtx("optimizer_step"):  # torchlint: instrument dedent indent=tab
+			with tl_nvtx("optimizer_step tabs.py:21-21"):  # torchlint: instrument dedent indent=tab
 				opt.step()
 		# torchlint: instrument dedent dedent
 
