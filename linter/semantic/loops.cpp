@@ -5,6 +5,38 @@
 #include <algorithm>
 
 namespace tl::semantic {
+namespace {
+
+// Whether a loop runs its body at most once: the body's last statement leaves the loop (`return`,
+// `break`, `raise`) and no `continue` of the loop's own skips it. A throughput probe that returns after
+// its first batch (Swin-Transformer's `throughput`) is not a loop over batches.
+bool RunsOnce(const Loop& loop) {
+  if (loop.body.IsNull()) return false;
+  ts::Node last;
+  for (uint32_t i = 0; i < loop.body.NamedChildCount(); ++i) {
+    const ts::Node child = loop.body.NamedChild(i);
+    if (KindOf(child) != K::kComment) last = child;
+  }
+  if (last.IsNull() || !(KindOf(last) == K::kReturn || last.Is("break_statement") || last.Is("raise_statement"))) {
+    return false;
+  }
+  std::vector<ts::Node> todo = {loop.body};
+  while (!todo.empty()) {
+    const ts::Node node = todo.back();
+    todo.pop_back();
+    if (node.Is("continue_statement")) return false;
+    const K kind = KindOf(node);
+    // A `continue` in a nested loop is that loop's; functions and classes have loops of their own.
+    if (node != loop.body &&
+        (kind == K::kFor || kind == K::kWhile || kind == K::kFunction || kind == K::kClass || kind == K::kLambda)) {
+      continue;
+    }
+    for (uint32_t i = 0; i < node.NamedChildCount(); ++i) todo.push_back(node.NamedChild(i));
+  }
+  return true;
+}
+
+}  // namespace
 
 void Builder::ClassifyLoops() {
   auto& loops = m_.loops_;
@@ -18,8 +50,10 @@ void Builder::ClassifyLoops() {
   std::vector<std::vector<int>> calls_from_loop(n);  // local callees, by innermost loop
   std::vector<std::vector<int>> calls_outside_loops(scopes.size());
   std::vector<std::vector<int>> calls_anywhere(scopes.size());
+  std::vector<char> once(n, 0);
   for (size_t i = 0; i < n; ++i) {
     Loop& loop = loops[i];
+    once[i] = RunsOnce(loop) ? 1 : 0;
     if (loop.kind == LoopKind::kFor && m_.IsDataLoaderLike(loop.iterable, loop.scope)) {
       loop.evidence |= kIteratesLoader;
     }
@@ -102,12 +136,14 @@ void Builder::ClassifyLoops() {
     }
   }
   for (size_t i = 0; i < n; ++i) {  // preorder: parents come before children
-    if ((loops[i].evidence & kOptimizerStep) != 0 && !step_below[i] && !inside_step(i)) {
+    if ((loops[i].evidence & kOptimizerStep) != 0 && !step_below[i] && !inside_step(i) && !once[i]) {
       loops[i].role = LoopRole::kStep;
     }
   }
   for (size_t i = 0; i < n; ++i) {
-    if ((loops[i].evidence & kStrong) != 0 && !inside_step(i) && !step_below[i]) loops[i].role = LoopRole::kStep;
+    if ((loops[i].evidence & kStrong) != 0 && !inside_step(i) && !step_below[i] && !once[i]) {
+      loops[i].role = LoopRole::kStep;
+    }
   }
   // 3. Loops with only training calls are step loops when no loop nested in them has evidence
   //    (else they are epoch loops around it) and they are not already inside a step loop.
@@ -118,7 +154,7 @@ void Builder::ClassifyLoops() {
     }
   }
   for (size_t i = 0; i < n; ++i) {
-    if (loops[i].role == LoopRole::kStep || loops[i].evidence == 0 || evidence_below[i]) continue;
+    if (loops[i].role == LoopRole::kStep || loops[i].evidence == 0 || evidence_below[i] || once[i]) continue;
     if (!inside_step(i)) loops[i].role = LoopRole::kStep;
   }
   // Loops in functions that a batch loop calls run inside that batch: per-element, not steps.

@@ -473,6 +473,12 @@ class Model {
   std::span<const Binding> BindingsOf(std::string_view name) const;
   std::span<const std::pair<std::string_view, int>> FunctionsNamed(std::string_view name) const;
   const Binding* SingleBinding(std::string_view name, int scope) const;
+  // The last plain assignment of `name` in `scope` that every path to `use` runs first: a statement of a
+  // block that holds `use`, ended before it. Bindings written before it cannot reach `use` (a loop that
+  // held both would hold it too). Null when there is none.
+  const Binding* DominatingAssignment(std::span<const Binding> bindings, ts::Node use, int scope) const;
+  // What one binding of a name says of its value at `use` (types.cpp).
+  TensorKind BindingTensorKind(const Binding& binding, ts::Node use, int depth) const;
   Value ResolveDepth(ts::Node expr, int scope, int depth) const;
   TensorKind TensorKindDepth(ts::Node expr, int scope, int depth) const;
   Placement PlacementDepth(ts::Node expr, int scope, int depth) const;

@@ -258,44 +258,70 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
   if (k != K::kIdentifier && k != K::kAttribute) return TensorKind::kUnknown;
   const std::span<const Binding> all = BindingsOf(Text(expr));
   if (all.empty()) return TensorKind::kUnknown;
-  // Tensor when any binding in reach is a tensor; not one when every binding plainly is not.
+  // Tensor when any binding in reach is a tensor; not one when every binding plainly is not. A plain
+  // assignment that runs before the use on every path hides the bindings written before it
+  // (`H, W = int(H), int(W)` after `H, W, focal = hwf`), when what it binds is known: an unknown value
+  // (`preds, refs = gather(...)`) erases nothing the earlier ones say.
   bool any = false;
   bool all_python = true;
   const bool attribute = k == K::kAttribute;
+  const Binding* dominating = attribute ? nullptr : DominatingAssignment(all, expr, scope);
+  if (dominating != nullptr && BindingTensorKind(*dominating, expr, depth) == TensorKind::kUnknown)
+    dominating = nullptr;
   for (const Binding& binding : all) {
     if (!attribute && binding.scope != scope && binding.scope != 0) continue;
+    if (dominating != nullptr && binding.scope == scope && binding.target.StartByte() < dominating->target.StartByte())
+      continue;
     any = true;
-    TensorKind kind = TensorKind::kUnknown;
-    switch (binding.kind) {
-      case BindingKind::kAssign:
-      case BindingKind::kAugmented:
-        if (binding.position == -1 && binding.value != expr) {
-          kind = TensorKindDepth(binding.value, binding.scope, depth + 1);
-        } else if (binding.position != -1 && binding.value != expr &&
-                   TensorKindDepth(binding.value, binding.scope, depth + 1) == TensorKind::kTensor) {
-          kind = TensorKind::kTensor;  // `logits, aux = model(x)`, `x, y = batch`
-        }
-        break;
-      case BindingKind::kLoopTarget: {
-        if (binding.loop < 0) break;
-        ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);
-        ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
-        const std::string_view callee_name = Text(callee);
-        if (callee_name == "range") {
-          kind = TensorKind::kNotTensor;
-        } else if (callee_name == "enumerate" && binding.position == 0) {
-          kind = TensorKind::kNotTensor;  // the step counter
-        } else if (IsDataLoaderLike(iterable, binding.scope)) {
-          kind = TensorKind::kTensor;  // a batch, or a field of one
-        }
-        break;
-      }
-      default: break;
-    }
+    const TensorKind kind = BindingTensorKind(binding, expr, depth);
     if (kind == TensorKind::kTensor) return TensorKind::kTensor;
     if (kind != TensorKind::kNotTensor) all_python = false;
   }
   return any && all_python ? TensorKind::kNotTensor : TensorKind::kUnknown;
+}
+
+TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int depth) const {
+  TensorKind kind = TensorKind::kUnknown;
+  switch (binding.kind) {
+    case BindingKind::kAssign:
+    case BindingKind::kAugmented:
+      if (binding.position == -1 && binding.value != expr) {
+        kind = TensorKindDepth(binding.value, binding.scope, depth + 1);
+      } else if (binding.position != -1 && binding.value != expr) {
+        const ts::Node value = Unparen(binding.value);
+        const K vk = KindOf(value);
+        const ts::Node pattern = binding.target.Parent();
+        bool pairwise = (vk == K::kExpressionList || vk == K::kTuple) && !pattern.IsNull() &&
+                        pattern.NamedChildCount() == value.NamedChildCount() &&
+                        static_cast<uint32_t>(binding.position) < value.NamedChildCount();
+        for (uint32_t i = 0; pairwise && i < pattern.NamedChildCount(); ++i) {
+          if (KindOf(pattern.NamedChild(i)) != K::kIdentifier) pairwise = false;  // `a, *b` or `(a, b), c`
+        }
+        if (pairwise) {
+          // `a, b = f(x), g(y)`: each name is bound to its own element.
+          kind = TensorKindDepth(value.NamedChild(static_cast<uint32_t>(binding.position)), binding.scope, depth + 1);
+        } else if (TensorKindDepth(binding.value, binding.scope, depth + 1) == TensorKind::kTensor) {
+          kind = TensorKind::kTensor;  // `logits, aux = model(x)`, `x, y = batch`
+        }
+      }
+      break;
+    case BindingKind::kLoopTarget: {
+      if (binding.loop < 0) break;
+      ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);
+      ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
+      const std::string_view callee_name = Text(callee);
+      if (callee_name == "range") {
+        kind = TensorKind::kNotTensor;
+      } else if (callee_name == "enumerate" && binding.position == 0) {
+        kind = TensorKind::kNotTensor;  // the step counter
+      } else if (IsDataLoaderLike(iterable, binding.scope)) {
+        kind = TensorKind::kTensor;  // a batch, or a field of one
+      }
+      break;
+    }
+    default: break;
+  }
+  return kind;
 }
 
 Placement Model::PlacementOf(ts::Node expr, int scope) const { return PlacementDepth(expr, scope, 0); }
