@@ -98,6 +98,39 @@ const Model::Binding* Model::DominatingAssignment(std::span<const Binding> bindi
   return best;
 }
 
+bool Model::IsCpuCount(ts::Node expr, int scope) const {
+  for (int depth = 0; depth < 8 && !expr.IsNull(); ++depth) {
+    expr = Unparen(expr);
+    if (KindOf(expr) == K::kIdentifier) {
+      const Binding* binding = SingleBinding(Text(expr), scope);
+      if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) return false;
+      expr = binding->value;
+      scope = binding->scope;
+      continue;
+    }
+    if (KindOf(expr) != K::kCall) return false;
+    const ts::Node callee = Unparen(Field(expr, F::kFunction));
+    const ts::Node args = Field(expr, F::kArguments);
+    const std::string canonical = CanonicalName(callee);
+    if (canonical == "os.cpu_count" || canonical == "multiprocessing.cpu_count" ||
+        canonical == "torch.multiprocessing.cpu_count") {
+      return true;
+    }
+    // `int(os.cpu_count())`, `len(os.sched_getaffinity(0))`: the builtins, when the file does not rebind them.
+    const std::string_view name = KindOf(callee) == K::kIdentifier ? Text(callee) : std::string_view();
+    if ((name != "int" && name != "len") || args.IsNull() || args.NamedChildCount() != 1 || !BindingsOf(name).empty() ||
+        !FunctionsNamed(name).empty()) {
+      return false;
+    }
+    const ts::Node inner = Unparen(args.NamedChild(0));
+    if (name == "len") {
+      return KindOf(inner) == K::kCall && CanonicalName(Unparen(Field(inner, F::kFunction))) == "os.sched_getaffinity";
+    }
+    expr = inner;
+  }
+  return false;
+}
+
 Value Model::Resolve(ts::Node expr, int scope) const { return ResolveDepth(expr, scope, 0); }
 
 Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {

@@ -238,6 +238,10 @@ class Model {
   // names bound once (in the scope, then enclosing ones, then the module), `args.name` read from an
   // argparse default. Unknown otherwise.
   Value Resolve(ts::Node expr, int scope) const;
+  // Whether `expr` is the machine's CPU count (`os.cpu_count()`, `multiprocessing.cpu_count()`,
+  // `len(os.sched_getaffinity(0))`), directly, through `int(...)`, or through a name bound once to it: a
+  // worker count that is at least 1 wherever the code runs.
+  bool IsCpuCount(ts::Node expr, int scope) const;
   // Every constant an expression can take seen from `scope`, for rules that report a value where it is
   // written rather than at each use (TL401). Where Resolve needs a single binding, this follows every
   // write that can reach the expression (configs.cpp): the parameters of a function or `__init__` through

@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for `torch.utils.data.DataLoader` calls whose `num_workers` resolves to more than 0 (a literal, a
-constant, an argparse default such as `--workers 4`, or config values that are all above 0), without
+constant, an argparse default such as `--workers 4`, config values that are all above 0, or the machine's
+CPU count: `os.cpu_count()`, `multiprocessing.cpu_count()`, `len(os.sched_getaffinity(0))`), without
 `persistent_workers=True`, when the loader is iterated more than once: by a loop inside another loop (the
 epoch loop), or by a loop in a function of the file that is called from inside a loop (a `train_one_epoch`
 called once per epoch). The loader is followed through names, `self.` attributes assigned once, wrappers
@@ -22,8 +23,8 @@ come from a `**kwargs` dict (a literal, `{...} if use_cuda else {}`, or a dict e
 `update({...})`): a count set on the GPU path only counts.
 
 It does not report:
-- loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve
-  (`os.cpu_count()`, a field of a config file);
+- loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve (a field of a
+  config file, a count computed at run time);
 - loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop),
   and loaders built again inside the loop or function that repeats the iteration, or by a factory
   function called once per epoch (each pass makes a new loader, whose workers `persistent_workers`
@@ -136,15 +137,17 @@ class DataLoaderPersistentWorkers final : public Rule {
     for (uint32_t index : model.CallsNamed("DataLoader")) {
       const semantic::Site& call = model.Sites()[index];
       if (!model.IsCanonical(call, "torch.utils.data.DataLoader")) continue;
-      const auto workers = Workers(model, call);
-      if (!workers || *workers <= 0) continue;
+      const auto count = Workers(model, call);
+      if (!count || count->least <= 0) continue;
+      const MessageArg workers_arg = WorkersArg(*count);
+      const int64_t* workers = &count->least;
       if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call)) continue;
       // A factory called once per epoch builds a new loader each time, whose workers cannot persist.
       if (model.FactoryRunsRepeatedly(call)) continue;
       if (auto arg = model.FindArgument(call, "persistent_workers", -1)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;
-        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false", {WorkersArg(*workers)});
+        Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false", {workers_arg});
         diagnostic.payload = PersistentWorkersFinding{*workers, true};
         if (model.Text(arg->value) == "False") {
           diagnostic.fix = MakeFix("set", {}, Applicability::kSafe, {Edit{arg->value.Range(), "True"}});
@@ -156,7 +159,7 @@ class DataLoaderPersistentWorkers final : public Rule {
           model.KwargsLookupIn(call, "persistent_workers").presence != semantic::KeyPresence::kAbsent) {
         continue;
       }
-      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "missing", {WorkersArg(*workers)});
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "missing", {workers_arg});
       diagnostic.payload = PersistentWorkersFinding{*workers, false};
       // Workers set on one path only (`{"num_workers": 4} if use_cuda else {}`): the keyword would reach
       // the path without workers too, where DataLoader rejects it.
@@ -171,14 +174,21 @@ class DataLoaderPersistentWorkers final : public Rule {
   }
 
  private:
-  // "4 workers" / "4 个工作进程".
-  static MessageArg WorkersArg(int64_t workers) {
-    return {"workers", fmt::format("{} worker{}", workers, workers == 1 ? "" : "s"),
-            fmt::format("{} 个工作进程", workers)};
+  // The worker count: the smallest value it can take, or the machine's CPU count (at least 1).
+  struct WorkerCount {
+    int64_t least = 0;
+    bool cpu_count = false;
+  };
+
+  // "4 workers" / "4 个工作进程", "`os.cpu_count()` workers".
+  static MessageArg WorkersArg(const WorkerCount& count) {
+    if (count.cpu_count) return {"workers", "`os.cpu_count()` workers", "`os.cpu_count()` 个工作进程"};
+    return {"workers", fmt::format("{} worker{}", count.least, count.least == 1 ? "" : "s"),
+            fmt::format("{} 个工作进程", count.least)};
   }
 
-  // The worker count when every value it can take is known and the same sign; the smallest of them.
-  static std::optional<int64_t> Workers(const semantic::Model& model, const semantic::Site& call) {
+  // The worker count when every value it can take is known and the same sign, or it is the CPU count.
+  static std::optional<WorkerCount> Workers(const semantic::Model& model, const semantic::Site& call) {
     ts::Node value;
     if (auto arg = model.FindArgument(call, "num_workers", 5)) {
       value = arg->value;
@@ -186,16 +196,22 @@ class DataLoaderPersistentWorkers final : public Rule {
       if (model.HasStarArgs(call)) return std::nullopt;
       const semantic::KeyLookup lookup = model.KwargsLookupIn(call, "num_workers");
       if (lookup.presence != semantic::KeyPresence::kPresent) return std::nullopt;
-      return lookup.value.AsInt();
+      if (const auto n = lookup.value.AsInt()) return WorkerCount{*n, false};
+      // `dict(num_workers=os.cpu_count())`: the keyword's or the pair's own value.
+      const ts::Node given = lookup.node.IsNull() ? ts::Node() : lookup.node.Field("value");
+      if (!given.IsNull() && model.IsCpuCount(given, call.scope)) return WorkerCount{1, true};
+      return std::nullopt;
     }
-    if (const auto single = model.Resolve(value, call.scope).AsInt()) return single;
+    if (model.IsCpuCount(value, call.scope)) return WorkerCount{1, true};
+    if (const auto single = model.Resolve(value, call.scope).AsInt()) return WorkerCount{*single, false};
     std::optional<int64_t> least;
     for (const semantic::Value& v : model.ResolveAll(value, call.scope)) {
       const auto n = v.AsInt();
       if (!n) return std::nullopt;
       least = least ? std::min(*least, *n) : *n;
     }
-    return least;
+    if (!least) return std::nullopt;
+    return WorkerCount{*least, false};
   }
 
   // Iterated more than once by the same loader: a loader built again inside the loop (or the function)
