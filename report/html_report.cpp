@@ -480,12 +480,11 @@ std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const
     note(r.ncu_skip_note);
     out += "<ol class=\"ncu\">\n";
     for (const auto& n : r.ncu) {
-      out += fmt::format(
-          "<li><code>{}</code> — {}{}{}",
-          HtmlEscape(n.kernel), HtmlEscape(n.label), HtmlEscape(t(", ", "，")),
-          HtmlEscape(fmt::format(fmt::runtime(t("{} of kernel time, {:.1f} launches per step",
-                                                 "占 kernel 时间的 {}，每 step 启动 {:.1f} 次")),
-                                 Pct(n.share_of_kernel_time), n.launches_per_step)));
+      out += fmt::format("<li><code>{}</code> — {}{}{}", HtmlEscape(n.kernel), HtmlEscape(n.label),
+                         HtmlEscape(t(", ", "，")),
+                         HtmlEscape(fmt::format(fmt::runtime(t("{} of kernel time, {:.1f} launches per step",
+                                                               "占 kernel 时间的 {}，每 step 启动 {:.1f} 次")),
+                                                Pct(n.share_of_kernel_time), n.launches_per_step)));
       out += fmt::format("<br>{}{}", HtmlEscape(t("Look for: ", "关注：")), HtmlEscape(n.look_for));
       if (!n.command.empty()) out += fmt::format("<pre><code>{}</code></pre>", HtmlEscape(n.command));
       out += "</li>\n";

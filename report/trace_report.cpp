@@ -253,38 +253,44 @@ std::string NcuLookFor(KernelClass k, Language lang) {
   Text t{lang};
   switch (k) {
     case KernelClass::kGemm:
-      return t("a matmul below expectation: SM use, tensor-core use (does it run on the tensor pipes at all?) and the "
-               "warp stall reasons that hold the pipeline back",
-               "matmul 性能未达预期：看 SM 利用率、Tensor Core 命中率（是否用上了 Tensor Core）以及拖慢流水线的 "
-               "warp stall 原因");
+      return t(
+          "a matmul below expectation: SM use, tensor-core use (does it run on the tensor pipes at all?) and the "
+          "warp stall reasons that hold the pipeline back",
+          "matmul 性能未达预期：看 SM 利用率、Tensor Core 命中率（是否用上了 Tensor Core）以及拖慢流水线的 "
+          "warp stall 原因");
     case KernelClass::kConvolution:
-      return t("a convolution runs as an implicit GEMM: SM use, tensor-core use and pipeline stalls, as for a matmul, "
-               "and whether the memory layout (channels_last) lets it use tensor cores",
-               "卷积以隐式 GEMM 运行：与 matmul 一样看 SM 利用率、Tensor Core 命中率和流水线停顿，并确认内存布局"
-               "（channels_last）能否让它用上 Tensor Core");
+      return t(
+          "a convolution runs as an implicit GEMM: SM use, tensor-core use and pipeline stalls, as for a matmul, "
+          "and whether the memory layout (channels_last) lets it use tensor cores",
+          "卷积以隐式 GEMM 运行：与 matmul 一样看 SM 利用率、Tensor Core 命中率和流水线停顿，并确认内存布局"
+          "（channels_last）能否让它用上 Tensor Core");
     case KernelClass::kElementwise:
-      return t("memory-bound by nature: DRAM throughput against the peak, the L2 hit rate and sectors per request "
-               "(global load efficiency); near the DRAM peak only fusing it with its neighbours (torch.compile) helps",
-               "天然是访存型：看 DRAM 吞吐与峰值带宽之比、L2 命中率和每次请求的 sector 数（global load 效率）；"
-               "若 DRAM 已接近峰值，只有与相邻算子融合（torch.compile）才有帮助");
+      return t(
+          "memory-bound by nature: DRAM throughput against the peak, the L2 hit rate and sectors per request "
+          "(global load efficiency); near the DRAM peak only fusing it with its neighbours (torch.compile) helps",
+          "天然是访存型：看 DRAM 吞吐与峰值带宽之比、L2 命中率和每次请求的 sector 数（global load 效率）；"
+          "若 DRAM 已接近峰值，只有与相邻算子融合（torch.compile）才有帮助");
     case KernelClass::kReduction:
       return t("memory throughput first, then the warp stall reasons (barriers, shuffles) and branch efficiency",
                "先看访存吞吐，再看 warp stall 原因的分布（barrier、shuffle）和分支效率");
     case KernelClass::kTriton:
-      return t("a kernel of your own (Triton, from torch.compile): achieved occupancy, registers per thread, "
-               "shared-memory bank conflicts and the source lines where warps stall",
-               "自定义 Triton kernel（来自 torch.compile）：看实际 occupancy、每个线程的 register 用量、shared memory 的"
-               " bank 冲突，以及 warp 停顿所在的源码行");
+      return t(
+          "a kernel of your own (Triton, from torch.compile): achieved occupancy, registers per thread, "
+          "shared-memory bank conflicts and the source lines where warps stall",
+          "自定义 Triton kernel（来自 torch.compile）：看实际 occupancy、每个线程的 register 用量、shared memory 的"
+          " bank 冲突，以及 warp 停顿所在的源码行");
     case KernelClass::kOther:
-      return t("a kernel the trace cannot place: the roofline first (compute- or memory-bound), then occupancy, "
-               "registers and warp stall reasons",
-               "无法归类的 kernel：先用 Roofline 判断是计算受限还是访存受限，再看 occupancy、register 用量和 warp stall"
-               " 原因");
+      return t(
+          "a kernel the trace cannot place: the roofline first (compute- or memory-bound), then occupancy, "
+          "registers and warp stall reasons",
+          "无法归类的 kernel：先用 Roofline 判断是计算受限还是访存受限，再看 occupancy、register 用量和 warp stall"
+          " 原因");
     case KernelClass::kCollective:
-      return t("not worth ncu: it would measure the wait for the other ranks, not the kernel; look at its overlap with "
-               "compute in the trace or in Nsight Systems",
-               "不值得用 ncu 分析：它测到的是等待其他 rank 的时间，而不是 kernel 本身；请在 trace 或 Nsight Systems "
-               "中看它与计算的重叠");
+      return t(
+          "not worth ncu: it would measure the wait for the other ranks, not the kernel; look at its overlap with "
+          "compute in the trace or in Nsight Systems",
+          "不值得用 ncu 分析：它测到的是等待其他 rank 的时间，而不是 kernel 本身；请在 trace 或 Nsight Systems "
+          "中看它与计算的重叠");
   }
   return "";
 }
@@ -298,11 +304,12 @@ std::string NcuSkipNote(const NcuHandoff& n, Language lang) {
   }
   if (n.basis == SkipBasis::kProfilerStepNumber) {
     return fmt::format(
-        fmt::runtime(t("--launch-skip skips each kernel's launches in steps 0 to {1}, before ProfilerStep#{0} where "
-                       "the trace starts, and ncu profiles its first launch in that step; launches outside the step "
-                       "loop (set-up, validation) would shift it",
-                       "--launch-skip 跳过 trace 起点 ProfilerStep#{0} 之前第 0 到第 {1} 个 step 中该 kernel 的全部启动，"
-                       "ncu 分析它在该 step 中的第一次启动；step 循环之外的启动（初始化、验证）会使其偏移")),
+        fmt::runtime(
+            t("--launch-skip skips each kernel's launches in steps 0 to {1}, before ProfilerStep#{0} where "
+              "the trace starts, and ncu profiles its first launch in that step; launches outside the step "
+              "loop (set-up, validation) would shift it",
+              "--launch-skip 跳过 trace 起点 ProfilerStep#{0} 之前第 0 到第 {1} 个 step 中该 kernel 的全部启动，"
+              "ncu 分析它在该 step 中的第一次启动；step 循环之外的启动（初始化、验证）会使其偏移")),
         n.steps_before, n.steps_before - 1);
   }
   return fmt::format(
@@ -650,7 +657,6 @@ double MsAtStake(BottleneckKind k, const TraceAnalysis& a, double n_steps) {
 
 // Kernel names run to hundreds of bytes; the report shows their start, the JSON the whole.
 constexpr size_t kNcuNameShown = 120;
-
 
 }  // namespace
 

@@ -126,8 +126,8 @@ struct RecommendationItem {
 // (traceio/analyses/ncu_handoff.h), with what to look for in its report, after the guide's appendix.
 struct NcuItem {
   std::string kernel;
-  std::string kind;     // KernelClassName: "gemm", "collective", ...
-  std::string label;    // the class in the report's language
+  std::string kind;   // KernelClassName: "gemm", "collective", ...
+  std::string label;  // the class in the report's language
   double share_of_kernel_time = 0.0;
   double launches_per_step = 0.0;
   size_t also_matched = 0;  // other kernels of the trace the command's regex matches

@@ -115,7 +115,8 @@ TEST_CASE("ncu: plain and mangled names match exactly, with their base") {
   CHECK(Search(triton, "triton_poi_fused_add_0"));
   CHECK_FALSE(Search(triton, "triton_poi_fused_add_01"));
 
-  const std::string mangled = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_";
+  const std::string mangled =
+      "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_";
   const NcuNamePattern m = NcuPatternFor(mangled);
   CHECK(m.base == NameBase::kMangled);
   CHECK(Search(m, mangled));
@@ -172,8 +173,8 @@ TEST_CASE("ncu: kernel classes") {
 }
 
 TEST_CASE("ncu: a pattern built from Kineto's spelling matches NVIDIA's spelling of the same kernel (nsys exports)") {
-  for (const char* file : {"nsys/nsys-ai_h100_2gpu_1s.sqlite", "nsys/nsys-ai_mfu_2gpu_before.sqlite",
-                           "nsys/nsys-ai_mock.sqlite"}) {
+  for (const char* file :
+       {"nsys/nsys-ai_h100_2gpu_1s.sqlite", "nsys/nsys-ai_mfu_2gpu_before.sqlite", "nsys/nsys-ai_mock.sqlite"}) {
     auto path = test::SharedTrace(file);
     if (!path) continue;
     INFO(file);
@@ -227,7 +228,8 @@ TEST_CASE("ncu: the A100 DDP rank (control): collectives listed without a comman
   }
   CHECK(profiled == kNcuMaxKernels);
 
-  const NcuKernel* add = FindKernel(n, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>");
+  const NcuKernel* add = FindKernel(
+      n, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>");
   REQUIRE(add != nullptr);
   CHECK(add->kind == KernelClass::kElementwise);
   // Its launches per analysed step, counted here from the trace.
@@ -241,8 +243,10 @@ TEST_CASE("ncu: the A100 DDP rank (control): collectives listed without a comman
   REQUIRE(steps > 0);
   CHECK(launches % steps == 0);
   CHECK(add->launch_skip == n.steps_before * launches / steps);
-  CHECK(add->command ==
-        R"(ncu --kernel-name-base demangled --kernel-name 'regex:^(void )?\W*at\W*native\W*vectorized_elementwise_kernel\W*(void )?([a-z ]+\)|instance )?-?4[uUlL]*\W*(void )?at\W*native\W*CUDAFunctor_add\W*(void )?float\W*(void )?at\W*detail\W*Array\W*(void )?char\W*(void )?([a-z ]+\)|instance )?-?3[uUlL]*[^\w(]*>[^\w(]*\(' --launch-skip 126125 --launch-count 1 --section SpeedOfLight --section SpeedOfLight_RooflineChart --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables -o ncu_kernel3 python train.py)");;
+  CHECK(
+      add->command ==
+      R"(ncu --kernel-name-base demangled --kernel-name 'regex:^(void )?\W*at\W*native\W*vectorized_elementwise_kernel\W*(void )?([a-z ]+\)|instance )?-?4[uUlL]*\W*(void )?at\W*native\W*CUDAFunctor_add\W*(void )?float\W*(void )?at\W*detail\W*Array\W*(void )?char\W*(void )?([a-z ]+\)|instance )?-?3[uUlL]*[^\w(]*>[^\w(]*\(' --launch-skip 126125 --launch-count 1 --section SpeedOfLight --section SpeedOfLight_RooflineChart --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables -o ncu_kernel3 python train.py)");
+  ;
   // NVIDIA's spelling of the same kernel, as ncu prints it, is matched too.
   CHECK(Search(add->pattern,
                "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<float>, "
@@ -270,9 +274,8 @@ TEST_CASE("ncu: H100 bert: GEMMs first, a plain cuBLAS name matched by its funct
   REQUIRE(cublas != nullptr);
   CHECK(cublas->pattern.base == NameBase::kFunction);
   CHECK(cublas->pattern.regex == "^" + cublas->name + "$");
-  CHECK(cublas->sections ==
-        std::vector<std::string_view>{"SpeedOfLight", "SpeedOfLight_RooflineChart", "ComputeWorkloadAnalysis",
-                                      "WarpStateStats"});
+  CHECK(cublas->sections == std::vector<std::string_view>{"SpeedOfLight", "SpeedOfLight_RooflineChart",
+                                                          "ComputeWorkloadAnalysis", "WarpStateStats"});
   const NcuKernel* norm = FindKernel(n, "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<");
   REQUIRE(norm != nullptr);
   CHECK(norm->kind == KernelClass::kReduction);
@@ -348,10 +351,10 @@ TEST_CASE("ncu: rendered after the kernel figures, in text, Markdown, HTML and J
   const std::string zh_text = RenderReport(zh, ReportFormat::kText);
   const std::string zh_md = RenderReport(zh, ReportFormat::kMarkdown);
   const std::string zh_html = RenderHtmlReport(zh, l->analysis, {});
-  for (const auto& [rendering, markup] : {std::pair{NcuSection(zh_text, "交给 Nsight Compute", "\n显存分析"), test::Markup::kText},
-                                          std::pair{NcuSection(zh_md, "交给 Nsight Compute", "\n## "), test::Markup::kMarkdown},
-                                          std::pair{NcuSection(zh_html, "<section id=\"ncu\">", "</section>"),
-                                                    test::Markup::kHtml}}) {
+  for (const auto& [rendering, markup] :
+       {std::pair{NcuSection(zh_text, "交给 Nsight Compute", "\n显存分析"), test::Markup::kText},
+        std::pair{NcuSection(zh_md, "交给 Nsight Compute", "\n## "), test::Markup::kMarkdown},
+        std::pair{NcuSection(zh_html, "<section id=\"ncu\">", "</section>"), test::Markup::kHtml}}) {
     REQUIRE_FALSE(rendering.empty());
     CHECK(rendering.find("关注") != std::string::npos);
     const auto runs = test::EnglishRuns(rendering, markup);

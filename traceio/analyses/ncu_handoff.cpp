@@ -58,8 +58,8 @@ constexpr std::string_view kOpenParams = "[^\\w(]*\\(";
 constexpr size_t kMaxTokens = 64;
 constexpr size_t kMaxMatchedName = 4096;
 
-constexpr std::array<std::string_view, 6> kCastTypes = {"long long", "unsigned long", "unsigned int",
-                                                        "unsigned char", "long", "int"};
+constexpr std::array<std::string_view, 6> kCastTypes = {"long long",     "unsigned long", "unsigned int",
+                                                        "unsigned char", "long",          "int"};
 
 // The length of a cast `(type)` directly before a number at `at`, or 0.
 size_t CastBeforeNumber(std::string_view name, size_t at) {
@@ -199,7 +199,9 @@ std::vector<std::string_view> SectionsFor(KernelClass kind) {
   switch (kind) {
     case KernelClass::kGemm:
     case KernelClass::kConvolution: s.insert(s.end(), {"ComputeWorkloadAnalysis", "WarpStateStats"}); break;
-    case KernelClass::kElementwise: s.insert(s.end(), {"MemoryWorkloadAnalysis", "MemoryWorkloadAnalysis_Tables"}); break;
+    case KernelClass::kElementwise:
+      s.insert(s.end(), {"MemoryWorkloadAnalysis", "MemoryWorkloadAnalysis_Tables"});
+      break;
     case KernelClass::kReduction: s.insert(s.end(), {"MemoryWorkloadAnalysis", "WarpStateStats"}); break;
     case KernelClass::kTriton:
       s.insert(s.end(),
