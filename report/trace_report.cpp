@@ -298,6 +298,13 @@ std::string NcuLookFor(KernelClass k, Language lang) {
 // How --launch-skip was chosen, for the report and the JSON.
 std::string NcuSkipNote(const NcuHandoff& n, Language lang) {
   Text t{lang};
+  if (n.basis == SkipBasis::kNoSteps) {
+    return t(
+        "the trace has no steps, so --launch-skip is 0 and ncu profiles each kernel's first launch, which may "
+        "be a warm-up one: raise --launch-skip to pass the warm-up",
+        "trace 中没有 step，因此 --launch-skip 为 0，ncu 分析每个 kernel 的第一次启动，它可能属于预热阶段："
+        "请调大 --launch-skip 以跳过预热");
+  }
   if (n.basis == SkipBasis::kProfilerStepNumber && n.steps_before == 0) {
     return t("the trace starts at ProfilerStep#0, so --launch-skip is 0 and ncu profiles each kernel's first launch",
              "trace 从 ProfilerStep#0 开始，因此 --launch-skip 为 0，ncu 分析每个 kernel 的第一次启动");
@@ -323,7 +330,12 @@ std::string NcuSkipNote(const NcuHandoff& n, Language lang) {
 }
 
 std::string NcuSkipBasisName(SkipBasis b) {
-  return b == SkipBasis::kProfilerStepNumber ? "profiler_step_number" : "assumed_schedule";
+  switch (b) {
+    case SkipBasis::kProfilerStepNumber: return "profiler_step_number";
+    case SkipBasis::kAssumedSchedule: return "assumed_schedule";
+    case SkipBasis::kNoSteps: return "no_steps";
+  }
+  return "no_steps";
 }
 
 }  // namespace

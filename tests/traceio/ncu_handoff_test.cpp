@@ -20,6 +20,7 @@
 #include "report/trace_report.h"
 #include "tests/support/english_runs.h"
 #include "tests/support/paths.h"
+#include "tests/traceio/helpers.h"
 #include "traceio/analyses/window.h"
 #include "traceio/analysis.h"
 #include "traceio/nsys_reader.h"
@@ -281,26 +282,68 @@ TEST_CASE("ncu: H100 bert: GEMMs first, a plain cuBLAS name matched by its funct
   CHECK(norm->kind == KernelClass::kReduction);
 }
 
-TEST_CASE("ncu: an nsys export: the step count before the capture is assumed, the schedule's 16") {
+TEST_CASE("ncu: an nsys export without steps: --launch-skip 0, and the report says to raise it") {
   auto path = test::SharedTrace("nsys/nsys-ai_h100_2gpu_1s.sqlite");
   if (!path) return;
   NsysRead read = ReadNsysFile(path->string());
   REQUIRE(read.ok());
   const Trace& t = *read.processes[0].read.trace;
   const TraceAnalysis a = Analyze(t);
+  REQUIRE(a.steps.source == StepSource::kWholeTrace);
   const NcuHandoff& n = a.ncu;
-  REQUIRE_FALSE(n.empty());
-  CHECK(n.basis == SkipBasis::kAssumedSchedule);
-  CHECK(n.steps_before == kAssumedStepsBeforeTrace);
+  REQUIRE(n.kernels.size() == kNcuMaxKernels);
+  CHECK(n.basis == SkipBasis::kNoSteps);
+  CHECK(n.steps_before == 0);
+  // cuBLAS's fp32 GEMM, 69.4% of kernel time: a plain name, matched whole by its function name.
   CHECK(n.kernels[0].name.starts_with("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x256x8"));
+  CHECK(n.kernels[0].share_of_kernel_time == doctest::Approx(0.694).epsilon(0.01));
   CHECK(n.kernels[0].kind == KernelClass::kGemm);
   CHECK(n.kernels[0].pattern.base == NameBase::kFunction);
   for (const auto& k : n.kernels) {
     INFO(k.name);
-    if (k.command.empty()) continue;
     CHECK(Search(k.pattern, k.name));
-    CHECK(k.launch_skip == std::llround(16.0 * k.matched_launches_per_step));
+    CHECK(k.launch_skip == 0);
   }
+  const NcuKernel* reduce = FindKernel(n, "void at::native::reduce_kernel<(int)512, (int)1,");
+  REQUIRE(reduce != nullptr);
+  CHECK(reduce->kind == KernelClass::kReduction);
+  CHECK(reduce->pattern.base == NameBase::kDemangled);
+  const std::string text = RenderReport(BuildReport(t, a, Language::kEnglish), ReportFormat::kText);
+  CHECK(text.find("the trace has no steps, so --launch-skip is 0") != std::string::npos);
+}
+
+TEST_CASE("ncu: NVTX train_step ranges: 16 steps assumed before the trace, the launches of all matched kernels") {
+  // Two steps, each launching `my_kernel` twice and `my_kernel_2` once.
+  std::vector<std::string> ev;
+  int correlation = 1;
+  for (int s = 0; s < 2; ++s) {
+    const int base = s * 1000;
+    ev.push_back(testing::X("user_annotation", "train_step", std::to_string(base), "900"));
+    for (const char* kernel : {"my_kernel", "my_kernel", "my_kernel_2"}) {
+      const int at = base + 10 + correlation * 50;
+      ev.push_back(testing::X("cuda_runtime", "cudaLaunchKernel", std::to_string(at), "5", "1", "1",
+                              fmt::format(R"({{"correlation": {}}})", correlation)));
+      ev.push_back(testing::X("kernel", kernel, std::to_string(at + 10), "20", "0", "7",
+                              fmt::format(R"({{"device": 0, "stream": 7, "correlation": {}}})", correlation)));
+      ++correlation;
+    }
+  }
+  auto r = testing::ReadString(testing::TraceJson(ev));
+  REQUIRE(r.ok());
+  const TraceAnalysis a = Analyze(*r.trace);
+  REQUIRE(a.steps.source == StepSource::kNamedRange);
+  REQUIRE(a.ncu.kernels.size() == 2);
+  CHECK(a.ncu.basis == SkipBasis::kAssumedSchedule);
+  CHECK(a.ncu.steps_before == kAssumedStepsBeforeTrace);
+  const NcuKernel& k = a.ncu.kernels[0];
+  CHECK(k.name == "my_kernel");
+  CHECK(k.kind == KernelClass::kOther);
+  CHECK(k.matched_names == 1);  // ^my_kernel$ leaves my_kernel_2 out
+  CHECK(k.matched_launches_per_step == doctest::Approx(2.0));
+  CHECK(k.launch_skip == 32);
+  CHECK(a.ncu.kernels[1].launch_skip == 16);
+  const std::string text = RenderReport(BuildReport(*r.trace, a, Language::kEnglish), ReportFormat::kText);
+  CHECK(text.find("--launch-skip skips each kernel's launches in 16 steps") != std::string::npos);
 }
 
 TEST_CASE("ncu: no hand-off for a CPU-only trace, nor for a ROCm one") {

@@ -123,9 +123,18 @@ NcuNamePattern DemangledPattern(std::string_view name) {
         while (k < word.size() && IsDigit(word[k])) ++k;
         word = word.substr(0, k);
       }
-      if (!(word == "instance" && j + 1 < name.size() && IsDigit(name[j + 1]))) {
-        tokens.push_back({Token::kWord, word, argument_start});
+      const bool followed_by_word = j + 1 < name.size() && name[j] == ' ' && IsWordChar(name[j + 1]);
+      // `(instance 1)` is NVIDIA's `#1`; a `void ` opening a template argument is NVIDIA's return type of a
+      // function GNU writes without one (kArgumentBetween allows it).
+      if (word == "instance" && followed_by_word && IsDigit(name[j + 1])) {
+        i = j;
+        continue;
       }
+      if (word == "void" && argument_start && followed_by_word) {
+        i = j;
+        continue;
+      }
+      tokens.push_back({Token::kWord, word, argument_start});
       argument_start = false;
       i = j;
       continue;
@@ -330,6 +339,9 @@ NcuHandoff AnalyzeNcuHandoff(const Trace& trace, const Steps& steps, size_t max_
   if (!steps.analysed.empty() && steps.source == StepSource::kProfilerStep) {
     out.basis = SkipBasis::kProfilerStepNumber;
     out.steps_before = std::max<int64_t>(0, steps.analysed.front().number);
+  } else if (steps.source == StepSource::kWholeTrace) {
+    out.basis = SkipBasis::kNoSteps;
+    out.steps_before = 0;
   } else {
     out.basis = SkipBasis::kAssumedSchedule;
     out.steps_before = kAssumedStepsBeforeTrace;

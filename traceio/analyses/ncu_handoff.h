@@ -53,11 +53,13 @@ std::string ShellQuote(std::string_view text);
 
 // Where `--launch-skip` comes from. The trace covers only the profiled window, so how many launches came
 // before it is not in it. A `ProfilerStep#N` range says N steps ran before it since the profiler started
-// (the schedule's skip_first, wait and warm-up steps); without one, we assume the schedule `torchlint
-// instrument` writes, the PyTorch profiler guide's skip_first=10, wait=5, warmup=1: 16 steps. Either way
-// ncu skips those steps' launches of the kernel, the warm-up (cudnn autotuning, compilation, allocator
-// growth) that the trace itself left out, and profiles its first launch in the step the trace starts with.
-enum class SkipBasis : uint8_t { kProfilerStepNumber, kAssumedSchedule };
+// (the schedule's skip_first, wait and warm-up steps); with other steps (NVTX `train_step` ranges,
+// `Optimizer.step`), we assume the schedule `torchlint instrument` writes, the PyTorch profiler guide's
+// skip_first=10, wait=5, warmup=1: 16 steps. Either way ncu skips those steps' launches of the kernel, the
+// warm-up (cudnn autotuning, compilation, allocator growth) that the trace itself left out, and profiles
+// its first launch in the step the trace starts with. A trace without steps (one window over the whole
+// capture) gives no per-step count to multiply: the skip is 0, and the report says to raise it.
+enum class SkipBasis : uint8_t { kProfilerStepNumber, kAssumedSchedule, kNoSteps };
 inline constexpr int64_t kAssumedStepsBeforeTrace = 16;
 
 struct NcuKernel {
