@@ -182,7 +182,9 @@ TEST_CASE("ncu: a pattern built from Kineto's spelling matches NVIDIA's spelling
     const auto names = NsysKernelNames(path->string());
     REQUIRE(names.size() >= 2);
     size_t checked = 0, unique = 0;
-    for (const auto& [mangled, nvidia] : names) {
+    for (const auto& spellings : names) {
+      const std::string& mangled = spellings.first;
+      const std::string& nvidia = spellings.second;
       const std::string gnu = GnuDemangle(mangled);
       if (gnu.empty() || gnu == mangled) continue;  // C linkage: one spelling
       INFO("GNU: " << gnu);
@@ -394,10 +396,12 @@ TEST_CASE("ncu: rendered after the kernel figures, in text, Markdown, HTML and J
   const std::string zh_text = RenderReport(zh, ReportFormat::kText);
   const std::string zh_md = RenderReport(zh, ReportFormat::kMarkdown);
   const std::string zh_html = RenderHtmlReport(zh, l->analysis, {});
-  for (const auto& [rendering, markup] :
+  for (const auto& section :
        {std::pair{NcuSection(zh_text, "交给 Nsight Compute", "\n显存分析"), test::Markup::kText},
         std::pair{NcuSection(zh_md, "交给 Nsight Compute", "\n## "), test::Markup::kMarkdown},
         std::pair{NcuSection(zh_html, "<section id=\"ncu\">", "</section>"), test::Markup::kHtml}}) {
+    const std::string& rendering = section.first;
+    const test::Markup markup = section.second;
     REQUIRE_FALSE(rendering.empty());
     CHECK(rendering.find("关注") != std::string::npos);
     const auto runs = test::EnglishRuns(rendering, markup);
