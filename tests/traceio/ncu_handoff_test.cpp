@@ -155,6 +155,29 @@ TEST_CASE("ncu: shell quoting survives a quote in the text") {
   CHECK(ShellQuote("it's") == R"('it'\''s')");
 }
 
+TEST_CASE("ncu: hostile names: megabytes long, deeply nested, unclosed") {
+  const std::string long_plain(1 << 20, 'k');
+  const NcuNamePattern plain = NcuPatternFor(long_plain);
+  CHECK(plain.regex.size() == long_plain.size() + 2);
+  CHECK_FALSE(NcuPatternMatches(plain, long_plain));  // too long to search, and no crash
+  const std::string nested = "void f<" + std::string(100000, '<') + std::string(100000, '(') + ">";
+  CHECK(NcuPatternFor(nested).regex.size() < 200);
+  const std::string words = "void f<" + std::string(200000, 'a') + ", b, c>(int)";
+  CHECK(NcuPatternFor(words).base == NameBase::kDemangled);
+  // A trace whose only kernel has such a name still gets its command, and the analysis ends.
+  std::vector<std::string> ev = {
+      testing::X("user_annotation", "ProfilerStep#3", "0", "1000"),
+      testing::X("cuda_runtime", "cudaLaunchKernel", "1", "5", "1", "1", R"({"correlation": 1})"),
+      testing::X("kernel", long_plain, "10", "100", "0", "7", R"({"device": 0, "stream": 7, "correlation": 1})"),
+      testing::X("user_annotation", "ProfilerStep#4", "1000", "10")};
+  auto r = testing::ReadString(testing::TraceJson(ev));
+  REQUIRE(r.ok());
+  const TraceAnalysis a = Analyze(*r.trace);
+  REQUIRE(a.ncu.kernels.size() == 1);
+  CHECK(a.ncu.kernels[0].launch_skip == 3);
+  CHECK(a.ncu.kernels[0].matched_names == 1);
+}
+
 TEST_CASE("ncu: kernel classes") {
   CHECK(ClassifyKernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)") == KernelClass::kCollective);
   CHECK(ClassifyKernel("triton_poi_fused_add_0") == KernelClass::kTriton);

@@ -301,6 +301,8 @@ namespace {
 class CompiledPattern {
  public:
   explicit CompiledPattern(const NcuNamePattern& pattern) {
+    // libstdc++ compiles a regex recursively, term by term: a hostile name of megabytes must not reach it.
+    if (pattern.regex.size() > 2 * kMaxMatchedName) return;
     try {
       re_.emplace(pattern.regex, std::regex::ECMAScript | std::regex::optimize);
     } catch (const std::regex_error&) {
