@@ -286,6 +286,7 @@ svg .goal { stroke: #4aa564; stroke-width: 1; stroke-dasharray: 4 3; }
 .note { color: #5b6473; font-style: italic; }
 ol > li { margin: 6px 0; }
 code, .loc { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.92em; }
+pre { white-space: pre-wrap; word-break: break-all; background: #f4f5f7; padding: 6px 8px; border-radius: 3px; }
 @media print {
   body { background: #fff; font-size: 11pt; }
   main { max-width: none; padding: 0; }
@@ -470,6 +471,27 @@ std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const
     out += StepBreakdownChart(a.breakdown, lang);
   }
   end();
+
+  // After the top kernels: the hand-off to Nsight Compute, for traces with kernels.
+  if (!r.ncu.empty()) {
+    h2("ncu", t("Hand-off to Nsight Compute: the hottest kernels", "交给 Nsight Compute：最热的 kernel"));
+    note(t("Each command profiles one launch of one kernel; replace python train.py with your own command.",
+           "每条命令只分析一个 kernel 的一次启动；请把 python train.py 换成你自己的启动命令。"));
+    note(r.ncu_skip_note);
+    out += "<ol class=\"ncu\">\n";
+    for (const auto& n : r.ncu) {
+      out += fmt::format("<li><code>{}</code> — {}{}{}", HtmlEscape(n.kernel), HtmlEscape(n.label),
+                         HtmlEscape(t(", ", "，")),
+                         HtmlEscape(fmt::format(fmt::runtime(t("{} of kernel time, {:.1f} launches per step",
+                                                               "占 kernel 时间的 {}，每 step 启动 {:.1f} 次")),
+                                                Pct(n.share_of_kernel_time), n.launches_per_step)));
+      out += fmt::format("<br>{}{}", HtmlEscape(t("Look for: ", "关注：")), HtmlEscape(n.look_for));
+      if (!n.command.empty()) out += fmt::format("<pre><code>{}</code></pre>", HtmlEscape(n.command));
+      out += "</li>\n";
+    }
+    out += "</ol>\n";
+    end();
+  }
 
   // 显存
   h2("memory", t("Memory", "显存分析"));

@@ -220,12 +220,120 @@ const char* CodeExample(BottleneckKind k) {
   return "";
 }
 
+std::string Plural(size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+
+// The class of a kernel handed to Nsight Compute, and what to look for in its ncu report: the PyTorch
+// profiler guide's table of when ncu is needed, row by row.
+std::string NcuClassLabel(KernelClass k, Language lang) {
+  Text t{lang};
+  switch (k) {
+    case KernelClass::kGemm: return t("matmul (GEMM)", "矩阵乘（GEMM）");
+    case KernelClass::kConvolution: return t("convolution", "卷积");
+    case KernelClass::kElementwise: return t("pointwise (memory-bound)", "逐元素（访存型）");
+    case KernelClass::kReduction: return t("reduction", "归约");
+    case KernelClass::kTriton: return t("Triton (custom kernel)", "Triton 自定义 kernel");
+    case KernelClass::kCollective: return t("collective", "集合通信");
+    case KernelClass::kOther: return t("other", "其他");
+  }
+  return "";
+}
+
+std::string NcuLookFor(KernelClass k, Language lang) {
+  Text t{lang};
+  switch (k) {
+    case KernelClass::kGemm:
+      return t(
+          "a matmul below expectation: SM use, tensor-core use (does it run on the tensor pipes at all?) and the "
+          "warp stall reasons that hold the pipeline back",
+          "matmul 性能未达预期：看 SM 利用率、Tensor Core 命中率（是否用上了 Tensor Core）以及拖慢流水线的 "
+          "warp stall 原因");
+    case KernelClass::kConvolution:
+      return t(
+          "a convolution runs as an implicit GEMM: SM use, tensor-core use and pipeline stalls, as for a matmul, "
+          "and whether the memory layout (channels_last) lets it use tensor cores",
+          "卷积以隐式 GEMM 运行：与 matmul 一样看 SM 利用率、Tensor Core 命中率和流水线停顿，并确认内存布局"
+          "（channels_last）能否让它用上 Tensor Core");
+    case KernelClass::kElementwise:
+      return t(
+          "memory-bound by nature: DRAM throughput against the peak, the L2 hit rate and sectors per request "
+          "(global load efficiency); near the DRAM peak only fusing it with its neighbours (torch.compile) helps",
+          "天然是访存型：看 DRAM 吞吐与峰值带宽之比、L2 命中率和每次请求的 sector 数（global load 效率）；"
+          "若 DRAM 已接近峰值，只有与相邻算子融合（torch.compile）才有帮助");
+    case KernelClass::kReduction:
+      return t("memory throughput first, then the warp stall reasons (barriers, shuffles) and branch efficiency",
+               "先看访存吞吐，再看 warp stall 原因的分布（barrier、shuffle）和分支效率");
+    case KernelClass::kTriton:
+      return t(
+          "a kernel of your own (Triton, from torch.compile): achieved occupancy, registers per thread, "
+          "shared-memory bank conflicts and the source lines where warps stall",
+          "自定义 Triton kernel（来自 torch.compile）：看实际 occupancy、每个线程的 register 用量、shared memory 的"
+          " bank 冲突，以及 warp 停顿所在的源码行");
+    case KernelClass::kOther:
+      return t(
+          "a kernel the trace cannot place: the roofline first (compute- or memory-bound), then occupancy, "
+          "registers and warp stall reasons",
+          "无法归类的 kernel：先用 Roofline 判断是计算受限还是访存受限，再看 occupancy、register 用量和 warp stall"
+          " 原因");
+    case KernelClass::kCollective:
+      return t(
+          "not worth ncu: it would measure the wait for the other ranks, not the kernel; look at its overlap with "
+          "compute in the trace or in Nsight Systems",
+          "不值得用 ncu 分析：它测到的是等待其他 rank 的时间，而不是 kernel 本身；请在 trace 或 Nsight Systems "
+          "中看它与计算的重叠");
+  }
+  return "";
+}
+
+// How --launch-skip was chosen, for the report and the JSON.
+std::string NcuSkipNote(const NcuHandoff& n, Language lang) {
+  Text t{lang};
+  if (n.basis == SkipBasis::kNoSteps) {
+    return t(
+        "the trace has no steps, so --launch-skip is 0 and ncu profiles each kernel's first launch, which may "
+        "be a warm-up one: raise --launch-skip to pass the warm-up",
+        "trace 中没有 step，因此 --launch-skip 为 0，ncu 分析每个 kernel 的第一次启动，它可能属于预热阶段："
+        "请调大 --launch-skip 以跳过预热");
+  }
+  if (n.basis == SkipBasis::kProfilerStepNumber && n.steps_before == 0) {
+    return t("the trace starts at ProfilerStep#0, so --launch-skip is 0 and ncu profiles each kernel's first launch",
+             "trace 从 ProfilerStep#0 开始，因此 --launch-skip 为 0，ncu 分析每个 kernel 的第一次启动");
+  }
+  if (n.basis == SkipBasis::kProfilerStepNumber) {
+    return fmt::format(
+        fmt::runtime(
+            t("--launch-skip skips each kernel's launches in steps 0 to {1}, before ProfilerStep#{0} where "
+              "the trace starts, and ncu profiles its first launch in that step; launches outside the step "
+              "loop (set-up, validation) would shift it",
+              "--launch-skip 跳过 trace 起点 ProfilerStep#{0} 之前第 0 到第 {1} 个 step 中该 kernel 的全部启动，"
+              "ncu 分析它在该 step 中的第一次启动；step 循环之外的启动（初始化、验证）会使其偏移")),
+        n.steps_before, n.steps_before - 1);
+  }
+  return fmt::format(
+      fmt::runtime(t("the trace does not say how many steps ran before it, so --launch-skip skips each kernel's "
+                     "launches in {} steps, the skip_first, wait and warm-up steps of the PyTorch profiler guide's "
+                     "schedule (10, 5, 1); launches outside the step loop would shift it",
+                     "trace 未记录其之前运行了多少个 step，因此 --launch-skip 跳过 {} 个 step 中该 kernel 的启动，即 "
+                     "PyTorch profiler 指南中 schedule 的 skip_first、wait 和 warmup（10、5、1）；step 循环之外的启动会"
+                     "使其偏移")),
+      n.steps_before);
+}
+
+std::string NcuSkipBasisName(SkipBasis b) {
+  switch (b) {
+    case SkipBasis::kProfilerStepNumber: return "profiler_step_number";
+    case SkipBasis::kAssumedSchedule: return "assumed_schedule";
+    case SkipBasis::kNoSteps: return "no_steps";
+  }
+  return "no_steps";
+}
+
 }  // namespace
 
 json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
   const auto& md = trace.metadata();
   const bool gpu = a.busy.has_gpu;
   const bool kernels = a.kernels.has_kernels();
+  const double n_steps_json = static_cast<double>(std::max<size_t>(1, a.steps.count()));
   json j;
   j["file"] = md.path;
   j["format"] = FormatName(md);
@@ -284,6 +392,27 @@ json AnalysisToJson(const Trace& trace, const TraceAnalysis& a) {
                                 {"tensor_core", k.tensor_core}});
   }
   j["gpu"] = g;
+  // The hand-off to Nsight Compute: the hottest kernels, each with the ncu command for one launch of it.
+  json ncu = json::array();
+  for (const auto& k : a.ncu.kernels) {
+    const bool profiled = !k.command.empty();
+    json sections = json::array();
+    for (auto s : k.sections) sections.push_back(std::string(s));
+    ncu.push_back({{"kernel", k.name},
+                   {"class", std::string(KernelClassName(k.kind))},
+                   {"share_of_kernel_time", k.share_of_kernel_time},
+                   {"launches_per_step", static_cast<double>(k.launches) / n_steps_json},
+                   {"kernel_name_base", profiled ? json(std::string(NameBaseName(k.pattern.base))) : json(nullptr)},
+                   {"regex", profiled ? json(k.pattern.regex) : json(nullptr)},
+                   {"matched_kernels", profiled ? json(k.matched_names) : json(nullptr)},
+                   {"launch_skip", profiled ? json(k.launch_skip) : json(nullptr)},
+                   {"steps_skipped", a.ncu.steps_before},
+                   {"steps_skipped_basis", NcuSkipBasisName(a.ncu.basis)},
+                   {"sections", sections},
+                   {"command", profiled ? json(k.command) : json(nullptr)},
+                   {"look_for", NcuLookFor(k.kind, Language::kEnglish)}});
+  }
+  j["ncu"] = std::move(ncu);
   j["communication"] = {{"share", Share(kernels, a.comm.share())},
                         {"overlap", Share(a.comm.comm_union_ns > 0, a.comm.overlap())}};
   j["dataloader"] = {{"share", a.dataloader.share},
@@ -527,7 +656,8 @@ double MsAtStake(BottleneckKind k, const TraceAnalysis& a, double n_steps) {
   return 0.0;
 }
 
-std::string Plural(size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+// Kernel names run to hundreds of bytes; the report shows their start, the JSON the whole.
+constexpr size_t kNcuNameShown = 120;
 
 }  // namespace
 
@@ -663,6 +793,12 @@ TraceReport BuildReport(const Trace& trace, const TraceAnalysis& a, Language lan
          "", ms});
   }
   RankRecommendations(r.recommendations);
+  for (const auto& k : a.ncu.kernels) {
+    r.ncu.push_back({k.name, std::string(KernelClassName(k.kind)), NcuClassLabel(k.kind, lang), k.share_of_kernel_time,
+                     static_cast<double>(k.launches) / n_steps, k.matched_names > 0 ? k.matched_names - 1 : 0,
+                     k.command, NcuLookFor(k.kind, lang)});
+  }
+  if (!r.ncu.empty()) r.ncu_skip_note = NcuSkipNote(a.ncu, lang);
   return r;
 }
 
@@ -827,6 +963,36 @@ std::string RenderReport(const TraceReport& r, ReportFormat format, bool color) 
         "{}{}",
         t("Memcpys per step (count x mean size, GPU time): ", "每个 step 的拷贝（次数 x 平均大小，GPU 时间）："),
         kinds));
+  }
+
+  // After the kernel figures: the hand-off to Nsight Compute, for traces with kernels.
+  if (!r.ncu.empty()) {
+    h2(t("Hand-off to Nsight Compute: the hottest kernels", "交给 Nsight Compute：最热的 kernel"));
+    item(t("each command profiles one launch of one kernel; replace `python train.py` with your own command",
+           "每条命令只分析一个 kernel 的一次启动；请把 `python train.py` 换成你自己的启动命令"));
+    item(r.ncu_skip_note);
+    int k = 0;
+    for (const auto& n : r.ncu) {
+      std::string name = n.kernel;
+      if (name.size() > kNcuNameShown) {
+        size_t cut = kNcuNameShown - 3;
+        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+        name = name.substr(0, cut) + "...";
+      }
+      out += fmt::format(fmt::runtime(t("{}. `{}` — {}, {} of kernel time, {:.1f} launches per step\n",
+                                        "{}. `{}` — {}，占 kernel 时间的 {}，每 step 启动 {:.1f} 次\n")),
+                         ++k, name, n.label, Pct(n.share_of_kernel_time), n.launches_per_step);
+      out += fmt::format("   {}{}\n", t("Look for: ", "关注："), n.look_for);
+      if (n.command.empty()) continue;
+      if (n.also_matched > 0) {
+        out += lang == Language::kChinese
+                   ? fmt::format("   其正则还匹配 trace 中另外 {} 个 kernel；--launch-skip 也计入了它们的启动\n",
+                                 n.also_matched)
+                   : fmt::format("   Its regex also matches {} of the trace; --launch-skip counts their launches too\n",
+                                 Plural(n.also_matched, "other kernel", "other kernels"));
+      }
+      out += md ? fmt::format("   ```sh\n   {}\n   ```\n", n.command) : fmt::format("   {}\n", n.command);
+    }
   }
 
   h2(t("Memory", "显存分析"));

@@ -122,6 +122,19 @@ struct RecommendationItem {
   double ms_at_stake_per_step = 0.0;  // the measured time per step the recommendation is about
 };
 
+// 交给 Nsight Compute: one of the hottest kernels and the `ncu` command that profiles one launch of it
+// (traceio/analyses/ncu_handoff.h), with what to look for in its report, after the guide's appendix.
+struct NcuItem {
+  std::string kernel;
+  std::string kind;   // KernelClassName: "gemm", "collective", ...
+  std::string label;  // the class in the report's language
+  double share_of_kernel_time = 0.0;
+  double launches_per_step = 0.0;
+  size_t also_matched = 0;  // other kernels of the trace the command's regex matches
+  std::string command;      // empty for a collective: not worth ncu
+  std::string look_for;     // in the report's language
+};
+
 struct TraceReport {
   Language language = Language::kEnglish;
   size_t top_n = 10;
@@ -132,6 +145,8 @@ struct TraceReport {
   std::vector<MemoryRow> memory;
   std::vector<DiagnosisItem> diagnosis;
   std::vector<RecommendationItem> recommendations;  // ranked by ms at stake, largest first
+  std::vector<NcuItem> ncu;                         // empty without kernels
+  std::string ncu_skip_note;                        // how --launch-skip was chosen, in the report's language
 };
 
 // Priority from the time at stake as a share of the mean step: high at 10% or more, medium at 2% or

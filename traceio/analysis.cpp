@@ -18,6 +18,7 @@ TraceAnalysis Analyze(const Trace& trace, const AnalysisOptions& options) {
   a.gemms = AnalyzeGemmShapes(trace, a.steps);
   a.memory = AnalyzeMemory(trace);
   a.top_ops = AnalyzeTopOps(trace, a.steps, options.top_n);
+  a.ncu = AnalyzeNcuHandoff(trace, a.steps);
   a.bottlenecks = ClassifyBottlenecks(trace, a, options.thresholds);
   return a;
 }

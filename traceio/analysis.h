@@ -15,6 +15,7 @@
 #include "traceio/analyses/kernels.h"
 #include "traceio/analyses/launches.h"
 #include "traceio/analyses/memory.h"
+#include "traceio/analyses/ncu_handoff.h"
 #include "traceio/analyses/optimizer.h"
 #include "traceio/analyses/steps.h"
 #include "traceio/analyses/syncs.h"
@@ -44,6 +45,7 @@ struct TraceAnalysis {
   GemmStats gemms;
   MemoryStats memory;
   TopOps top_ops;
+  NcuHandoff ncu;
   std::vector<Bottleneck> bottlenecks;
 };
 
