@@ -117,6 +117,11 @@ class Builder {
   void RecordCall(ts::Node node);
   void AddSite(ts::Node node, SiteKind kind);
   void NoteString(ts::Node node);
+  // The outermost attributes (no attribute around them) named like a precision or layout constant
+  // (`torch.float16`, `torch.channels_last`), for FindCatalogFacts: collected by the walk, and by a
+  // small walk of the subtrees it skips, so that no second walk of the whole tree is needed.
+  void NoteAttribute(ts::Node node, uint32_t depth);
+  void NoteSkippedAttributes(ts::Node subtree, uint32_t depth);
 
   void NameCalls();
   void ReadArgparse();
@@ -168,7 +173,11 @@ class Builder {
   int pending_loop_ = -1;   // for_statement whose body block comes next
   int pending_guard_ = -1;  // if/elif whose consequence block comes next
   std::vector<uint32_t> add_argument_calls_;
-  std::vector<int> skip_guards_;  // guards of the `if i % N != 0: continue` shape
+  std::vector<int> skip_guards_;                // guards of the `if i % N != 0: continue` shape
+  std::vector<ts::Node> precision_attributes_;  // see NoteAttribute
+  // The last decorated_definition entered: the parent of a definition entered right below one, since
+  // decorators (expressions) hold no definitions.
+  ts::Node last_decorated_;
   std::unordered_map<std::string_view, int> import_index_;
   // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before
   // the overwritten ones are dropped, with the positions of the calls that hand the record on.

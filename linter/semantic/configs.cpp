@@ -180,7 +180,7 @@ void Builder::FindConfigClasses() {
     klass.name = scope.name;
     klass.scope = static_cast<int>(i);
     bool dataclass = false;
-    if (ts::Node decorated = scope.node.Parent(); KindOf(decorated) == K::kDecorated) {
+    if (ts::Node decorated = scope.decorated; !decorated.IsNull()) {
       for (uint32_t j = 0; j < decorated.NamedChildCount(); ++j) {
         ts::Node decorator = decorated.NamedChild(j);
         if (KindOf(decorator) == K::kDecorator && m_.Text(decorator).find("dataclass") != std::string_view::npos) {
@@ -990,7 +990,7 @@ std::vector<ValueFlow::Place> ValueFlow::Arguments(const Model::Binding& paramet
   const Scope& parent = m_.scopes_[static_cast<size_t>(function.parent)];
   const bool method = parent.kind == ScopeKind::kClass;
   bool is_static = false;
-  if (ts::Node decorated = function.node.Parent(); KindOf(decorated) == K::kDecorated) {
+  if (ts::Node decorated = function.decorated; !decorated.IsNull()) {
     is_static = m_.Text(decorated).substr(0, function.node.StartByte() - decorated.StartByte()).find("staticmethod") !=
                 std::string_view::npos;
   }

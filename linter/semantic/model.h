@@ -70,6 +70,7 @@ enum class ScopeKind : uint8_t { kModule, kFunction, kClass };
 struct Scope {
   ScopeKind kind = ScopeKind::kModule;
   ts::Node node;          // module, function_definition, lambda or class_definition
+  ts::Node decorated;     // the decorated_definition around `node`, if any: node.Parent() costs a descent
   std::string_view name;  // empty for the module and lambdas
   int parent = -1;        // enclosing scope
   // Functions only: true when some step loop runs this function on every step, directly or through

@@ -3,6 +3,7 @@
 #include "linter/semantic/builder.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 namespace tl::semantic {
@@ -121,20 +122,23 @@ const Model::Import* Model::FindImport(std::string_view local) const {
 }
 
 std::string Model::CanonicalName(ts::Node expr) const {
-  // Collect the attribute chain iteratively: a.b.c -> [c, b], head a.
-  std::vector<std::string_view> tail;
+  // The attribute chain a.b.c, read iteratively into a fixed array (no allocation: most calls end
+  // at a head that is no import): [c, b], head a.
+  constexpr size_t kMaxTail = 64;
+  std::array<std::string_view, kMaxTail> tail;
+  size_t size = 0;
   ts::Node node = Unparen(expr);
   while (KindOf(node) == K::kAttribute) {
-    tail.push_back(Text(Field(node, F::kAttribute)));
+    if (size == kMaxTail) return {};  // a chain of more than 64 attributes
+    tail[size++] = Text(Field(node, F::kAttribute));
     node = Unparen(Field(node, F::kObject));
-    if (tail.size() > 64) return {};
   }
   if (KindOf(node) != K::kIdentifier) return {};
   std::string out;
   const std::string_view head = Text(node);
   if (const Import* import = FindImport(head)) {
     out = import->canonical;
-  } else if (!star_imports_.empty() && tail.empty()) {
+  } else if (!star_imports_.empty() && size == 0) {
     // `from torch.nn import *`: a bare name may come from it. Only torch's star imports are
     // trusted, since rules only ask about torch names.
     for (const std::string& module : star_imports_) {
@@ -144,7 +148,7 @@ std::string Model::CanonicalName(ts::Node expr) const {
   } else {
     return {};
   }
-  for (size_t i = tail.size(); i-- > 0;) {
+  for (size_t i = size; i-- > 0;) {
     out += '.';
     out += tail[i];
   }

@@ -13,6 +13,7 @@ void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth) {
   scope.node = node;
   scope.parent = scope_;
   if (ts::Node name = Field(node, F::kName); !name.IsNull()) scope.name = m_.Text(name);
+  if (depth > 0 && parent_kind_[depth - 1] == K::kDecorated) scope.decorated = last_decorated_;
   m_.scopes_.push_back(scope);
   scope_ = static_cast<int>(m_.scopes_.size()) - 1;
   loop_ = -1;  // a nested function's body does not run in the enclosing loop until it is called
@@ -141,6 +142,43 @@ void Builder::NoteString(ts::Node node) {
   }
 }
 
+namespace {
+
+// The attribute names whose canonical names FindCatalogFacts asks about; a canonical name ends with
+// the attribute's own name, so any other attribute cannot match.
+bool PrecisionAttributeName(std::string_view name) {
+  return name == "channels_last" || name == "float16" || name == "bfloat16" || name == "half";
+}
+
+// Whether a node's text can hold such a name at all: a plain search, much cheaper than reading
+// fields or walking the node (most attributes and skipped subtrees have none).
+bool MayHoldPrecisionName(std::string_view text) {
+  return text.find("float16") != std::string_view::npos || text.find("half") != std::string_view::npos ||
+         text.find("channels_last") != std::string_view::npos;
+}
+
+}  // namespace
+
+void Builder::NoteAttribute(ts::Node node, uint32_t depth) {
+  if (!MayHoldPrecisionName(m_.Text(node)) || !PrecisionAttributeName(m_.Text(Field(node, F::kAttribute)))) return;
+  for (uint32_t d = 0; d < depth; ++d) {
+    if (parent_kind_[d] == K::kAttribute) return;
+  }
+  precision_attributes_.push_back(node);
+}
+
+void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
+  if (!MayHoldPrecisionName(m_.Text(subtree))) return;
+  for (uint32_t d = 0; d < depth; ++d) {
+    if (parent_kind_[d] == K::kAttribute) return;  // nothing below is outermost
+  }
+  ts::Walk(subtree, [&](ts::Node node) {
+    if (KindOf(node) != K::kAttribute) return true;
+    if (PrecisionAttributeName(m_.Text(Field(node, F::kAttribute)))) precision_attributes_.push_back(node);
+    return false;
+  });
+}
+
 bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
   const K kind = KindOf(node);
   if (parent_kind_.size() <= depth) parent_kind_.resize(depth + 1);
@@ -168,6 +206,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       return true;
     }
     case K::kClass: AddScope(ScopeKind::kClass, node, depth); return true;
+    case K::kDecorated: last_decorated_ = node; return true;
     case K::kFor: {
       Loop loop;
       loop.node = node;
@@ -232,12 +271,14 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       return true;
     }
     case K::kAttribute:
+      NoteAttribute(node, depth);
       // `a.b`: nothing to record below when the object is a plain name (most attributes); the
       // parent (a call or an assignment) reads the attribute itself.
       return KindOf(ts_node_child(node.raw(), 0)) != K::kIdentifier;
     case K::kParameters:
     case K::kType:
       // Parameters were bound with the function; defaults and annotations run once, at definition.
+      NoteSkippedAttributes(node, depth);
       return false;
     case K::kCall: RecordCall(node); return true;
     case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
@@ -267,6 +308,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
         if (c == 'f' || c == 'F') return true;
         if (c == '"' || c == '\'') break;
       }
+      NoteSkippedAttributes(node, depth);
       return false;
     }
     case K::kAssignment: {
@@ -290,7 +332,10 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       return true;
     }
     case K::kImport:
-    case K::kImportFrom: RecordImport(node, kind); return false;
+    case K::kImportFrom:
+      RecordImport(node, kind);
+      NoteSkippedAttributes(node, depth);
+      return false;
     default: return true;
   }
 }
