@@ -109,7 +109,7 @@ FileFacts CollectFacts(const SourceFile& file, const semantic::Model& model) {
       }
     }
     if (!site.name.empty() && std::isupper(static_cast<unsigned char>(site.name.front())) != 0) {
-      const std::string canonical = model.CanonicalName(site.callee);
+      const std::string_view canonical = model.CalleeCanonical(site);
       if (canonical.starts_with("torch.optim.") && canonical.find(".lr_scheduler") == std::string::npos) {
         AddUnique(facts.optimizer_classes, site.name);
       }

@@ -124,6 +124,7 @@ class Builder {
   void NoteSkippedAttributes(ts::Node subtree, uint32_t depth);
 
   void NameCalls();
+  void NameCanonicalCallees();
   void ReadArgparse();
   bool ChoicesNameCuda(const Site& site) const;
   // configs.cpp: config classes, the variables that hold configs and dicts, and their live writes.

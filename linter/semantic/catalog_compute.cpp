@@ -74,7 +74,7 @@ void Builder::FindCatalogFacts() {
   int conv2d_layers = 0;
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
-    const std::string canonical = m_.CanonicalName(site.callee);
+    const std::string_view canonical = m_.CalleeCanonical(site);
     const std::string_view last = LastSegment(canonical.empty() ? m_.Text(site.callee) : canonical);
     if (canonical == "torch.autocast" || canonical.starts_with("torch.amp.") ||
         canonical.starts_with("torch.cuda.amp.") || canonical.starts_with("torch.cpu.amp.") ||

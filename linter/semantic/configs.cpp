@@ -310,7 +310,7 @@ void Builder::MarkConfigArguments() {
       const std::string_view name = m_.Text(site.callee);
       to_class = class_by_name_.count(name) != 0;
       to_local = to_class || (!m_.FunctionsNamed(name).empty() && import_index_.count(name) == 0);
-      if (!to_local) to_local = IsNamespace(m_.CanonicalName(site.callee));
+      if (!to_local) to_local = IsNamespace(m_.CalleeCanonical(site));
     } else if (const ts::Node receiver = Unparen(site.Receiver()); KindOf(receiver) == K::kIdentifier) {
       const std::string_view name = m_.Text(receiver);
       to_local = (name == "self" || name == "cls") && !m_.FunctionsNamed(site.name).empty();

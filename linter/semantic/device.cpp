@@ -73,7 +73,7 @@ bool Builder::MovesToGpuIndex(const Site& site) const {
 }
 
 bool Builder::IsDeviceCall(const Site& site) const {
-  const std::string canonical = m_.CanonicalName(site.callee);
+  const std::string_view canonical = m_.CalleeCanonical(site);
   if (canonical == "accelerate.Accelerator") return true;
   if (canonical == "torch.cuda.amp.GradScaler") return true;
   const bool lightning = canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning.");

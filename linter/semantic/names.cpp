@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <string>
 
 namespace tl::semantic {
@@ -158,7 +159,27 @@ std::string Model::CanonicalName(ts::Node expr) const {
 
 bool Model::IsCanonical(const Site& call, std::string_view canonical) const {
   if (call.kind != SiteKind::kCall || LastSegment(canonical) != call.name) return false;
-  return CanonicalName(call.callee) == canonical;
+  return CalleeCanonical(call) == canonical;
+}
+
+std::string_view Model::CalleeCanonical(const Site& call) const {
+  const Site* const first = sites_.data();
+  if (std::less_equal<const Site*>()(first, &call) && std::less<const Site*>()(&call, first + sites_.size()) &&
+      callee_canonical_.size() == sites_.size()) {
+    return callee_canonical_[static_cast<size_t>(&call - first)];
+  }
+  // A copy of a site, or a query during the walk: computed here, kept for the thread's next call.
+  thread_local std::string computed;
+  computed = CanonicalName(call.callee);
+  return computed;
+}
+
+void Builder::NameCanonicalCallees() {
+  m_.callee_canonical_.assign(m_.sites_.size(), std::string());
+  for (size_t i = 0; i < m_.sites_.size(); ++i) {
+    const Site& site = m_.sites_[i];
+    if (site.kind == SiteKind::kCall) m_.callee_canonical_[i] = m_.CanonicalName(site.callee);
+  }
 }
 
 }  // namespace tl::semantic

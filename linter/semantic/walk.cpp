@@ -374,6 +374,7 @@ void Builder::Run() {
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
   NameCalls();
+  NameCanonicalCallees();
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
     std::vector<int> callees = LocalCallees(m_.sites_[i]);
     if (!callees.empty()) m_.local_calls_.emplace_back(i, std::move(callees));

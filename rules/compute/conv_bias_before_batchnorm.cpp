@@ -76,7 +76,7 @@ struct ConvBiasFinding {
 
 // The last segment of a torch.nn layer class the call constructs ("Conv2d"), or empty.
 std::string_view LayerClass(const semantic::Model& model, const semantic::Site& call, std::string& holder) {
-  holder = model.CanonicalName(call.callee);
+  holder = model.CalleeCanonical(call);
   if (!holder.starts_with("torch.nn.")) return {};
   return std::string_view(holder).substr(holder.rfind('.') + 1);
 }
