@@ -10,7 +10,7 @@ namespace tl::semantic {
 
 ts::Node Site::Receiver() const {
   if (kind != SiteKind::kCall || KindOf(callee) != K::kAttribute) return ts::Node();
-  return Field(callee, F::kObject);
+  return FirstChild(callee);  // `object . attribute`: the first child (see CanonicalName)
 }
 
 ts::Node Site::Arguments() const {

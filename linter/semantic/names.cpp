@@ -131,8 +131,11 @@ std::string Model::CanonicalName(ts::Node expr) const {
   ts::Node node = Unparen(expr);
   while (KindOf(node) == K::kAttribute) {
     if (size == kMaxTail) return {};  // a chain of more than 64 attributes
-    tail[size++] = Text(Field(node, F::kAttribute));
-    node = Unparen(Field(node, F::kObject));
+    // `object . attribute`: tree-sitter keeps extras out of a node's two ends, so the first and last
+    // children are the two fields (RecordCall reads `site.name` so too), for much less than a lookup
+    // by field.
+    tail[size++] = Text(LastChild(node));
+    node = Unparen(FirstChild(node));
   }
   if (KindOf(node) != K::kIdentifier) return {};
   std::string out;
