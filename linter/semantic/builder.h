@@ -176,6 +176,10 @@ class Builder {
   std::vector<uint32_t> add_argument_calls_;
   std::vector<int> skip_guards_;                // guards of the `if i % N != 0: continue` shape
   std::vector<ts::Node> precision_attributes_;  // see NoteAttribute
+  // Unparen(site.Receiver()) of each site, read once by the walk for the passes that ask it of every
+  // call; kept by the builder only, so that the model's site table stays small.
+  std::vector<ts::Node> receivers_;
+  ts::Node ReceiverOf(const Site& site) const { return receivers_[static_cast<size_t>(&site - m_.sites_.data())]; }
   // The last decorated_definition entered: the parent of a definition entered right below one, since
   // decorators (expressions) hold no definitions.
   ts::Node last_decorated_;

@@ -151,7 +151,7 @@ void Builder::CollectConfigs() {
     if (KindOf(site.callee) == K::kIdentifier) {
       name = m_.Text(site.callee);
       if (class_by_name_.count(name) == 0 && m_.FunctionsNamed(name).empty()) continue;
-    } else if (const ts::Node receiver = Unparen(site.Receiver());
+    } else if (const ts::Node receiver = ReceiverOf(site);
                KindOf(receiver) == K::kIdentifier && (m_.Text(receiver) == "self" || m_.Text(receiver) == "cls")) {
       name = site.name;
       if (m_.FunctionsNamed(name).empty()) continue;
@@ -311,7 +311,7 @@ void Builder::MarkConfigArguments() {
       to_class = class_by_name_.count(name) != 0;
       to_local = to_class || (!m_.FunctionsNamed(name).empty() && import_index_.count(name) == 0);
       if (!to_local) to_local = IsNamespace(m_.CalleeCanonical(site));
-    } else if (const ts::Node receiver = Unparen(site.Receiver()); KindOf(receiver) == K::kIdentifier) {
+    } else if (const ts::Node receiver = ReceiverOf(site); KindOf(receiver) == K::kIdentifier) {
       const std::string_view name = m_.Text(receiver);
       to_local = (name == "self" || name == "cls") && !m_.FunctionsNamed(site.name).empty();
       handed_on_[name].push_back(site.node.StartByte());

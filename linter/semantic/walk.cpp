@@ -100,17 +100,19 @@ void Builder::RecordCall(ts::Node node) {
   site.guard = guard_;
   site.callee = Unparen(FirstChild(node));  // `function` is always the first child
   const K ck = KindOf(site.callee);
+  ts::Node receiver;
   if (ck == K::kAttribute) {
     site.name = m_.Text(LastChild(site.callee));  // `object . attribute`
+    receiver = Unparen(FirstChild(site.callee));  // Site::Receiver(), unparenthesized
     if (site.name == "update" || site.name == "setdefault" || site.name == "pop") {
-      ts::Node object = Unparen(Field(site.callee, F::kObject));
-      if (KindOf(object) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(object));
+      if (KindOf(receiver) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(receiver));
     }
     if (site.name == "add_argument") add_argument_calls_.push_back(static_cast<uint32_t>(m_.sites_.size()));
   } else if (ck == K::kIdentifier) {
     site.name = m_.Text(site.callee);  // aliases are resolved after the walk (NameCalls)
   }
   m_.sites_.push_back(site);
+  receivers_.push_back(receiver);
 }
 
 void Builder::AddSite(ts::Node node, SiteKind kind) {
@@ -121,6 +123,7 @@ void Builder::AddSite(ts::Node node, SiteKind kind) {
   site.loop = loop_;
   site.guard = guard_;
   m_.sites_.push_back(site);
+  receivers_.emplace_back();
 }
 
 void Builder::NoteString(ts::Node node) {
