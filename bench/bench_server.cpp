@@ -8,7 +8,10 @@
 //  4. memory: the server's RSS before and after opening 20 copies of the 5,000-line file, and after
 //     opening the 500-file project's script.
 //
-//   bench_server [--keystrokes N] [--torchlint PATH]
+//   bench_server [--keystrokes N] [--torchlint PATH] [--in-process [ROUNDS]]
+// --in-process prints only the in-process figures (2.), from ROUNDS rounds (20 by default) of a full
+// and an incremental check: the part to run under callgrind, where
+// `--toggle-collect='tl::CheckParsed*'` counts the instructions of 2 x ROUNDS checks.
 #include <unistd.h>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -150,14 +153,19 @@ void MakeProject(const fs::path& root, int files, int imported) {
 int Run(int argc, char** argv) {
   int keystrokes = 300;
   std::string exe = TL_TORCHLINT_EXE;
+  bool in_process_only = false;
+  int rounds = 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--keystrokes" && i + 1 < argc) {
       keystrokes = std::max(10, std::atoi(argv[++i]));
     } else if (arg == "--torchlint" && i + 1 < argc) {
       exe = argv[++i];
+    } else if (arg == "--in-process") {
+      in_process_only = true;
+      if (i + 1 < argc && argv[i + 1][0] != '-') rounds = std::max(1, std::atoi(argv[++i]));
     } else {
-      fmt::print(stderr, "usage: bench_server [--keystrokes N] [--torchlint PATH]\n");
+      fmt::print(stderr, "usage: bench_server [--keystrokes N] [--torchlint PATH] [--in-process [ROUNDS]]\n");
       return 2;
     }
   }
@@ -176,7 +184,7 @@ int Run(int argc, char** argv) {
     tl::ts::Parser parser;
     std::vector<double> full;
     std::vector<double> incremental;
-    for (int i = 0; i < 20; ++i) {
+    for (int i = 0; i < rounds; ++i) {
       auto t0 = Clock::now();
       auto tree = parser.Parse(script);
       full.push_back(Ms(Clock::now() - t0));
@@ -201,7 +209,7 @@ int Run(int argc, char** argv) {
     ws.Open(big, script, 1);
     std::vector<double> check_full;
     std::vector<double> check_incremental;
-    for (int i = 0; i < 20; ++i) {
+    for (int i = 0; i < rounds; ++i) {
       ws.Change(big, 2 * i + 2, std::nullopt, script);  // a whole new text: a full parse
       auto t0 = Clock::now();
       (void)ws.Check(big);
@@ -212,11 +220,16 @@ int Run(int argc, char** argv) {
       (void)ws.Check(big);
       check_incremental.push_back(Ms(Clock::now() - t0));
     }
-    fmt::print("\nin process, median of 20                 ms\n");
+    fmt::print("\nin process, median of {:<3}                ms\n", rounds);
     fmt::print("  parse, full                         {:8.2f}\n", Percentile(full, 0.5));
     fmt::print("  parse, incremental (one edit)       {:8.2f}\n", Percentile(incremental, 0.5));
     fmt::print("  check after a full parse            {:8.2f}\n", Percentile(check_full, 0.5));
     fmt::print("  check after an incremental parse    {:8.2f}\n", Percentile(check_incremental, 0.5));
+  }
+  if (in_process_only) {
+    std::error_code ec;
+    fs::remove_all(work, ec);
+    return 0;
   }
 
   // 1 and 4. Through the server.

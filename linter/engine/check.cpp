@@ -66,9 +66,7 @@ FindingScope ScopeOf(const SourceFile& file, const semantic::Model& model, uint3
     const semantic::Scope& scope = scopes[static_cast<size_t>(s)];
     if (scope.kind != semantic::ScopeKind::kFunction || scope.name.empty()) continue;
     out.function = std::string(scope.name);
-    ts::Node def = scope.node;
-    ts::Node parent = def.Parent();
-    if (!parent.IsNull() && parent.Is("decorated_definition")) def = parent;
+    const ts::Node def = scope.decorated.IsNull() ? scope.node : scope.decorated;
     out.function_def_line = static_cast<int>(file.lines().Locate(def.StartByte()).line);
     break;
   }
@@ -111,7 +109,7 @@ FileFacts CollectFacts(const SourceFile& file, const semantic::Model& model) {
       }
     }
     if (!site.name.empty() && std::isupper(static_cast<unsigned char>(site.name.front())) != 0) {
-      const std::string canonical = model.CanonicalName(site.callee);
+      const std::string_view canonical = model.CalleeCanonical(site);
       if (canonical.starts_with("torch.optim.") && canonical.find(".lr_scheduler") == std::string::npos) {
         AddUnique(facts.optimizer_classes, site.name);
       }

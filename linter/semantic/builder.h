@@ -117,8 +117,14 @@ class Builder {
   void RecordCall(ts::Node node);
   void AddSite(ts::Node node, SiteKind kind);
   void NoteString(ts::Node node);
+  // The outermost attributes (no attribute around them) named like a precision or layout constant
+  // (`torch.float16`, `torch.channels_last`), for FindCatalogFacts: collected by the walk, and by a
+  // small walk of the subtrees it skips, so that no second walk of the whole tree is needed.
+  void NoteAttribute(ts::Node node, uint32_t depth);
+  void NoteSkippedAttributes(ts::Node subtree, uint32_t depth);
 
   void NameCalls();
+  void NameCanonicalCallees();
   void ReadArgparse();
   bool ChoicesNameCuda(const Site& site) const;
   // configs.cpp: config classes, the variables that hold configs and dicts, and their live writes.
@@ -168,7 +174,15 @@ class Builder {
   int pending_loop_ = -1;   // for_statement whose body block comes next
   int pending_guard_ = -1;  // if/elif whose consequence block comes next
   std::vector<uint32_t> add_argument_calls_;
-  std::vector<int> skip_guards_;  // guards of the `if i % N != 0: continue` shape
+  std::vector<int> skip_guards_;                // guards of the `if i % N != 0: continue` shape
+  std::vector<ts::Node> precision_attributes_;  // see NoteAttribute
+  // Unparen(site.Receiver()) of each site, read once by the walk for the passes that ask it of every
+  // call; kept by the builder only, so that the model's site table stays small.
+  std::vector<ts::Node> receivers_;
+  ts::Node ReceiverOf(const Site& site) const { return receivers_[static_cast<size_t>(&site - m_.sites_.data())]; }
+  // The last decorated_definition entered: the parent of a definition entered right below one, since
+  // decorators (expressions) hold no definitions.
+  ts::Node last_decorated_;
   std::unordered_map<std::string_view, int> import_index_;
   // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before
   // the overwritten ones are dropped, with the positions of the calls that hand the record on.

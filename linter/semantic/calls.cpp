@@ -10,7 +10,7 @@ namespace tl::semantic {
 
 ts::Node Site::Receiver() const {
   if (kind != SiteKind::kCall || KindOf(callee) != K::kAttribute) return ts::Node();
-  return Field(callee, F::kObject);
+  return FirstChild(callee);  // `object . attribute`: the first child (see CanonicalName)
 }
 
 ts::Node Site::Arguments() const {
@@ -28,7 +28,7 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
     if (import_index_.count(name) != 0) return out;
   } else if (ck == K::kAttribute) {
     // `self.train_step()` / `cls.helper()`: a method of the file's classes.
-    ts::Node object = Unparen(site.Receiver());
+    ts::Node object = ReceiverOf(site);
     const std::string_view head = m_.Text(object);
     if (KindOf(object) != K::kIdentifier || (head != "self" && head != "cls")) return out;
     name = site.name;

@@ -57,18 +57,18 @@ uint32_t Model::OwnCatalogFacts() const {
     if (site.kind != SiteKind::kCall) continue;
     const std::string_view name = site.name;
     if (name == "compile") {
-      const std::string canonical = CanonicalName(site.callee);
+      const std::string_view canonical = CalleeCanonical(site);
       // torch.compile, or nn.Module.compile() on a receiver that is not an imported module (re.compile).
       if (canonical == "torch.compile" || (canonical.empty() && !site.Receiver().IsNull())) facts |= kFactCompiles;
     } else if (name == "no_sync" || name == "accumulate") {
       if (!site.Receiver().IsNull()) facts |= kFactGradSyncOff;
     } else if (name == "DistributedDataParallel") {
-      const std::string canonical = CanonicalName(site.callee);
+      const std::string_view canonical = CalleeCanonical(site);
       if (canonical.starts_with("torch.nn.parallel.") || canonical == "torch.nn.DistributedDataParallel") {
         facts |= kFactDdp;
       }
     } else if (name == "Accelerator" || name == "Trainer" || name == "Fabric") {
-      if (TrainingFrameworkOf(CanonicalName(site.callee)) != TrainingFramework::kNone) {
+      if (TrainingFrameworkOf(CalleeCanonical(site)) != TrainingFramework::kNone) {
         facts |= kFactFramework | kFactTrains;
       }
     }

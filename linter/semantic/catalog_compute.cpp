@@ -74,7 +74,7 @@ void Builder::FindCatalogFacts() {
   int conv2d_layers = 0;
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
-    const std::string canonical = m_.CanonicalName(site.callee);
+    const std::string_view canonical = m_.CalleeCanonical(site);
     const std::string_view last = LastSegment(canonical.empty() ? m_.Text(site.callee) : canonical);
     if (canonical == "torch.autocast" || canonical.starts_with("torch.amp.") ||
         canonical.starts_with("torch.cuda.amp.") || canonical.starts_with("torch.cpu.amp.") ||
@@ -134,16 +134,15 @@ void Builder::FindCatalogFacts() {
       if (!truthy.has_value() && canonical.find("matmul") != std::string::npos) facts |= kFactTf32;
     }
   }
-  // `torch.channels_last`, `torch.float16`/`torch.bfloat16` dtypes anywhere (`.to(dtype=torch.bfloat16)`).
-  ts::Walk(m_.scopes_.front().node, [&](ts::Node node) {
-    if (KindOf(node) != K::kAttribute) return true;
+  // `torch.channels_last`, `torch.float16`/`torch.bfloat16` dtypes anywhere (`.to(dtype=torch.bfloat16)`):
+  // the outermost attributes of those names, which the walk collected.
+  for (const ts::Node node : precision_attributes_) {
     const std::string canonical = m_.CanonicalName(node);
     if (canonical == "torch.channels_last") facts |= kFactChannelsLast;
     if (canonical == "torch.float16" || canonical == "torch.bfloat16" || canonical == "torch.half") {
       facts |= kFactMixedPrecision;
     }
-    return false;
-  });
+  }
   // Options and config fields that select precision: the code has AMP behind a flag.
   for (const Model::ArgparseDefault& option : m_.argparse_) {
     if (PrecisionOptionName(option.dest)) facts |= kFactMixedPrecision;
@@ -201,7 +200,7 @@ bool Model::GradDisabledAt(ts::Node node) const {
     const Scope& s = scopes_[static_cast<size_t>(scope)];
     if (s.kind != ScopeKind::kFunction || seen[static_cast<size_t>(scope)]) continue;
     seen[static_cast<size_t>(scope)] = 1;
-    if (const ts::Node decorated = s.node.Parent(); KindOf(decorated) == K::kDecorated) {
+    if (const ts::Node decorated = s.decorated; !decorated.IsNull()) {
       for (ts::Node child : decorated.NamedChildren()) {
         if (KindOf(child) == K::kDecorator && child.NamedChildCount() > 0 &&
             DisablesGrad(*this, child.NamedChild(0), s.parent)) {

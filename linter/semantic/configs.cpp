@@ -151,7 +151,7 @@ void Builder::CollectConfigs() {
     if (KindOf(site.callee) == K::kIdentifier) {
       name = m_.Text(site.callee);
       if (class_by_name_.count(name) == 0 && m_.FunctionsNamed(name).empty()) continue;
-    } else if (const ts::Node receiver = Unparen(site.Receiver());
+    } else if (const ts::Node receiver = ReceiverOf(site);
                KindOf(receiver) == K::kIdentifier && (m_.Text(receiver) == "self" || m_.Text(receiver) == "cls")) {
       name = site.name;
       if (m_.FunctionsNamed(name).empty()) continue;
@@ -180,7 +180,7 @@ void Builder::FindConfigClasses() {
     klass.name = scope.name;
     klass.scope = static_cast<int>(i);
     bool dataclass = false;
-    if (ts::Node decorated = scope.node.Parent(); KindOf(decorated) == K::kDecorated) {
+    if (ts::Node decorated = scope.decorated; !decorated.IsNull()) {
       for (uint32_t j = 0; j < decorated.NamedChildCount(); ++j) {
         ts::Node decorator = decorated.NamedChild(j);
         if (KindOf(decorator) == K::kDecorator && m_.Text(decorator).find("dataclass") != std::string_view::npos) {
@@ -310,8 +310,8 @@ void Builder::MarkConfigArguments() {
       const std::string_view name = m_.Text(site.callee);
       to_class = class_by_name_.count(name) != 0;
       to_local = to_class || (!m_.FunctionsNamed(name).empty() && import_index_.count(name) == 0);
-      if (!to_local) to_local = IsNamespace(m_.CanonicalName(site.callee));
-    } else if (const ts::Node receiver = Unparen(site.Receiver()); KindOf(receiver) == K::kIdentifier) {
+      if (!to_local) to_local = IsNamespace(m_.CalleeCanonical(site));
+    } else if (const ts::Node receiver = ReceiverOf(site); KindOf(receiver) == K::kIdentifier) {
       const std::string_view name = m_.Text(receiver);
       to_local = (name == "self" || name == "cls") && !m_.FunctionsNamed(site.name).empty();
       handed_on_[name].push_back(site.node.StartByte());
@@ -990,7 +990,7 @@ std::vector<ValueFlow::Place> ValueFlow::Arguments(const Model::Binding& paramet
   const Scope& parent = m_.scopes_[static_cast<size_t>(function.parent)];
   const bool method = parent.kind == ScopeKind::kClass;
   bool is_static = false;
-  if (ts::Node decorated = function.node.Parent(); KindOf(decorated) == K::kDecorated) {
+  if (ts::Node decorated = function.decorated; !decorated.IsNull()) {
     is_static = m_.Text(decorated).substr(0, function.node.StartByte() - decorated.StartByte()).find("staticmethod") !=
                 std::string_view::npos;
   }

@@ -12,7 +12,7 @@ void Builder::FindCudaEvidence() {
   if (!m_.cuda_evidence_.IsNull()) return;
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
-    if (site.Receiver().IsNull()) {
+    if (ReceiverOf(site).IsNull()) {
       // DistributedDataParallel(model, device_ids=[local_rank]): one GPU per process.
       if (site.name == "DistributedDataParallel" || site.name == "DDP") {
         if (const auto ids = m_.FindArgument(site, "device_ids", -1);
@@ -43,9 +43,9 @@ void Builder::FindCudaEvidence() {
     // torch.cuda.anything(...), torch.cuda.amp.GradScaler(...), torch.accelerator.is_available() (PyTorch
     // >= 2.6): only calls whose receiver is spelled `...cuda`, `...amp` or `...accelerator` pay for the
     // canonical name.
-    ts::Node receiver = Unparen(site.Receiver());
+    const ts::Node receiver = ReceiverOf(site);
     const K rk = KindOf(receiver);
-    const std::string_view last = rk == K::kAttribute    ? m_.Text(Field(receiver, F::kAttribute))
+    const std::string_view last = rk == K::kAttribute    ? m_.Text(LastChild(receiver))  // see CanonicalName
                                   : rk == K::kIdentifier ? m_.Text(receiver)
                                                          : "";
     if (last != "cuda" && last != "accelerator" && last != "amp" && last != "pl" && last != "L" && last != "fabric" &&
@@ -73,7 +73,7 @@ bool Builder::MovesToGpuIndex(const Site& site) const {
 }
 
 bool Builder::IsDeviceCall(const Site& site) const {
-  const std::string canonical = m_.CanonicalName(site.callee);
+  const std::string_view canonical = m_.CalleeCanonical(site);
   if (canonical == "accelerate.Accelerator") return true;
   if (canonical == "torch.cuda.amp.GradScaler") return true;
   const bool lightning = canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning.");

@@ -70,6 +70,7 @@ enum class ScopeKind : uint8_t { kModule, kFunction, kClass };
 struct Scope {
   ScopeKind kind = ScopeKind::kModule;
   ts::Node node;          // module, function_definition, lambda or class_definition
+  ts::Node decorated;     // the decorated_definition around `node`, if any: node.Parent() costs a descent
   std::string_view name;  // empty for the module and lambdas
   int parent = -1;        // enclosing scope
   // Functions only: true when some step loop runs this function on every step, directly or through
@@ -217,6 +218,9 @@ class Model {
   // name is not imported.
   std::string CanonicalName(ts::Node expr) const;
   bool IsCanonical(const Site& call, std::string_view canonical) const;
+  // CanonicalName(call.callee) of a call of Sites(), computed once per call by the builder: the
+  // passes and rules ask it of every call, and each answer walks the attribute chain.
+  std::string_view CalleeCanonical(const Site& call) const;
 
   // Arguments: the keyword `name`, else the positional at `position` (0-based; -1 for none).
   // Splats (`*args`, `**kwargs`) are not looked through here; see KwargsLookupIn.
@@ -516,7 +520,8 @@ class Model {
   std::vector<Site> sites_;
   std::vector<Binding> bindings_;  // sorted by name (stable: document order within a name)
   std::vector<Import> imports_;
-  std::vector<std::string> star_imports_;  // modules imported with `*`
+  std::vector<std::string> star_imports_;      // modules imported with `*`
+  std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call
   std::vector<ArgparseDefault> argparse_;
   std::vector<std::pair<std::string_view, int>> functions_;         // (name, scope), sorted by name
   std::vector<std::string_view> open_dicts_;                        // dict names mutated after creation

@@ -3,6 +3,8 @@
 #include "linter/semantic/builder.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <string>
 
 namespace tl::semantic {
@@ -121,20 +123,26 @@ const Model::Import* Model::FindImport(std::string_view local) const {
 }
 
 std::string Model::CanonicalName(ts::Node expr) const {
-  // Collect the attribute chain iteratively: a.b.c -> [c, b], head a.
-  std::vector<std::string_view> tail;
+  // The attribute chain a.b.c, read iteratively into a fixed array (no allocation: most calls end
+  // at a head that is no import): [c, b], head a.
+  constexpr size_t kMaxTail = 64;
+  std::array<std::string_view, kMaxTail> tail;
+  size_t size = 0;
   ts::Node node = Unparen(expr);
   while (KindOf(node) == K::kAttribute) {
-    tail.push_back(Text(Field(node, F::kAttribute)));
-    node = Unparen(Field(node, F::kObject));
-    if (tail.size() > 64) return {};
+    if (size == kMaxTail) return {};  // a chain of more than 64 attributes
+    // `object . attribute`: tree-sitter keeps extras out of a node's two ends, so the first and last
+    // children are the two fields (RecordCall reads `site.name` so too), for much less than a lookup
+    // by field.
+    tail[size++] = Text(LastChild(node));
+    node = Unparen(FirstChild(node));
   }
   if (KindOf(node) != K::kIdentifier) return {};
   std::string out;
   const std::string_view head = Text(node);
   if (const Import* import = FindImport(head)) {
     out = import->canonical;
-  } else if (!star_imports_.empty() && tail.empty()) {
+  } else if (!star_imports_.empty() && size == 0) {
     // `from torch.nn import *`: a bare name may come from it. Only torch's star imports are
     // trusted, since rules only ask about torch names.
     for (const std::string& module : star_imports_) {
@@ -144,7 +152,7 @@ std::string Model::CanonicalName(ts::Node expr) const {
   } else {
     return {};
   }
-  for (size_t i = tail.size(); i-- > 0;) {
+  for (size_t i = size; i-- > 0;) {
     out += '.';
     out += tail[i];
   }
@@ -154,7 +162,27 @@ std::string Model::CanonicalName(ts::Node expr) const {
 
 bool Model::IsCanonical(const Site& call, std::string_view canonical) const {
   if (call.kind != SiteKind::kCall || LastSegment(canonical) != call.name) return false;
-  return CanonicalName(call.callee) == canonical;
+  return CalleeCanonical(call) == canonical;
+}
+
+std::string_view Model::CalleeCanonical(const Site& call) const {
+  const Site* const first = sites_.data();
+  if (std::less_equal<const Site*>()(first, &call) && std::less<const Site*>()(&call, first + sites_.size()) &&
+      callee_canonical_.size() == sites_.size()) {
+    return callee_canonical_[static_cast<size_t>(&call - first)];
+  }
+  // A copy of a site, or a query during the walk: computed here, kept for the thread's next call.
+  thread_local std::string computed;
+  computed = CanonicalName(call.callee);
+  return computed;
+}
+
+void Builder::NameCanonicalCallees() {
+  m_.callee_canonical_.assign(m_.sites_.size(), std::string());
+  for (size_t i = 0; i < m_.sites_.size(); ++i) {
+    const Site& site = m_.sites_[i];
+    if (site.kind == SiteKind::kCall) m_.callee_canonical_[i] = m_.CanonicalName(site.callee);
+  }
 }
 
 }  // namespace tl::semantic

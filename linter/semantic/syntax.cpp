@@ -106,11 +106,6 @@ SyntaxTables::SyntaxTables() {
   field_consequence = ts_language_field_id_for_name(language, "consequence", 11);
 }
 
-const SyntaxTables& Tables() {
-  static const SyntaxTables tables;
-  return tables;
-}
-
 // Strips parentheses: `((x))` -> `x`. Iterative, so deep nesting is fine.
 ts::Node Unparen(ts::Node node) {
   while (KindOf(node) == K::kParenthesized) {

@@ -129,7 +129,11 @@ struct SyntaxTables {
   std::array<TSFieldId, static_cast<size_t>(FieldName::kCount)> fields{};
   SyntaxTables();
 };
-const SyntaxTables& Tables();
+// Inline: KindOf asks it for every node the walks visit, and a call per node costs more than the guard.
+inline const SyntaxTables& Tables() {
+  static const SyntaxTables tables;
+  return tables;
+}
 
 inline NodeKind KindOf(TSNode node) {
   if (ts_node_is_null(node)) return NodeKind::kOther;

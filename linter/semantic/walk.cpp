@@ -13,6 +13,7 @@ void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth) {
   scope.node = node;
   scope.parent = scope_;
   if (ts::Node name = Field(node, F::kName); !name.IsNull()) scope.name = m_.Text(name);
+  if (depth > 0 && parent_kind_[depth - 1] == K::kDecorated) scope.decorated = last_decorated_;
   m_.scopes_.push_back(scope);
   scope_ = static_cast<int>(m_.scopes_.size()) - 1;
   loop_ = -1;  // a nested function's body does not run in the enclosing loop until it is called
@@ -99,17 +100,19 @@ void Builder::RecordCall(ts::Node node) {
   site.guard = guard_;
   site.callee = Unparen(FirstChild(node));  // `function` is always the first child
   const K ck = KindOf(site.callee);
+  ts::Node receiver;
   if (ck == K::kAttribute) {
     site.name = m_.Text(LastChild(site.callee));  // `object . attribute`
+    receiver = Unparen(FirstChild(site.callee));  // Site::Receiver(), unparenthesized
     if (site.name == "update" || site.name == "setdefault" || site.name == "pop") {
-      ts::Node object = Unparen(Field(site.callee, F::kObject));
-      if (KindOf(object) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(object));
+      if (KindOf(receiver) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(receiver));
     }
     if (site.name == "add_argument") add_argument_calls_.push_back(static_cast<uint32_t>(m_.sites_.size()));
   } else if (ck == K::kIdentifier) {
     site.name = m_.Text(site.callee);  // aliases are resolved after the walk (NameCalls)
   }
   m_.sites_.push_back(site);
+  receivers_.push_back(receiver);
 }
 
 void Builder::AddSite(ts::Node node, SiteKind kind) {
@@ -120,6 +123,7 @@ void Builder::AddSite(ts::Node node, SiteKind kind) {
   site.loop = loop_;
   site.guard = guard_;
   m_.sites_.push_back(site);
+  receivers_.emplace_back();
 }
 
 void Builder::NoteString(ts::Node node) {
@@ -139,6 +143,43 @@ void Builder::NoteString(ts::Node node) {
       text.substr(quote + 1).starts_with("cuda:{")) {
     m_.cuda_evidence_ = node;
   }
+}
+
+namespace {
+
+// The attribute names whose canonical names FindCatalogFacts asks about; a canonical name ends with
+// the attribute's own name, so any other attribute cannot match.
+bool PrecisionAttributeName(std::string_view name) {
+  return name == "channels_last" || name == "float16" || name == "bfloat16" || name == "half";
+}
+
+// Whether a node's text can hold such a name at all: a plain search, much cheaper than reading
+// fields or walking the node (most attributes and skipped subtrees have none).
+bool MayHoldPrecisionName(std::string_view text) {
+  return text.find("float16") != std::string_view::npos || text.find("half") != std::string_view::npos ||
+         text.find("channels_last") != std::string_view::npos;
+}
+
+}  // namespace
+
+void Builder::NoteAttribute(ts::Node node, uint32_t depth) {
+  if (!MayHoldPrecisionName(m_.Text(node)) || !PrecisionAttributeName(m_.Text(Field(node, F::kAttribute)))) return;
+  for (uint32_t d = 0; d < depth; ++d) {
+    if (parent_kind_[d] == K::kAttribute) return;
+  }
+  precision_attributes_.push_back(node);
+}
+
+void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
+  if (!MayHoldPrecisionName(m_.Text(subtree))) return;
+  for (uint32_t d = 0; d < depth; ++d) {
+    if (parent_kind_[d] == K::kAttribute) return;  // nothing below is outermost
+  }
+  ts::Walk(subtree, [&](ts::Node node) {
+    if (KindOf(node) != K::kAttribute) return true;
+    if (PrecisionAttributeName(m_.Text(Field(node, F::kAttribute)))) precision_attributes_.push_back(node);
+    return false;
+  });
 }
 
 bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
@@ -168,6 +209,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       return true;
     }
     case K::kClass: AddScope(ScopeKind::kClass, node, depth); return true;
+    case K::kDecorated: last_decorated_ = node; return true;
     case K::kFor: {
       Loop loop;
       loop.node = node;
@@ -232,12 +274,14 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       return true;
     }
     case K::kAttribute:
+      NoteAttribute(node, depth);
       // `a.b`: nothing to record below when the object is a plain name (most attributes); the
       // parent (a call or an assignment) reads the attribute itself.
       return KindOf(ts_node_child(node.raw(), 0)) != K::kIdentifier;
     case K::kParameters:
     case K::kType:
       // Parameters were bound with the function; defaults and annotations run once, at definition.
+      NoteSkippedAttributes(node, depth);
       return false;
     case K::kCall: RecordCall(node); return true;
     case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
@@ -267,6 +311,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
         if (c == 'f' || c == 'F') return true;
         if (c == '"' || c == '\'') break;
       }
+      NoteSkippedAttributes(node, depth);
       return false;
     }
     case K::kAssignment: {
@@ -290,7 +335,10 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       return true;
     }
     case K::kImport:
-    case K::kImportFrom: RecordImport(node, kind); return false;
+    case K::kImportFrom:
+      RecordImport(node, kind);
+      NoteSkippedAttributes(node, depth);
+      return false;
     default: return true;
   }
 }
@@ -329,6 +377,7 @@ void Builder::Run() {
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
   NameCalls();
+  NameCanonicalCallees();
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
     std::vector<int> callees = LocalCallees(m_.sites_[i]);
     if (!callees.empty()) m_.local_calls_.emplace_back(i, std::move(callees));

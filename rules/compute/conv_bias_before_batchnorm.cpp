@@ -76,7 +76,7 @@ struct ConvBiasFinding {
 
 // The last segment of a torch.nn layer class the call constructs ("Conv2d"), or empty.
 std::string_view LayerClass(const semantic::Model& model, const semantic::Site& call, std::string& holder) {
-  holder = model.CanonicalName(call.callee);
+  holder = model.CalleeCanonical(call);
   if (!holder.starts_with("torch.nn.")) return {};
   return std::string_view(holder).substr(holder.rfind('.') + 1);
 }
@@ -218,6 +218,10 @@ class ConvBiasBeforeBatchNorm final : public Rule {
       if (scope.kind != semantic::ScopeKind::kFunction || scope.name != "forward") continue;
       const semantic::Site* conv = model.ConstructorOf(site.callee, site.scope);
       if (conv == nullptr) continue;
+      // `report` drops every layer that is not a conv: asking first saves the walks to the parent
+      // below (tree-sitter finds a parent by descending from the root) for the other layers.
+      std::string conv_holder;
+      if (!IsConv(LayerClass(model, *conv, conv_holder))) continue;
       const ts::Node parent = site.node.Parent();
       if (semantic::KindOf(parent) == semantic::NodeKind::kArgumentList && parent.NamedChildCount() == 1) {
         const ts::Node outer = parent.Parent();

@@ -2,9 +2,14 @@
 // CUDA sync debug mode left switched on in training code.
 #include <fmt/core.h>
 
+#include <array>
+#include <iterator>
+#include <string_view>
+
 #include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
+#include "linter/semantic/syntax.h"
 
 namespace tl {
 namespace {
@@ -139,11 +144,15 @@ class DebugApiInTraining final : public Rule {
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
     if (!model.HasFact(semantic::kFactTrains)) return;
+    // IsCanonical first compares the call's name with the last segment: that test, on every call for
+    // every API, is done here on segments read once.
+    std::array<std::string_view, std::size(kApis)> names;
+    for (size_t i = 0; i < names.size(); ++i) names[i] = semantic::LastSegment(kApis[i].canonical);
     for (const semantic::Site& call : model.Sites()) {
       if (call.kind != semantic::SiteKind::kCall) continue;
       const Known* known = nullptr;
-      for (const Known& k : kApis) {
-        if (model.IsCanonical(call, k.canonical)) known = &k;
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == call.name && model.IsCanonical(call, kApis[i].canonical)) known = &kApis[i];
       }
       if (known == nullptr || model.SwitchedOff(call)) continue;
       if (!known->switch_name.empty()) {
