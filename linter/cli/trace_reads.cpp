@@ -22,6 +22,16 @@ Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool q
   return CrossCheck::Load(path, read, analysis);
 }
 
+std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, size_t top) {
+  trace::SnapshotResult read = trace::ReadMemorySnapshot(path, top);
+  if (!read.ok()) {
+    fmt::print(stderr, "torchlint: error: {}\n", read.error);
+    return std::nullopt;
+  }
+  for (const auto& w : read.snapshot.warnings) fmt::print(stderr, "torchlint: warning: {}\n", w);
+  return std::move(read.snapshot);
+}
+
 void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang) {
   const bool zh = lang == Lang::kChinese;
   fmt::print(stderr,

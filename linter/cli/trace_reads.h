@@ -3,6 +3,7 @@
 // all files, for a folder of ranks) and is gone before anything else is printed.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "crosscheck/crosscheck.h"
@@ -19,6 +20,10 @@ trace::TraceSet LoadTraceSetShowingProgress(const std::string& path, trace::Read
 Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool quiet = false,
                                                  trace::ReadOptions read = {},
                                                  const trace::AnalysisOptions& analysis = {});
+
+// A CUDA memory snapshot as `memory` and `--memory` read it (traceio's restricted pickle reader), its
+// warnings printed on stderr; nullopt after the one-line error of a file that is not a readable snapshot.
+std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, size_t top = 10);
 
 // The note on stderr that the target PyTorch version was read from the trace, in `lang`.
 void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang);
