@@ -281,7 +281,7 @@ std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
     }
     setup.trace_torch = cross_check->TraceTorch();
     if (!args.memory.empty()) {
-      auto snapshot = ReadSnapshotReporting(args.memory);
+      auto snapshot = ReadSnapshotReporting(args.memory, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
       if (!snapshot) return 2;
       cross_check->SetMemorySnapshot(std::move(*snapshot));
     }

@@ -23,7 +23,8 @@ struct MemoryArgs {
 };
 
 int RunMemory(const MemoryArgs& args) {
-  const std::optional<trace::MemorySnapshot> snapshot = ReadSnapshotReporting(args.path, args.top);
+  const std::optional<trace::MemorySnapshot> snapshot = ReadSnapshotReporting(
+      args.path, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish, args.top);
   if (!snapshot) return 2;
   if (args.format == "json") {
     fmt::print("{}\n", trace::JsonText(trace::SnapshotToJson(*snapshot)));

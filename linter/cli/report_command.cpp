@@ -48,7 +48,7 @@ int RunReport(const ReportArgs& args) {
   if (!cross_check.ok()) return UsageError(cross_check.error().message);
   for (const auto& warning : cross_check->Warnings()) fmt::print(stderr, "warning: {}\n", warning);
   if (!args.memory.empty()) {
-    auto snapshot = ReadSnapshotReporting(args.memory);
+    auto snapshot = ReadSnapshotReporting(args.memory, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
     if (!snapshot) return 2;
     cross_check->SetMemorySnapshot(std::move(*snapshot));
   }

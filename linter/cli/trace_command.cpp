@@ -247,7 +247,7 @@ int RunTrace(const TraceArgs& args) {
   if (!set.any_readable()) return 2;
   std::optional<trace::MemorySnapshot> snapshot;
   if (!args.memory.empty()) {
-    snapshot = ReadSnapshotReporting(args.memory);
+    snapshot = ReadSnapshotReporting(args.memory, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
     if (!snapshot) return 2;
   }
 

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "linter/core/progress.h"
+#include "report/memory_report.h"
 
 namespace tl::cli {
 
@@ -22,13 +23,17 @@ Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool q
   return CrossCheck::Load(path, read, analysis);
 }
 
-std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, size_t top) {
+std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, Lang lang, size_t top) {
   trace::SnapshotResult read = trace::ReadMemorySnapshot(path, top);
   if (!read.ok()) {
     fmt::print(stderr, "torchlint: error: {}\n", read.error);
     return std::nullopt;
   }
-  for (const auto& w : read.snapshot.warnings) fmt::print(stderr, "torchlint: warning: {}\n", w);
+  // The notes the report renders, in its language, rather than traceio's English warnings.
+  const auto language = lang == Lang::kChinese ? trace::Language::kChinese : trace::Language::kEnglish;
+  for (const auto& note : trace::SnapshotNotes(read.snapshot, language)) {
+    fmt::print(stderr, "torchlint: warning: {}: {}\n", path, note);
+  }
   return std::move(read.snapshot);
 }
 

@@ -21,9 +21,11 @@ Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool q
                                                  trace::ReadOptions read = {},
                                                  const trace::AnalysisOptions& analysis = {});
 
-// A CUDA memory snapshot as `memory` and `--memory` read it (traceio's restricted pickle reader), its
-// warnings printed on stderr; nullopt after the one-line error of a file that is not a readable snapshot.
-std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, size_t top = 10);
+// A CUDA memory snapshot as `memory` and `--memory` read it (traceio's restricted pickle reader), what
+// to know about its figures printed on stderr in `lang` (a report in Chinese is Chinese on stderr too);
+// nullopt after the one-line error of a file that is not a readable snapshot.
+std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, Lang lang = Lang::kEnglish,
+                                                           size_t top = 10);
 
 // The note on stderr that the target PyTorch version was read from the trace, in `lang`.
 void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang);
