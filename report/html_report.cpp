@@ -243,7 +243,7 @@ std::string SnapshotHtml(const MemorySnapshot& s, Language lang) {
   std::string out = fmt::format("<p>{}{}</p>\n", HtmlEscape(t("Memory snapshot: ", "内存快照：")), HtmlEscape(s.path));
   for (const auto& d : s.devices) {
     out += fmt::format("<h3>{}</h3>\n",
-                       HtmlEscape(fmt::format(fmt::runtime(t("Snapshot of device {}", "快照：设备 {}")), d.device)));
+                       HtmlEscape(fmt::format(fmt::runtime(t("Snapshot of device {}", "设备 {} 的快照")), d.device)));
     out += HorizontalBars({{t("allocated at the snapshot", "快照时已分配"), static_cast<double>(d.allocated_bytes),
                             FormatBytes(d.allocated_bytes)},
                            {t("reserved at the snapshot", "快照时已预留"), static_cast<double>(d.reserved_bytes),

@@ -84,14 +84,15 @@ std::string RenderSnapshotSection(const MemorySnapshot& s, ReportFormat format, 
   const Page page(format, language);
   auto t = [&](const char* en, const char* cn) { return page.T(en, cn); };
   const bool md = page.md();
-  // A device's heading one level below the section's: `###` under the report's `##`.
+  // A device's heading one level below the section's: `###` under the report's `##`; in text, inside a
+  // report's section, a plain line, so that it does not read as a section of the report.
   auto heading = [&](const std::string& title) {
     if (md) return fmt::format("\n{} {}\n\n", std::string(static_cast<size_t>(section_level) + 1, '#'), title);
-    return page.Heading(title);
+    return section_level > 1 ? fmt::format("\n{}{}\n", title, t(":", "：")) : page.Heading(title);
   };
   std::string out = fmt::format("{}{}: {}\n", section_level > 1 ? "- " : "", t("Memory snapshot", "内存快照"), s.path);
   for (const auto& d : s.devices) {
-    out += heading(fmt::format("{} {}", t("Snapshot of device", "快照：设备"), d.device));
+    out += heading(fmt::format(fmt::runtime(t("Snapshot of device {}", "设备 {} 的快照")), d.device));
     out += fmt::format("- {}: {}\n", t("Allocated at the snapshot", "快照时已分配"), Bytes(d.allocated_bytes));
     out += fmt::format("- {}: {}\n", t("Reserved at the snapshot", "快照时已预留"), Bytes(d.reserved_bytes));
     out += fmt::format("- {}: {}{}\n", t("Peak allocated over the recorded history", "记录期间分配峰值"),

@@ -80,7 +80,7 @@ if [[ -f $snapshot ]]; then
   snapbars=$(grep -o '<svg class="chart snapshot".*' "$work/zh-dom.html" | sed 's|</svg>.*||' | grep -o 'class="bar"' | wc -l)
   (( snapbars == 3 )) || fail "expected the snapshot's allocated, reserved and peak bars, found $snapbars"
   grep -q '<table class="sites">' "$work/zh-dom.html" || fail "no table of the snapshot's allocation sites"
-  grep -q '快照：设备 0' "$work/zh-dom.html" || fail "no snapshot heading"
+  grep -q '设备 0 的快照' "$work/zh-dom.html" || fail "no snapshot heading"
 else
   echo "skipped: the snapshot section: no shared snapshot at $snapshot"
 fi

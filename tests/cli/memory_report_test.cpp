@@ -139,7 +139,7 @@ TEST_CASE("report --memory --lang zh and trace --memory: the same content, in Ch
         {"report", "train.py", "--trace", "trace.json", "--memory", "snap.pickle", "--lang", "zh", "--format", format},
         f.dir.path());
     REQUIRE(zh.exit_code == 0);
-    CHECK(zh.out.find("快照：设备 0") != std::string::npos);
+    CHECK(zh.out.find("设备 0 的快照") != std::string::npos);
     CHECK(zh.out.find("empty_cache 抖动：释放了 1 个段（2.0 KiB）后又重新分配了 1 个段") != std::string::npos);
     const Markup markup = std::string_view(format) == "html" ? Markup::kHtml : Markup::kMarkdown;
     for (const std::string& run : EnglishRuns(zh.out, markup)) FAIL_CHECK("English in stdout: " << run);
