@@ -194,13 +194,11 @@ TEST_CASE("a hostile or broken snapshot through --memory: one line, exit 2, noth
 }
 
 TEST_CASE("report --memory with the real snapshot: its figures in the Markdown and JSON reports") {
-  auto snapshot = SharedTrace("memory/assignment2-systems_memory_snapshot.pickle");
-  auto trace = SharedTrace("cpu/torch2.14.1/a_baseline.pt.trace.json");
-  auto script = SharedTrace("cpu/scripts/a_baseline.py");
-  if (!snapshot || !trace || !script) return;
+  const auto shared = FindSharedMemoryInputs();
+  if (!shared) return;
   TempFolder dir;
-  const std::vector<std::string> args = {"report",        script->string(), "--trace",
-                                         trace->string(), "--memory",       snapshot->string()};
+  const std::vector<std::string> args = {"report",   shared->script.string(),  "--trace", shared->trace.string(),
+                                         "--memory", shared->snapshot.string()};
   const RunResult md = RunTorchlint(args, dir.path());
   REQUIRE(md.exit_code == 0);
   const std::string memory = Between(md.out, "## Memory", "## Bottleneck diagnosis");

@@ -127,42 +127,26 @@ TEST_CASE("report goldens in English and Chinese on the end-to-end traces") {
 }
 
 TEST_CASE("report, check and trace --memory --lang zh: no English sentence, with the real snapshot and small ones") {
-  auto snapshot = SharedTrace("memory/assignment2-systems_memory_snapshot.pickle");
-  auto trace = SharedTrace("cpu/torch2.14.1/a_baseline.pt.trace.json");
-  auto script = SharedTrace("cpu/scripts/a_baseline.py");
-  if (!snapshot || !trace || !script) return;
+  const auto shared = FindSharedMemoryInputs();
+  if (!shared) return;
   TempFolder dir;
-  // The script with the model on CUDA and empty_cache() on line 44 (a line the trace's CallFrom names),
-  // so that TL103's snapshot sentences are rendered too.
-  std::string text = ReadText(*script);
-  std::vector<std::string> lines;
-  for (size_t at = 0; at < text.size();) {
-    const size_t end = text.find('\n', at);
-    lines.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
-    at = end == std::string::npos ? text.size() : end + 1;
-  }
-  REQUIRE(lines.size() > 44);
-  lines[25] = "    model = MLP().to(\"cuda\" if torch.cuda.is_available() else \"cpu\")";
-  lines[43] = "                torch.cuda.empty_cache()";
-  text.clear();
-  for (const auto& line : lines) text += line + "\n";
-  dir.Write("a_baseline.py", text);
+  dir.Write("a_baseline.py", EmptyCacheBaseline(ReadText(shared->script)));
   dir.Write("churn.pickle", SmallSnapshot({.script = "a_baseline.py"}));
   dir.Write("calm.pickle", SmallSnapshot({.churn = false, .script = "a_baseline.py"}));
   dir.Write("bare.pickle", SmallSnapshot({.history = false}));
   dir.Write("other.pickle", SmallSnapshot({.script = "other.py"}));
-  for (const std::string& memory : {snapshot->string(), std::string("churn.pickle"), std::string("calm.pickle"),
+  for (const std::string& memory : {shared->snapshot.string(), std::string("churn.pickle"), std::string("calm.pickle"),
                                     std::string("bare.pickle"), std::string("other.pickle")}) {
     CAPTURE(memory);
-    const std::vector<std::string> report = {"report",   "a_baseline.py", "--trace", trace->string(),
+    const std::vector<std::string> report = {"report",   "a_baseline.py", "--trace", shared->trace.string(),
                                              "--memory", memory,          "--lang",  "zh"};
     CheckChinese(report, dir.path(), Markup::kMarkdown);
     std::vector<std::string> html = report;
     html.insert(html.end(), {"--format", "html"});
     CheckChinese(html, dir.path(), Markup::kHtml);
-    CheckChinese({"check", "a_baseline.py", "--trace", trace->string(), "--memory", memory, "--lang", "zh"}, dir.path(),
-                 Markup::kText);
-    CheckChinese({"trace", trace->string(), "--memory", memory, "--lang", "zh"}, dir.path(), Markup::kText);
+    CheckChinese({"check", "a_baseline.py", "--trace", shared->trace.string(), "--memory", memory, "--lang", "zh"},
+                 dir.path(), Markup::kText);
+    CheckChinese({"trace", shared->trace.string(), "--memory", memory, "--lang", "zh"}, dir.path(), Markup::kText);
     CheckChinese({"memory", memory, "--lang", "zh"}, dir.path(), Markup::kText);
   }
 }

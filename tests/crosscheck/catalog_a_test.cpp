@@ -15,16 +15,6 @@
 namespace tl::test {
 namespace {
 
-// Replaces the whole of line `line` (1-based) of `text`, so that no other line moves.
-std::string ReplaceLine(std::string text, int line, const std::string& with) {
-  size_t begin = 0;
-  for (int i = 1; i < line; ++i) begin = text.find('\n', begin) + 1;
-  const size_t end = text.find('\n', begin);
-  REQUIRE(end != std::string::npos);
-  text.replace(begin, end - begin, with);
-  return text;
-}
-
 const Diagnostic* Finding(const Checked& c, std::string_view code, int line) {
   const Diagnostic* d = &FindWithEvidence(c, code, line);
   return d;
@@ -372,15 +362,11 @@ TEST_CASE("T4 fp32 (no cudaFree in its steps) and a snapshot with churn: the two
   CHECK(refuted->evidence->summary.find("frees no segment") != std::string::npos);
 }
 
-// The shared CPU trace a_baseline with its own script, the model on CUDA and empty_cache() in place of
-// its zero_grad on line 44 (a line the trace's CallFrom names), so that only the snapshot can speak.
+// The shared CPU trace a_baseline's own script made to empty the cache on line 44 (EmptyCacheBaseline).
 std::optional<Checked> BaselineWithEmptyCache(CrossCheck& cc, const std::string& name = "a_baseline.py") {
   auto dir = SharedTraces("cpu/scripts/a_baseline.py");
   if (!dir) return std::nullopt;
-  std::string text = Slurp(*dir / "cpu/scripts/a_baseline.py");
-  text = ReplaceLine(text, 26, "    model = MLP().to(\"cuda\" if torch.cuda.is_available() else \"cpu\")");
-  text = ReplaceLine(text, 44, "                torch.cuda.empty_cache()");
-  return CheckAgainst(name, text, cc);
+  return CheckAgainst(name, EmptyCacheBaseline(Slurp(*dir / "cpu/scripts/a_baseline.py")), cc);
 }
 
 TEST_CASE("shared CPU trace: a snapshot refutes TL103 without churn, keeps it unverifiable otherwise") {

@@ -1,11 +1,17 @@
 // Small CUDA memory snapshots written opcode by opcode, as `torch.cuda.memory._dump_snapshot` pickles them
 // (protocol 4 forms), for the tests of the snapshot reader, of TL103's snapshot evidence and of the
 // reports' memory section: what the file holds is known byte for byte, so each figure can be asserted.
+// Beside them, the shared inputs those tests pair with a snapshot: the real one, and a CPU trace with its
+// script made to empty the cache on a line the trace names.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "tests/support/paths.h"
 
 namespace tl::test {
 
@@ -86,6 +92,41 @@ inline std::string SmallSnapshot(const SnapshotShape& shape = {}) {
   p.Op('e');
   p.Op('u');
   return p.Done();
+}
+
+// `text` with the whole of line `line` (1-based) replaced by `with`, so that no other line moves; as it
+// is when it has fewer lines.
+inline std::string ReplaceLine(std::string text, int line, std::string_view with) {
+  size_t begin = 0;
+  for (int i = 1; i < line && begin != std::string::npos; ++i) {
+    begin = text.find('\n', begin);
+    if (begin != std::string::npos) ++begin;
+  }
+  if (begin == std::string::npos || begin >= text.size()) return text;
+  const size_t end = text.find('\n', begin);
+  text.replace(begin, end == std::string::npos ? std::string::npos : end - begin, with);
+  return text;
+}
+
+// The shared CPU trace a_baseline's script (cpu/scripts/a_baseline.py, given as `text`) with its model on
+// CUDA and `torch.cuda.empty_cache()` in place of its zero_grad on line 44, a line the trace's CallFrom
+// names: TL103 fires there, and on that CPU-only trace only a memory snapshot can say more.
+inline std::string EmptyCacheBaseline(std::string text) {
+  text = ReplaceLine(std::move(text), 26, "    model = MLP().to(\"cuda\" if torch.cuda.is_available() else \"cpu\")");
+  return ReplaceLine(std::move(text), 44, "                torch.cuda.empty_cache()");
+}
+
+// The real snapshot and the shared CPU trace a_baseline with its script; nullopt after a `skipped:` line
+// where one of them is absent.
+struct SharedMemoryInputs {
+  std::filesystem::path snapshot, trace, script;
+};
+inline std::optional<SharedMemoryInputs> FindSharedMemoryInputs() {
+  auto snapshot = SharedTrace("memory/assignment2-systems_memory_snapshot.pickle");
+  auto trace = SharedTrace("cpu/torch2.14.1/a_baseline.pt.trace.json");
+  auto script = SharedTrace("cpu/scripts/a_baseline.py");
+  if (!snapshot || !trace || !script) return std::nullopt;
+  return SharedMemoryInputs{*snapshot, *trace, *script};
 }
 
 }  // namespace tl::test
