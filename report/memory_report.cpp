@@ -9,6 +9,15 @@ namespace {
 
 std::string Bytes(int64_t b) { return FormatBytes(b); }
 
+// A site as a Markdown table cell in a code span: a file name may hold `|`, a backtick or a line break,
+// which would end the cell, the span or the row.
+std::string CodeCell(std::string site) {
+  for (char& c : site) {
+    if (c == '|' || c == '`' || c == '\n' || c == '\r') c = ' ';
+  }
+  return fmt::format("`{}`", site);
+}
+
 }  // namespace
 
 nlohmann::ordered_json SnapshotToJson(const MemorySnapshot& s) {
@@ -113,7 +122,7 @@ std::string RenderSnapshotSection(const MemorySnapshot& s, ReportFormat format, 
       if (md) out += fmt::format("\n| {} | {} |\n|---:|---|\n", t("Size", "大小"), t("Allocated at", "分配位置"));
       for (const auto& b : d.largest) {
         // Code spans for the sites only: the placeholder is prose.
-        const std::string site = b.site.empty() ? no_frames : md ? fmt::format("`{}`", b.site) : b.site;
+        const std::string site = b.site.empty() ? no_frames : md ? CodeCell(b.site) : b.site;
         out += md ? fmt::format("| {} | {} |\n", Bytes(b.bytes), site)
                   : fmt::format("  {:>12}  {}\n", Bytes(b.bytes), site);
       }
@@ -126,7 +135,7 @@ std::string RenderSnapshotSection(const MemorySnapshot& s, ReportFormat format, 
                            t("Allocations", "分配次数"), t("Allocated", "累计分配"), t("Live", "存活"));
       }
       for (const auto& site : d.sites) {
-        out += md ? fmt::format("| `{}` | {} | {} | {} |\n", site.site, site.allocations, Bytes(site.bytes),
+        out += md ? fmt::format("| {} | {} | {} | {} |\n", CodeCell(site.site), site.allocations, Bytes(site.bytes),
                                 Bytes(site.live_bytes))
                   : fmt::format("  {:>12} {} {:>6} {}, {:>12} {}  {}\n", Bytes(site.bytes), t("in", "共"),
                                 site.allocations, t("allocations", "次"), Bytes(site.live_bytes), t("live", "存活"),

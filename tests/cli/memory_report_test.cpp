@@ -193,6 +193,21 @@ TEST_CASE("a hostile or broken snapshot through --memory: one line, exit 2, noth
   CHECK_FALSE(std::filesystem::exists(f.dir.path() / "PWNED"));
 }
 
+TEST_CASE("trace --memory: a hostile file name in the snapshot's frames stays text in HTML and one cell in Markdown") {
+  TempFolder dir;
+  dir.Write("trace.json", Trace());
+  dir.Write("odd.pickle", SmallSnapshot({.script = "x<script>|`b`.py"}));
+  const RunResult html = RunTorchlint({"trace", "trace.json", "--memory", "odd.pickle", "--format", "html"},
+                                      dir.path());
+  REQUIRE(html.exit_code == 0);
+  CHECK(html.out.find("<script") == std::string::npos);
+  CHECK(html.out.find("x&lt;script&gt;|`b`.py:7 (step)") != std::string::npos);
+  const RunResult md = RunTorchlint({"trace", "trace.json", "--memory", "odd.pickle", "--format", "markdown"},
+                                    dir.path());
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.out.find("| 4.0 KiB | `x<script>  b .py:7 (step)` |") != std::string::npos);
+}
+
 TEST_CASE("report --memory with the real snapshot: its figures in the Markdown and JSON reports") {
   const auto shared = FindSharedMemoryInputs();
   if (!shared) return;
