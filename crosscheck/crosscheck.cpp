@@ -42,6 +42,21 @@ std::vector<TraceFigure> Figures(const std::vector<trace::EvidenceFigure>& figur
   return out;
 }
 
+// "model.py, train.py and 2 others": the files a snapshot's frames name, for the sentence that says it is
+// another program's.
+std::string FrameFileList(const trace::MemorySnapshot& snapshot) {
+  constexpr size_t kShown = 3;
+  std::string out;
+  const auto& files = snapshot.frame_files;
+  for (size_t i = 0; i < files.size() && i < kShown; ++i) {
+    const size_t slash = files[i].find_last_of("/\\");
+    out += fmt::format("{}`{}`", i == 0 ? "" : ", ",
+                       slash == std::string::npos ? files[i] : files[i].substr(slash + 1));
+  }
+  if (files.size() > kShown) out += fmt::format(" (+{})", files.size() - kShown);
+  return out;
+}
+
 // A GPU conclusion from a trace cut before its end: the kernels may be in the missing tail.
 bool GpuSideUnknown(const trace::RankTrace& rank, const trace::TraceEvidence& te) {
   return rank.read.stats.truncated && !te.capabilities().cuda;
@@ -54,6 +69,7 @@ struct CrossCheck::State {
   std::vector<const trace::RankTrace*> ranks;                   // readable ones
   std::vector<std::unique_ptr<trace::TraceEvidence>> evidence;  // one per readable rank
   std::vector<TraceSignals> signals;                            // one per readable rank
+  std::optional<trace::MemorySnapshot> memory;                  // --memory
 };
 
 CrossCheck::CrossCheck(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -98,6 +114,10 @@ std::vector<std::string> CrossCheck::Warnings(Lang lang) const {
   }
   return out;
 }
+
+void CrossCheck::SetMemorySnapshot(trace::MemorySnapshot snapshot) { state_->memory = std::move(snapshot); }
+
+const trace::MemorySnapshot* CrossCheck::memory_snapshot() const { return state_->memory ? &*state_->memory : nullptr; }
 
 const trace::RankTrace* CrossCheck::Focus() const {
   const auto& set = *state_->set;
@@ -148,9 +168,15 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
     provenance.push_back(DecideProvenance(state_->signals[i], file.path(), facts));
     if (state_->ranks[i] == focus) script.trace_is_its = provenance.back().usable();
   }
+  // The snapshot speaks for this file unless its frames name only other files: another program's
+  // allocator can neither confirm nor refute this file's code, as another program's trace cannot.
+  const trace::MemorySnapshot* memory = memory_snapshot();
+  const std::optional<bool> memory_is_its = memory != nullptr ? trace::RecordedFrom(*memory, file.path())
+                                                              : std::optional<bool>(false);
   for (auto& d : diagnostics) {
     if (FindRule(d.code) == nullptr) continue;  // notices (parse-error) are about the file, not the code
     const RuleEvidence* rule = FindRuleEvidence(d.code);
+    const bool asks_memory = rule != nullptr && memory != nullptr && rule->UsesMemorySnapshot();
     const int line = static_cast<int>(file.lines().Locate(d.range.begin).line);
     std::optional<Evidence> best;
     for (size_t i = 0; i < state_->ranks.size(); ++i) {
@@ -176,7 +202,12 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
                         steps.mean_ms(),
                         steps.count(),
                         static_cast<uint32_t>(i)};
+        if (asks_memory && memory_is_its != false) q.memory = memory;
         e = rule->Confirm(d, q);
+        if (asks_memory && memory_is_its == false) {
+          ExtendSummary(e, "snapshot-not-this-script",
+                        {{"path", file.path(), {}}, {"files", FrameFileList(*memory), {}}});
+        }
         e.step_ms = steps.mean_ms();
         // A verdict by op names says so, with why the trace is this script's.
         if (at.level == AttributionLevel::kStep && e.summary.find(at.how.en) == std::string::npos) {

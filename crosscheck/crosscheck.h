@@ -5,6 +5,9 @@
 // check), applies the materiality threshold, and turns the trace's own bottleneck classification into
 // trace-only findings for what no line can be blamed on (launch-bound, communication-bound, low GPU
 // busy, no tensor cores). Costs shared between findings and the ranking are in crosscheck/ranking.h.
+// A CUDA memory snapshot given beside the trace (`--memory`) is further evidence it holds: the rules that
+// ask for it (RuleEvidence::UsesMemorySnapshot) see it in their query when it was recorded from the
+// checked script.
 // This library joins the two halves: it depends on linter/ and traceio/, and neither depends on it.
 // Errors are values: a trace that cannot be read comes back as an Error with a one-line message.
 #pragma once
@@ -24,6 +27,7 @@
 #include "linter/engine/check.h"
 #include "linter/engine/rule.h"
 #include "traceio/analyses/bottleneck.h"  // trace::Language, trace::Recommendation
+#include "traceio/memory_snapshot.h"
 #include "traceio/trace_set.h"
 
 namespace tl {
@@ -49,6 +53,11 @@ class CrossCheck {
   const trace::TraceSet& traces() const;
   // The trace files used (readable ranks), and warnings met while reading (truncation, ...).
   std::vector<std::string> Warnings(Lang lang = Lang::kEnglish) const;
+
+  // A memory snapshot (traceio/memory_snapshot.h) of the same training, as further evidence for the rules
+  // that use it; Annotate decides per script whether it is that script's. Null until one is set.
+  void SetMemorySnapshot(trace::MemorySnapshot snapshot);
+  const trace::MemorySnapshot* memory_snapshot() const;
 
   // The PyTorch version the trace shows, if it shows one: the `pytorch_version` metadata, the 1.8-1.9
   // category names (1.9), or CallFrom (2.x). For version-aware rules when --target-torch is not given.

@@ -18,6 +18,7 @@
 #include "linter/core/diagnostic.h"
 #include "linter/core/source_file.h"
 #include "traceio/evidence.h"
+#include "traceio/memory_snapshot.h"
 
 namespace tl {
 
@@ -32,6 +33,10 @@ struct EvidenceQuery {
   double step_ms = 0.0;      // mean analysed step time
   size_t steps = 0;          // analysed steps
   uint32_t trace_index = 0;  // which trace of a folder, for the ids of claimed events
+  // The memory snapshot given with --memory, for a rule that uses one (UsesMemorySnapshot), when it was
+  // recorded from this file or cannot tell; null otherwise. Asked through traceio's questions
+  // (trace::SegmentChurnOf), never read field by field for a verdict of its own making.
+  const trace::MemorySnapshot* memory = nullptr;
 };
 
 class RuleEvidence {
@@ -43,6 +48,9 @@ class RuleEvidence {
   // Whether the verdict rests on the GPU side of the trace (kernels, copies, syncs). Such verdicts stay
   // unverifiable on a trace that was cut before any GPU event: the GPU side may be in the missing tail.
   virtual bool NeedsGpu() const { return true; }
+  // Whether a memory snapshot (`--memory`) is evidence for this rule: the cross-check then passes it in the
+  // query, and says in the summary when the snapshot given was another program's.
+  virtual bool UsesMemorySnapshot() const { return false; }
 
  protected:
   // The sentence `id` of the rule's catalog (RuleMeta::messages, ids "ev-..."), for a summary or a part of

@@ -68,6 +68,10 @@ constexpr MessageText kMessages[] = {
     // What the cross-check says when no rule can speak.
     {"no-evidence", "{code} has no trace evidence defined", "{code} 没有定义 trace 证据"},
     {"not-this-script", "{reason}; its findings cannot be checked against it", "{reason}；无法用它核对这些问题"},
+    {"snapshot-not-this-script",
+     "{summary}; the memory snapshot was not recorded from {path} (its Python frames name {files}), so it is no "
+     "evidence here",
+     "{summary}；内存快照不是由 {path} 录制的（它的 Python 帧指向 {files}），因此不能作为这里的证据"},
     {"gpu-side-cut",
      "The trace is cut at byte {offset} before any GPU event was read; its kernels and copies may be in the missing "
      "tail, so the GPU side is unknown",

@@ -9,6 +9,7 @@
 #include "linter/engine/rule.h"  // LocalizedMessage, LocalizedFixTitle
 #include "linter/output/ansi.h"
 #include "linter/output/evidence.h"
+#include "report/memory_report.h"
 
 namespace tl {
 
@@ -40,9 +41,11 @@ Lang RuleLang(trace::Language language) {
 
 // The profiler guide's report for the focus trace with the findings merged into its diagnosis and
 // recommendations; shared by the Markdown and the HTML renderings.
-trace::TraceReport MergedReport(const trace::RankTrace* focus, const std::vector<RankedFinding>& findings,
-                                const std::vector<TraceFinding>& trace_only, trace::Language language) {
+trace::TraceReport MergedReport(const trace::RankTrace* focus, const trace::MemorySnapshot* snapshot,
+                                const std::vector<RankedFinding>& findings, const std::vector<TraceFinding>& trace_only,
+                                trace::Language language) {
   trace::TraceReport report = trace::BuildReport(*focus->read.trace, *focus->analysis, language);
+  if (snapshot != nullptr) report.snapshot = *snapshot;
   const bool zh = language == trace::Language::kChinese;
   const double step_ms = focus->analysis->steps.mean_ms();
   auto confirmed = [&](std::string_view code) {
@@ -130,7 +133,7 @@ std::string RenderCrossCheckHtml(const CrossCheck& cc, const std::vector<RankedF
                                  const std::vector<TraceFinding>& trace_only, trace::Language language) {
   const trace::RankTrace* focus = cc.Focus();
   if (focus == nullptr) return "";
-  const trace::TraceReport report = MergedReport(focus, findings, trace_only, language);
+  const trace::TraceReport report = MergedReport(focus, cc.memory_snapshot(), findings, trace_only, language);
   std::vector<trace::HtmlFinding> rows;
   for (const auto& f : findings) {
     trace::HtmlFinding row;
@@ -157,7 +160,7 @@ std::string RenderCrossCheckReport(const CrossCheck& cc, const std::vector<Ranke
   if (focus == nullptr) return "";
   const bool md = format != trace::ReportFormat::kText;
   color = color && !md;
-  std::string out = trace::RenderReport(MergedReport(focus, findings, trace_only, language),
+  std::string out = trace::RenderReport(MergedReport(focus, cc.memory_snapshot(), findings, trace_only, language),
                                         md ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText, color);
   // A section title as the trace report above writes its own: `## ` in Markdown, underlined in text.
   auto h2 = [&](const char* title) {
@@ -221,6 +224,8 @@ nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cc, const std::vec
   const trace::RankTrace* focus = cc.Focus();
   j["trace"] = focus != nullptr ? nlohmann::ordered_json(trace::AnalysisToJson(*focus->read.trace, *focus->analysis))
                                 : nlohmann::ordered_json(nullptr);
+  if (const trace::MemorySnapshot* snapshot = cc.memory_snapshot())
+    j["memory_snapshot"] = trace::SnapshotToJson(*snapshot);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   int rank = 0;
   for (const auto& f : findings) {

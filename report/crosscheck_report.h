@@ -1,6 +1,7 @@
 // `torchlint report`: the PyTorch profiler guide's report (第四步) for the trace, with the cross-check's
 // ranked findings merged into its diagnosis and recommendations and listed with their evidence, as
-// Markdown in English or Chinese, or as one JSON object. This is the rendering layer above the
+// Markdown in English or Chinese, or as one JSON object. A memory snapshot held by the cross-check
+// (`--memory`) joins the memory section of each. This is the rendering layer above the
 // cross-check: it turns the structs of crosscheck/ and traceio/ into text and parses nothing back.
 #pragma once
 
@@ -26,8 +27,8 @@ std::string RenderCrossCheckReport(const CrossCheck& cross_check, const std::vec
 // line and its rule's docs.
 std::string RenderCrossCheckHtml(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,
                                  const std::vector<TraceFinding>& trace_findings, trace::Language language);
-// The same as one JSON object: {"trace": <torchlint trace's object>, "findings": [...],
-// "trace_findings": [...]}.
+// The same as one JSON object: {"trace": <torchlint trace's object>, "memory_snapshot": <torchlint memory's object,
+// with --memory>, "findings": [...], "trace_findings": [...]}.
 nlohmann::ordered_json CrossCheckReportJson(const CrossCheck& cross_check, const std::vector<RankedFinding>& findings,
                                             const std::vector<TraceFinding>& trace_findings);
 

@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "report/memory_report.h"
 #include "report/trace_report.h"
 #include "traceio/event_parser.h"
 
@@ -232,6 +233,73 @@ std::string MemoryChart(const MemoryRow& m, Language lang) {
   std::vector<std::pair<std::string, const char*>> legend = {{t("allocated", "已分配"), "#8a5cc2"}};
   if (m.peak_reserved > 0) legend.emplace_back(t("reserved (caching allocator)", "已预留（缓存分配器）"), "#9aa3b0");
   return svg + Legend(legend);
+}
+
+// A memory snapshot (`--memory`) under the memory section: per device its allocated, reserved and peak
+// memory as bars, fragmentation, history and churn as a list, the largest live blocks as bars and the
+// allocation sites as a table. The sentences are memory_report's, as the Markdown report words them.
+std::string SnapshotHtml(const MemorySnapshot& s, Language lang) {
+  const Text t{lang};
+  std::string out = fmt::format("<p>{}{}</p>\n", HtmlEscape(t("Memory snapshot: ", "内存快照：")), HtmlEscape(s.path));
+  for (const auto& d : s.devices) {
+    out += fmt::format("<h3>{}</h3>\n",
+                       HtmlEscape(fmt::format(fmt::runtime(t("Snapshot of device {}", "设备 {} 的快照")), d.device)));
+    out += HorizontalBars({{t("allocated at the snapshot", "快照时已分配"), static_cast<double>(d.allocated_bytes),
+                            FormatBytes(d.allocated_bytes)},
+                           {t("reserved at the snapshot", "快照时已预留"), static_cast<double>(d.reserved_bytes),
+                            FormatBytes(d.reserved_bytes)},
+                           {s.has_history ? t("peak allocated (history)", "记录期间分配峰值")
+                                          : t("peak allocated (no history)", "分配峰值（无历史）"),
+                            static_cast<double>(d.peak_allocated_bytes), FormatBytes(d.peak_allocated_bytes)}},
+                          "#8a5cc2", "snapshot");
+    out += "<ul>\n";
+    out += fmt::format(
+        "<li>{}</li>\n",
+        HtmlEscape(fmt::format(fmt::runtime(t("Fragmentation: {} reserved but not allocated ({:.1f}%), {} segments, "
+                                              "{} blocks",
+                                              "碎片：{} 预留未分配（{:.1f}%），{} 个段，{} 个块")),
+                               FormatBytes(d.fragmentation_bytes), d.fragmentation() * 100, d.segments, d.blocks)));
+    if (s.has_history) {
+      out += fmt::format(
+          "<li>{}</li>\n",
+          HtmlEscape(fmt::format(fmt::runtime(t("History: {} allocations, {} frees; segments: {} allocated, {} freed",
+                                                "历史：{} 次分配，{} 次释放；段：{} 次分配，{} 次释放")),
+                                 d.allocs, d.frees, d.segment_allocs, d.segment_frees)));
+      if (const std::string churn = SnapshotChurnText(d, lang); !churn.empty()) {
+        out += fmt::format("<li><strong>{}</strong></li>\n", HtmlEscape(churn));
+      }
+    }
+    out += "</ul>\n";
+    if (!d.largest.empty()) {
+      std::vector<Bar> bars;
+      for (const auto& b : d.largest) {
+        bars.push_back({b.site.empty() ? t("(no frames)", "（无调用栈）") : b.site, static_cast<double>(b.bytes),
+                        FormatBytes(b.bytes)});
+      }
+      out += fmt::format("<h3>{}</h3>\n", HtmlEscape(t("Largest live allocations", "最大的存活分配")));
+      out += HorizontalBars(bars, "#d45087", "blocks");
+    }
+    if (!d.sites.empty()) {
+      out += fmt::format("<h3>{}</h3>\n", HtmlEscape(t("Allocation sites (first frame outside torch)",
+                                                       "分配位置（torch 之外的第一帧）")));
+      out += fmt::format(
+          "<table class=\"sites\"><tr><th>{}</th><th class=\"num\">{}</th><th class=\"num\">{}</th>"
+          "<th class=\"num\">{}</th></tr>\n",
+          HtmlEscape(t("Site", "位置")), HtmlEscape(t("Allocations", "分配次数")),
+          HtmlEscape(t("Allocated", "累计分配")), HtmlEscape(t("Live", "存活")));
+      for (const auto& site : d.sites) {
+        out += fmt::format(
+            "<tr><td class=\"name\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "<td class=\"num\">{}</td></tr>\n",
+            HtmlEscape(site.site), site.allocations, FormatBytes(site.bytes), FormatBytes(site.live_bytes));
+      }
+      out += "</table>\n";
+    }
+  }
+  for (const auto& note : SnapshotNotes(s, lang)) {
+    out += fmt::format("<p class=\"note\">{}</p>\n", HtmlEscape(note));
+  }
+  return out;
 }
 
 // One horizontal bar split into parts, e.g. the GPU idle causes.
@@ -495,7 +563,10 @@ std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const
 
   // 显存
   h2("memory", t("Memory", "显存分析"));
-  if (!r.memory_recorded || r.memory.empty()) {
+  if ((!r.memory_recorded || r.memory.empty()) && r.snapshot) {
+    note(t("No memory events in the trace (profile_memory=True); the snapshot below says what it recorded.",
+           "trace 中没有显存事件（profile_memory=True）；以下是内存快照记录的内容。"));
+  } else if (!r.memory_recorded || r.memory.empty()) {
     note(t("No memory events in the trace (profile with profile_memory=True to see memory).",
            "trace 中没有显存事件（使用 profile_memory=True 采集）。"));
   } else {
@@ -515,6 +586,7 @@ std::string RenderHtmlReport(const TraceReport& r, const TraceAnalysis& a, const
       out += MemoryChart(m, lang);
     }
   }
+  if (r.snapshot) out += SnapshotHtml(*r.snapshot, lang);
   end();
 
   // 瓶颈诊断

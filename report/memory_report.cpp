@@ -7,12 +7,15 @@
 namespace tl::trace {
 namespace {
 
-std::string Bytes(int64_t b) {
-  const double v = static_cast<double>(b);
-  if (b >= (int64_t{1} << 30)) return fmt::format("{:.2f} GiB", v / (1 << 30));
-  if (b >= (int64_t{1} << 20)) return fmt::format("{:.1f} MiB", v / (1 << 20));
-  if (b >= 1024) return fmt::format("{:.1f} KiB", v / 1024);
-  return fmt::format("{} B", b);
+std::string Bytes(int64_t b) { return FormatBytes(b); }
+
+// A site as a Markdown table cell in a code span: a file name may hold `|`, a backtick or a line break,
+// which would end the cell, the span or the row.
+std::string CodeCell(std::string site) {
+  for (char& c : site) {
+    if (c == '|' || c == '`' || c == '\n' || c == '\r') c = ' ';
+  }
+  return fmt::format("`{}`", site);
 }
 
 }  // namespace
@@ -38,6 +41,7 @@ nlohmann::ordered_json SnapshotToJson(const MemorySnapshot& s) {
                      {"frees", d.frees},
                      {"segment_allocs", d.segment_allocs},
                      {"segment_frees", d.segment_frees},
+                     {"segment_freed_bytes", d.segment_freed_bytes},
                      {"segment_reallocs", d.segment_reallocs}};
     auto& largest = dj["largest"] = nlohmann::ordered_json::array();
     for (const auto& b : d.largest) largest.push_back({{"address", b.address}, {"bytes", b.bytes}, {"site", b.site}});
@@ -54,15 +58,50 @@ nlohmann::ordered_json SnapshotToJson(const MemorySnapshot& s) {
   return j;
 }
 
-std::string RenderSnapshot(const MemorySnapshot& s, ReportFormat format, Language language) {
-  const Page page(format, language);
-  const bool zh = page.zh();
-  auto t = [&](const char* en, const char* cn) { return page.T(en, cn); };
-  auto heading = [&](const std::string& title) { return page.Heading(title); };
-  std::string out = page.Title(t("Memory analysis", "显存分析"));
-  out += fmt::format("{}: {}\n", t("Snapshot", "快照"), s.path);
+std::string SnapshotChurnText(const SnapshotDevice& d, Language language) {
+  if (d.segment_frees == 0 || d.segment_reallocs == 0) return {};
+  return language == Language::kChinese
+             ? fmt::format("empty_cache 抖动：释放了 {} 个段（{}）后又重新分配了 {} 个段（先 cudaFree 再 cudaMalloc）",
+                           d.segment_frees, Bytes(d.segment_freed_bytes), d.segment_reallocs)
+             : fmt::format(
+                   "empty_cache churn: {} segments freed ({}) and {} allocated again after (cudaFree, then "
+                   "cudaMalloc)",
+                   d.segment_frees, Bytes(d.segment_freed_bytes), d.segment_reallocs);
+}
+
+std::vector<std::string> SnapshotNotes(const MemorySnapshot& s, Language language) {
+  const bool zh = language == Language::kChinese;
+  std::vector<std::string> out;
+  if (!s.has_history) {
+    out.push_back(zh ? "快照中没有分配历史，峰值即快照时的状态；请在训练 step 之前调用 "
+                       "torch.cuda.memory._record_memory_history() 记录"
+                     : "the snapshot has no allocation history, so the peak is its own state; call "
+                       "torch.cuda.memory._record_memory_history() before the steps to record one");
+  }
   for (const auto& d : s.devices) {
-    out += heading(fmt::format("{} {}", t("Device", "设备"), d.device));
+    if (d.history_start_bytes >= 0) continue;
+    out.push_back(zh ? fmt::format("设备 {} 记录的历史释放的显存比分配的多 {}，峰值可能偏低", d.device,
+                                   Bytes(-d.history_start_bytes))
+                     : fmt::format("device {}: the recorded history frees {} more than it allocated, so the peak may "
+                                   "be low",
+                                   d.device, Bytes(-d.history_start_bytes)));
+  }
+  return out;
+}
+
+std::string RenderSnapshotSection(const MemorySnapshot& s, ReportFormat format, Language language, int section_level) {
+  const Page page(format, language);
+  auto t = [&](const char* en, const char* cn) { return page.T(en, cn); };
+  const bool md = page.md();
+  // A device's heading one level below the section's: `###` under the report's `##`; in text, inside a
+  // report's section, a plain line, so that it does not read as a section of the report.
+  auto heading = [&](const std::string& title) {
+    if (md) return fmt::format("\n{} {}\n\n", std::string(static_cast<size_t>(section_level) + 1, '#'), title);
+    return section_level > 1 ? fmt::format("\n{}{}\n", title, t(":", "：")) : page.Heading(title);
+  };
+  std::string out = fmt::format("{}{}: {}\n", section_level > 1 ? "- " : "", t("Memory snapshot", "内存快照"), s.path);
+  for (const auto& d : s.devices) {
+    out += heading(fmt::format(fmt::runtime(t("Snapshot of device {}", "设备 {} 的快照")), d.device));
     out += fmt::format("- {}: {}\n", t("Allocated at the snapshot", "快照时已分配"), Bytes(d.allocated_bytes));
     out += fmt::format("- {}: {}\n", t("Reserved at the snapshot", "快照时已预留"), Bytes(d.reserved_bytes));
     out += fmt::format("- {}: {}{}\n", t("Peak allocated over the recorded history", "记录期间分配峰值"),
@@ -75,34 +114,42 @@ std::string RenderSnapshot(const MemorySnapshot& s, ReportFormat format, Languag
       out += fmt::format("- {}: {} {}, {} {}; {}: {} {}, {} {}\n", t("History", "历史"), d.allocs,
                          t("allocations", "次分配"), d.frees, t("frees", "次释放"), t("segments", "段"),
                          d.segment_allocs, t("allocated", "次分配"), d.segment_frees, t("freed", "次释放"));
-      if (d.segment_frees > 0 && d.segment_reallocs > 0) {
-        out += fmt::format("- {}\n",
-                           zh ? fmt::format("empty_cache 抖动：释放 {} 个段后又重新分配了 {} 个段（cudaFree 后再 "
-                                            "cudaMalloc）",
-                                            d.segment_frees, d.segment_reallocs)
-                              : fmt::format("empty_cache churn: {} segments freed and {} allocated again "
-                                            "after (cudaFree, then cudaMalloc)",
-                                            d.segment_frees, d.segment_reallocs));
-      }
+      if (const std::string churn = SnapshotChurnText(d, language); !churn.empty()) out += fmt::format("- {}\n", churn);
     }
+    const std::string no_frames = t("(no frames)", "（无调用栈）");
     if (!d.largest.empty()) {
       out += fmt::format("\n{}:\n", t("Largest live allocations", "最大的存活分配"));
+      if (md) out += fmt::format("\n| {} | {} |\n|---:|---|\n", t("Size", "大小"), t("Allocated at", "分配位置"));
       for (const auto& b : d.largest) {
-        out += fmt::format("  {:>12}  {}\n", Bytes(b.bytes),
-                           b.site.empty() ? t("(no frames)", "（无调用栈）") : b.site);
+        // Code spans for the sites only: the placeholder is prose.
+        const std::string site = b.site.empty() ? no_frames : md ? CodeCell(b.site) : b.site;
+        out += md ? fmt::format("| {} | {} |\n", Bytes(b.bytes), site)
+                  : fmt::format("  {:>12}  {}\n", Bytes(b.bytes), site);
       }
     }
     if (!d.sites.empty()) {
       out += fmt::format("\n{}:\n",
                          t("Allocation sites (first frame outside torch)", "分配位置（torch 之外的第一帧）"));
+      if (md) {
+        out += fmt::format("\n| {} | {} | {} | {} |\n|---|---:|---:|---:|\n", t("Site", "位置"),
+                           t("Allocations", "分配次数"), t("Allocated", "累计分配"), t("Live", "存活"));
+      }
       for (const auto& site : d.sites) {
-        out += fmt::format("  {:>12} {} {:>6} {}, {:>12} {}  {}\n", Bytes(site.bytes), t("in", "共"), site.allocations,
-                           t("allocations", "次"), Bytes(site.live_bytes), t("live", "存活"), site.site);
+        out += md ? fmt::format("| {} | {} | {} | {} |\n", CodeCell(site.site), site.allocations, Bytes(site.bytes),
+                                Bytes(site.live_bytes))
+                  : fmt::format("  {:>12} {} {:>6} {}, {:>12} {}  {}\n", Bytes(site.bytes), t("in", "共"),
+                                site.allocations, t("allocations", "次"), Bytes(site.live_bytes), t("live", "存活"),
+                                site.site);
       }
     }
   }
-  for (const auto& w : s.warnings) out += fmt::format("\n{}: {}\n", t("Note", "说明"), w);
+  for (const auto& note : SnapshotNotes(s, language)) out += fmt::format("\n{}: {}\n", t("Note", "说明"), note);
   return out;
+}
+
+std::string RenderSnapshot(const MemorySnapshot& s, ReportFormat format, Language language) {
+  const Page page(format, language);
+  return page.Title(page.T("Memory analysis", "显存分析")) + RenderSnapshotSection(s, format, language);
 }
 
 }  // namespace tl::trace

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "linter/output/ansi.h"
+#include "report/memory_report.h"
 
 namespace tl::trace {
 
@@ -1021,6 +1022,7 @@ std::string RenderReport(const TraceReport& r, ReportFormat format, bool color) 
                        t("peak reserved ", "峰值预留 "), reserved, t(", ", "，"), allocations));
     }
   }
+  if (r.snapshot) out += RenderSnapshotSection(*r.snapshot, format, lang, 2);
 
   h2(t("Bottleneck diagnosis", "瓶颈诊断"));
   if (r.diagnosis.empty()) item(t("no metric is outside the healthy range", "所有指标均在健康范围内"));
@@ -1059,7 +1061,9 @@ std::string RenderReport(const TraceReport& r, ReportFormat format, bool color) 
 }
 
 std::string RenderReport(const Trace& trace, const TraceAnalysis& a, const ReportOptions& opt) {
-  return RenderReport(BuildReport(trace, a, opt.language, opt.top_n), opt.format, opt.color);
+  TraceReport report = BuildReport(trace, a, opt.language, opt.top_n);
+  if (opt.snapshot != nullptr) report.snapshot = *opt.snapshot;
+  return RenderReport(report, opt.format, opt.color);
 }
 
 std::string RenderTraceSet(const TraceSet& set, const ReportOptions& opt) {

@@ -22,6 +22,8 @@ struct ReportOptions {
   size_t top_n = 10;
   // Terminal colours in the text format (bold headings, red and yellow priorities); never in markdown.
   bool color = false;
+  // `--memory`: a snapshot whose analysis joins the memory section (borrowed for the call).
+  const MemorySnapshot* snapshot = nullptr;
 };
 
 // One trace as a JSON object (the keys `torchlint trace --format json` documents), in the documented

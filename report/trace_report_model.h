@@ -15,6 +15,7 @@
 #include "traceio/analyses/bottleneck.h"
 #include "traceio/analyses/breakdown.h"
 #include "traceio/analyses/top_ops.h"
+#include "traceio/memory_snapshot.h"
 
 namespace tl::trace {
 
@@ -143,6 +144,8 @@ struct TraceReport {
   GpuFigures gpu;
   bool memory_recorded = false;
   std::vector<MemoryRow> memory;
+  // A CUDA memory snapshot given with the trace (`--memory`): its analysis joins the memory section.
+  std::optional<MemorySnapshot> snapshot;
   std::vector<DiagnosisItem> diagnosis;
   std::vector<RecommendationItem> recommendations;  // ranked by ms at stake, largest first
   std::vector<NcuItem> ncu;                         // empty without kernels

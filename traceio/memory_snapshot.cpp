@@ -55,9 +55,21 @@ SnapshotDevice& DeviceFor(std::map<int, SnapshotDevice>& devices, int device) {
   return it->second;
 }
 
+// Adds the program's own files among `frames` (outside torch and packages) to `files`, each once.
+void CollectFrameFiles(const PyValue* frames, std::vector<std::string>& files) {
+  if (frames == nullptr || !frames->is_list()) return;
+  for (const auto& f : frames->items) {
+    if (files.size() >= MemorySnapshot::kMaxFrameFiles) return;
+    if (!f->is_dict()) continue;
+    const std::string_view file = StrOf(f->Get("filename"));
+    if (file.empty() || IsLibraryFrame(file)) continue;
+    if (std::find(files.begin(), files.end(), file) == files.end()) files.emplace_back(file);
+  }
+}
+
 void ReadHistory(const PyValue& events, SnapshotDevice& d, std::unordered_map<int64_t, std::string>& alloc_site,
-                 std::map<std::string, SnapshotSite>& sites, std::vector<std::string>& warnings,
-                 const std::string& name) {
+                 std::map<std::string, SnapshotSite>& sites, MemorySnapshot& snapshot, const std::string& name) {
+  std::vector<std::string>& warnings = snapshot.warnings;
   bool completed = false;
   for (const auto& e : events.items) completed = completed || StrOf(e->Get("action")) == "free_completed";
   const std::string_view free_action = completed ? "free_completed" : "free_requested";
@@ -67,6 +79,7 @@ void ReadHistory(const PyValue& events, SnapshotDevice& d, std::unordered_map<in
     ++d.events;
     const std::string_view action = StrOf(e->Get("action"));
     const int64_t size = IntOf(e->Get("size"));
+    CollectFrameFiles(e->Get("frames"), snapshot.frame_files);
     if (action == "alloc") {
       ++d.allocs;
       std::string site = SiteOf(e->Get("frames"));
@@ -84,6 +97,7 @@ void ReadHistory(const PyValue& events, SnapshotDevice& d, std::unordered_map<in
       if (freed_segment) ++d.segment_reallocs;
     } else if (action == "segment_free" || action == "segment_unmap") {
       ++d.segment_frees;
+      d.segment_freed_bytes += size;
       freed_segment = true;
     }
   }
@@ -143,6 +157,7 @@ SnapshotResult ParseMemorySnapshot(std::string_view bytes, const std::string& na
       const int64_t size = IntOf(b->Get("size"));
       d.allocated_bytes += size;
       live[d.device].push_back({IntOf(b->Get("address")), size, SiteOf(b->Get("frames"))});
+      CollectFrameFiles(b->Get("frames"), out.snapshot.frame_files);
     }
   }
   const PyValue* traces = root.Get("device_traces");
@@ -154,7 +169,7 @@ SnapshotResult ParseMemorySnapshot(std::string_view bytes, const std::string& na
       if (!events.is_list() || events.items.empty()) continue;
       out.snapshot.has_history = true;
       SnapshotDevice& d = DeviceFor(devices, static_cast<int>(dev));
-      ReadHistory(events, d, alloc_sites[d.device], sites[d.device], out.snapshot.warnings, name);
+      ReadHistory(events, d, alloc_sites[d.device], sites[d.device], out.snapshot, name);
     }
   }
   if (!out.snapshot.has_history) {
@@ -191,6 +206,33 @@ SnapshotResult ParseMemorySnapshot(std::string_view bytes, const std::string& na
     out.snapshot.devices.push_back(std::move(d));
   }
   return out;
+}
+
+std::string FormatBytes(int64_t b) {
+  const double v = static_cast<double>(b);
+  if (b >= (int64_t{1} << 30)) return fmt::format("{:.2f} GiB", v / (1 << 30));
+  if (b >= (int64_t{1} << 20)) return fmt::format("{:.1f} MiB", v / (1 << 20));
+  if (b >= 1024) return fmt::format("{:.1f} KiB", v / 1024);
+  return fmt::format("{} B", b);
+}
+
+SegmentChurn SegmentChurnOf(const MemorySnapshot& snapshot) {
+  SegmentChurn c;
+  c.history = snapshot.has_history;
+  for (const auto& d : snapshot.devices) {
+    c.events += d.events;
+    c.segment_frees += d.segment_frees;
+    c.segment_freed_bytes += d.segment_freed_bytes;
+    c.segment_reallocs += d.segment_reallocs;
+  }
+  return c;
+}
+
+std::optional<bool> RecordedFrom(const MemorySnapshot& snapshot, std::string_view path) {
+  if (snapshot.frame_files.empty()) return std::nullopt;
+  const std::string_view name = BaseName(path);
+  return std::any_of(snapshot.frame_files.begin(), snapshot.frame_files.end(),
+                     [&](const std::string& file) { return BaseName(file) == name; });
 }
 
 SnapshotResult ReadMemorySnapshot(const std::string& path, size_t top) {

@@ -6,11 +6,15 @@
 // and reserved at the snapshot, the peak allocated over the recorded history (reconstructed as PyTorch's
 // memory viewer does: the trace undone from the snapshot's state backwards), the largest live blocks,
 // the allocation sites by the first Python frame outside torch, the segments and the fragmentation
-// (reserved but not allocated), and `empty_cache` churn (segments freed and allocated again).
+// (reserved but not allocated), and `empty_cache` churn (segments freed and allocated again). The
+// cross-check asks it one question for TL103 (SegmentChurnOf) after deciding whether the snapshot was
+// recorded from the checked script at all (RecordedFrom).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tl::trace {
@@ -46,6 +50,7 @@ struct SnapshotDevice {
   int64_t frees = 0;
   int64_t segment_allocs = 0;
   int64_t segment_frees = 0;           // cudaFree of whole segments: empty_cache (or an OOM retry) released them
+  int64_t segment_freed_bytes = 0;     // their sizes
   int64_t segment_reallocs = 0;        // segment_alloc after a segment_free: the churn empty_cache causes
   std::vector<SnapshotBlock> largest;  // live blocks, largest first
   std::vector<SnapshotSite> sites;     // by bytes allocated, largest first
@@ -56,13 +61,40 @@ struct MemorySnapshot {
   std::vector<SnapshotDevice> devices;  // by device
   std::vector<std::string> warnings;    // one line each
   bool has_history = false;             // device_traces present and non-empty
+  // The files of the Python frames outside torch and installed packages (the program's own), as the
+  // snapshot spells them, each once, at most kMaxFrameFiles: enough to tell whose snapshot it is.
+  std::vector<std::string> frame_files;
+  static constexpr size_t kMaxFrameFiles = 64;
 };
+
+// TL103's question (`--memory` with the cross-check): did the caching allocator hand whole segments back
+// to the driver and allocate segments again after (the cudaFree, then cudaMalloc, of empty_cache)?
+// Summed over the devices.
+struct SegmentChurn {
+  bool history = false;  // a history was recorded; without one the snapshot cannot say
+  int64_t events = 0;
+  int64_t segment_frees = 0;
+  int64_t segment_freed_bytes = 0;
+  int64_t segment_reallocs = 0;
+  bool churn() const { return segment_frees > 0 && segment_reallocs > 0; }
+};
+SegmentChurn SegmentChurnOf(const MemorySnapshot& snapshot);
+
+// Whether the snapshot was recorded from the script `path`: true when one of its frame files has the
+// script's file name, false when its frames name only other files, nullopt when it has no frames of the
+// program's own (recorded without stacks) and cannot tell. Names are compared by their last component,
+// with `/` and `\` both separators (snapshots from Windows keep theirs), as a trace's are by the
+// cross-check: the fixed twin of an A/B pair keeps the script's name.
+std::optional<bool> RecordedFrom(const MemorySnapshot& snapshot, std::string_view path);
 
 struct SnapshotResult {
   MemorySnapshot snapshot;
   std::string error;  // one line; set when the file could not be read as a snapshot
   bool ok() const { return error.empty(); }
 };
+
+// "1.2 GiB", "512.0 KiB", "96 B": a byte count as the memory reports and summaries print it.
+std::string FormatBytes(int64_t bytes);
 
 // `top`: the largest blocks and sites kept per device.
 SnapshotResult ReadMemorySnapshot(const std::string& path, size_t top = 10);

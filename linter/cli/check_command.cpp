@@ -61,6 +61,7 @@ struct CheckArgs {
   std::string trace;            // --trace: a profiler trace file or folder to cross-check against
   std::string fail_on = "any";  // --fail-on any|confirmed|none
   std::string annotate;         // --annotate: write the trace's annotated copy here (with --trace, one file)
+  std::string memory;           // --memory: a CUDA memory snapshot, further evidence for the cross-check
   std::string lang = "en";      // --lang en|zh: the findings' sentences in text and github output
   bool watch = false;           // --watch: check again after each change (watch.h)
   // Ruff's flags beyond the findings themselves (docs/check.md).
@@ -261,6 +262,11 @@ std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
   if (!args.annotate.empty() && args.trace.empty()) {
     return UsageError("--annotate needs --trace: it writes a copy of that trace with the findings on its timeline");
   }
+  if (!args.memory.empty() && args.trace.empty()) {
+    return UsageError(
+        "--memory needs --trace: the snapshot is evidence beside a profiler trace (or see `torchlint "
+        "memory SNAPSHOT`)");
+  }
   auto& cross_check = setup.cross_check;
   if (!args.trace.empty()) {
     auto loaded = LoadCrossCheckShowingProgress(args.trace, args.quiet || args.silent);
@@ -275,6 +281,11 @@ std::optional<int> SetUpCheck(const CheckArgs& args, CheckSetup& setup) {
       PrintReadWarnings(cross_check->Warnings(lang), lang);
     }
     setup.trace_torch = cross_check->TraceTorch();
+    if (!args.memory.empty()) {
+      auto snapshot = ReadSnapshotReporting(args.memory, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
+      if (!snapshot) return 2;
+      cross_check->SetMemorySnapshot(std::move(*snapshot));
+    }
   }
   return std::nullopt;
 }
@@ -599,6 +610,9 @@ Command AddCheckCommand(CLI::App& root) {
                 "Check again whenever a Python file or a config under the paths changes (inotify); Ctrl-C stops");
   app->add_option("--trace", args->trace,
                   "Cross-check the findings against a profiler trace (file or folder): verdict and cost per step");
+  app->add_option("--memory", args->memory,
+                  "With --trace: a CUDA memory snapshot (torch.cuda.memory._dump_snapshot) of the same training, "
+                  "further evidence (TL103 reads its segment churn)");
   app->add_option("--annotate", args->annotate,
                   "With --trace (one file): write a copy of the trace with the findings and their evidence on the "
                   "timeline, for ui.perfetto.dev (docs/annotate.md)");

@@ -1,11 +1,13 @@
 // `torchlint memory SNAPSHOT.pickle`: read a CUDA memory snapshot (torch.cuda.memory._dump_snapshot) with
 // the restricted pickle reader and print the memory analysis, as text, markdown or JSON.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/core.h>
 
 #include "linter/cli/command.h"
+#include "linter/cli/trace_reads.h"
 #include "report/memory_report.h"
 #include "report/trace_report.h"
 #include "traceio/memory_snapshot.h"
@@ -21,16 +23,13 @@ struct MemoryArgs {
 };
 
 int RunMemory(const MemoryArgs& args) {
-  const trace::SnapshotResult read = trace::ReadMemorySnapshot(args.path, args.top);
-  if (!read.ok()) {
-    fmt::print(stderr, "torchlint: error: {}\n", read.error);
-    return 2;
-  }
-  for (const auto& w : read.snapshot.warnings) fmt::print(stderr, "torchlint: warning: {}\n", w);
+  const std::optional<trace::MemorySnapshot> snapshot = ReadSnapshotReporting(
+      args.path, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish, args.top);
+  if (!snapshot) return 2;
   if (args.format == "json") {
-    fmt::print("{}\n", trace::JsonText(trace::SnapshotToJson(read.snapshot)));
+    fmt::print("{}\n", trace::JsonText(trace::SnapshotToJson(*snapshot)));
   } else {
-    fmt::print("{}", trace::RenderSnapshot(read.snapshot,
+    fmt::print("{}", trace::RenderSnapshot(*snapshot,
                                            args.format == "markdown" ? trace::ReportFormat::kMarkdown
                                                                      : trace::ReportFormat::kText,
                                            args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish));

@@ -1,6 +1,7 @@
-// `torchlint report SCRIPT... --trace PATH [--format markdown|text|json|html] [--lang en|zh]`: the PyTorch profiler
-// guide's full report (第四步: environment, top 10 ops, GPU utilisation, memory, bottleneck diagnosis, recommendations)
-// for a profiler trace, with the static findings of the scripts cross-checked against it and ranked by
+// `torchlint report SCRIPT... --trace PATH [--memory SNAPSHOT] [--format markdown|text|json|html] [--lang en|zh]`:
+// the PyTorch profiler guide's full report (第四步: environment, top 10 ops, GPU utilisation, memory, bottleneck
+// diagnosis, recommendations) for a profiler trace, with the static findings of the scripts cross-checked against it
+// and ranked by
 // the time their fix would save. The trace sections are traceio's rendering; this file checks the
 // scripts and hands both to the cross-check (crosscheck/crosscheck.h). Exit codes: 0 written, 2 a
 // usage error or nothing readable.
@@ -27,6 +28,7 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> scripts;
   std::string trace;
+  std::string memory;  // --memory: a CUDA memory snapshot of the same training
   std::string format = "markdown";
   std::string lang = "en";
   std::string output;
@@ -48,6 +50,11 @@ int RunReport(const ReportArgs& args) {
   if (!cross_check.ok()) return UsageError(cross_check.error().message);
   const Lang notes_lang = args.lang == "zh" ? Lang::kChinese : Lang::kEnglish;
   PrintReadWarnings(cross_check->Warnings(notes_lang), notes_lang);
+  if (!args.memory.empty()) {
+    auto snapshot = ReadSnapshotReporting(args.memory, notes_lang);
+    if (!snapshot) return 2;
+    cross_check->SetMemorySnapshot(std::move(*snapshot));
+  }
 
   // The version the code runs on: --target-torch, else what the trace shows, else the current default.
   if (auto error = ResolveTargetTorch(args.target_torch, *cross_check, options,
@@ -86,6 +93,9 @@ Command AddReportCommand(CLI::App& root) {
   app->add_option("scripts", args->scripts, "The training scripts (files or folders) the trace was recorded from")
       ->required();
   app->add_option("--trace", args->trace, "A profiler trace file (.json, .json.gz) or a folder of them")->required();
+  app->add_option("--memory", args->memory,
+                  "A CUDA memory snapshot (torch.cuda.memory._dump_snapshot) of the same training: its analysis joins "
+                  "the memory section, and TL103 reads its segment churn");
   app->add_option("--format", args->format,
                   "markdown (default), text (for a terminal), json or html (one self-contained page)")
       ->check(CLI::IsMember({"markdown", "text", "json", "html"}));

@@ -20,6 +20,7 @@
 #include "linter/engine/rule.h"
 #include "report/diff_report.h"
 #include "report/html_report.h"
+#include "report/memory_report.h"
 #include "report/trace_report.h"
 #include "traceio/annotate.h"
 #include "traceio/trace_set.h"
@@ -30,6 +31,7 @@ namespace {
 
 struct TraceArgs {
   std::string path;
+  std::string memory;  // --memory: a CUDA memory snapshot whose analysis joins the memory section
   std::string format = "text";
   std::string lang = "en";
   std::string output;
@@ -243,15 +245,23 @@ int RunTrace(const TraceArgs& args) {
     PrintReadWarnings(rank.read, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
   }
   if (!set.any_readable()) return 2;
+  std::optional<trace::MemorySnapshot> snapshot;
+  if (!args.memory.empty()) {
+    snapshot = ReadSnapshotReporting(args.memory, args.lang == "zh" ? Lang::kChinese : Lang::kEnglish);
+    if (!snapshot) return 2;
+  }
 
   trace::ReportOptions report;
   report.language = args.lang == "zh" ? trace::Language::kChinese : trace::Language::kEnglish;
   report.top_n = args.top;
   // Colour is for the text format on a terminal: auto leaves a file written with -o plain.
   report.color = args.format == "text" && (args.output.empty() || args.color == "always") && UseColor(args.color);
+  report.snapshot = snapshot ? &*snapshot : nullptr;
   std::string out;
   if (args.format == "json") {
-    out = trace::JsonText(trace::TraceSetToJson(set)) + "\n";
+    nlohmann::ordered_json j = trace::TraceSetToJson(set);
+    if (snapshot) j["memory_snapshot"] = trace::SnapshotToJson(*snapshot);
+    out = trace::JsonText(j) + "\n";
   } else if (args.format == "html") {
     // A folder's page describes its representative rank, as `trace diff` compares it.
     const trace::RankTrace* focus = Representative(set);
@@ -259,8 +269,9 @@ int RunTrace(const TraceArgs& args) {
       fmt::print(stderr, "torchlint: error: {} has no readable trace to render\n", args.path);
       return 2;
     }
-    out = trace::RenderHtmlReport(trace::BuildReport(*focus->read.trace, *focus->analysis, report.language, args.top),
-                                  *focus->analysis);
+    trace::TraceReport page = trace::BuildReport(*focus->read.trace, *focus->analysis, report.language, args.top);
+    page.snapshot = std::move(snapshot);
+    out = trace::RenderHtmlReport(page, *focus->analysis);
   } else {
     report.format = args.format == "markdown" ? trace::ReportFormat::kMarkdown : trace::ReportFormat::kText;
     out = trace::RenderTraceSet(set, report);
@@ -284,6 +295,9 @@ Command AddTraceCommand(CLI::App& root) {
       ->capture_default_str();
   sub->add_option("--lang", args->lang, "Report language")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
   sub->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
+  sub->add_option("--memory", args->memory,
+                  "A CUDA memory snapshot (torch.cuda.memory._dump_snapshot) of the same training: its analysis joins "
+                  "the memory section");
   AddColorOption(sub, args->color);
   sub->add_flag("--include-last-step", args->include_last_step,
                 "Count the last ProfilerStep too (by default it is treated as partial, as HTA does)");

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "linter/core/progress.h"
+#include "report/memory_report.h"
 
 namespace tl::cli {
 
@@ -33,6 +34,20 @@ void PrintReadWarnings(const trace::ReadResult& read, Lang lang) {
   for (size_t i = 0; i < read.warnings.size(); ++i) {
     PrintReadWarnings({trace::WarningIn(read, i, lang == Lang::kChinese)}, lang);
   }
+}
+
+std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, Lang lang, size_t top) {
+  trace::SnapshotResult read = trace::ReadMemorySnapshot(path, top);
+  if (!read.ok()) {
+    fmt::print(stderr, "torchlint: error: {}\n", read.error);
+    return std::nullopt;
+  }
+  // The notes the report renders, in its language, rather than traceio's English warnings.
+  const auto language = lang == Lang::kChinese ? trace::Language::kChinese : trace::Language::kEnglish;
+  for (const auto& note : trace::SnapshotNotes(read.snapshot, language)) {
+    PrintReadWarnings({fmt::format(fmt::runtime(lang == Lang::kChinese ? "{}：{}" : "{}: {}"), path, note)}, lang);
+  }
+  return std::move(read.snapshot);
 }
 
 void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang) {

@@ -3,6 +3,7 @@
 // all files, for a folder of ranks) and is gone before anything else is printed.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ Result<CrossCheck> LoadCrossCheckShowingProgress(const std::string& path, bool q
 // A reader's warnings on stderr, one line each, in `lang` ("torchlint: warning: ..." / "torchlint：警告：...").
 void PrintReadWarnings(const std::vector<std::string>& warnings, Lang lang);
 void PrintReadWarnings(const trace::ReadResult& read, Lang lang);
+
+// A CUDA memory snapshot as `memory` and `--memory` read it (traceio's restricted pickle reader), what
+// to know about its figures printed on stderr in `lang` (a report in Chinese is Chinese on stderr too);
+// nullopt after the one-line error of a file that is not a readable snapshot.
+std::optional<trace::MemorySnapshot> ReadSnapshotReporting(const std::string& path, Lang lang = Lang::kEnglish,
+                                                           size_t top = 10);
 
 // The note on stderr that the target PyTorch version was read from the trace, in `lang`.
 void PrintTraceTorchNote(const CrossCheck& cross_check, const TorchVersion& version, Lang lang);

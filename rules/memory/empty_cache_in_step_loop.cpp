@@ -54,6 +54,17 @@ The line ran and released nothing (no `cudaFree` under it): `refuted`. Frees wit
 steps are `refuted` too (the memory was not needed again). A line that did not run in the profiled steps
 is `not-observed`; a trace without CUDA activity `unverifiable`.
 
+With a memory snapshot of the same training (`--memory SNAPSHOT`, recorded with
+`torch.cuda.memory._record_memory_history()`), its history says whether the allocator handed whole
+segments back to the driver (`segment_free`) and allocated segments again after (`segment_alloc`). The
+snapshot counts, the trace times: a confirmation needs the trace's `cudaFree`/`cudaMalloc` time, and the
+snapshot's figures are added to its summary. On a trace that cannot time them (no CUDA activity), a
+history that frees no segment, or frees segments and never allocates one again, `refutes` the finding;
+churn found there leaves it `unverifiable`, with the segment counts, until a trace with CUDA activity
+measures its cost; a snapshot without a history leaves the trace's verdict as it is. When the trace
+refutes and the snapshot shows churn, the two covered different steps and the finding is `unverifiable`.
+A snapshot whose Python frames name only other files is another program's and is not used.
+
 ## Options
 
 ## References
@@ -82,6 +93,30 @@ constexpr MessageText kMessages[] = {
      "{where}，每个 step 有 {frees} 次 cudaFree 调用，但 step 中没有 cudaMalloc：显存没有被重新分配"},
     {"ev-no-free", "No cudaFree ran {where}: the cache held nothing to release",
      "{where}没有运行 cudaFree：缓存中没有可释放的显存"},
+    // What a memory snapshot (--memory) adds: one clause on its history, alone or after the trace's summary.
+    {"snap-no-history",
+     "it has no allocation history; record one with torch.cuda.memory._record_memory_history() before the steps",
+     "它没有分配历史；请在训练 step 之前调用 torch.cuda.memory._record_memory_history() 记录"},
+    {"snap-no-free", "its history of {events} allocator events frees no segment: empty_cache gave nothing back",
+     "它记录的 {events} 个分配器事件中没有释放任何段：empty_cache 没有归还任何显存"},
+    {"snap-no-realloc",
+     "its history frees {frees} segments ({bytes}) and allocates none after: the memory was not needed again",
+     "它的历史释放了 {frees} 个段（{bytes}），之后没有再分配段：这些显存没有再被需要"},
+    {"snap-churn",
+     "its history frees {frees} segments ({bytes}) and allocates {reallocs} again after, the cudaFree then "
+     "cudaMalloc of empty_cache",
+     "它的历史释放了 {frees} 个段（{bytes}），之后又重新分配了 {reallocs} 个段，即 empty_cache 造成的先 cudaFree "
+     "再 cudaMalloc"},
+    {"ev-snapshot", "From the memory snapshot: {snapshot}", "根据内存快照：{snapshot}"},
+    {"ev-and-snapshot", "{summary}; from the memory snapshot: {snapshot}", "{summary}；根据内存快照：{snapshot}"},
+    {"ev-churn-untimed",
+     "From the memory snapshot: {snapshot}; its cost needs the trace's cudaFree/cudaMalloc time, so profile with "
+     "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
+     "根据内存快照：{snapshot}；其耗时需要 trace 中的 cudaFree/cudaMalloc 时间，请用 "
+     "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] 采集"},
+    {"ev-snapshot-conflict",
+     "{summary}, but from the memory snapshot: {snapshot}; the two cover different steps, so neither decides",
+     "{summary}，但根据内存快照：{snapshot}；两者覆盖的 step 不同，都不能单独下结论"},
 };
 
 class EmptyCacheInStepLoop final : public Rule {
@@ -118,14 +153,23 @@ TL_REGISTER_RULE(EmptyCacheInStepLoop);
 
 // Trace evidence (`check --trace`; docs/crosscheck.md states the model of the time saved). TL103. Model:
 // saved = the cudaFree time under the call plus the cudaMalloc time of the steps (a kept cache needs
-// neither).
+// neither). A memory snapshot counts segments freed and allocated again but has no time: it can refute
+// where the trace cannot say, never confirm without the trace's time.
 class EmptyCacheInStepLoopEvidence final : public RuleEvidence {
  public:
   std::string_view Code() const override { return "TL103"; }
+  bool UsesMemorySnapshot() const override { return true; }
 
   Evidence Confirm(const Diagnostic& diagnostic, const EvidenceQuery& q) const override {
     if (diagnostic.Payload<EmptyCacheFinding>() == nullptr) return Unverifiable(Say("ev-no-payload"));
     if (q.at.not_observed) return NotObserved(q, TheLine(q));
+    Evidence e = FromTrace(q);
+    if (q.memory == nullptr) return e;
+    return WithSnapshot(std::move(e), trace::SegmentChurnOf(*q.memory));
+  }
+
+ private:
+  Evidence FromTrace(const EvidenceQuery& q) const {
     if (!q.trace.capabilities().cuda) return NoCudaActivity(Say("ev-cuda-shows"));
     const trace::AllocatorEvidence a = q.trace.AllocatorRoundTrips(q.at.scope());
     const MessageArg where = SentenceArg("where", WhereText(q));
@@ -145,6 +189,32 @@ class EmptyCacheInStepLoopEvidence final : public RuleEvidence {
                               Say("ev-no-malloc", {NumberArg("frees", a.frees.count_per_step, 1), where}));
     }
     return EvidenceFromCost(q, Verdict::kRefuted, a.frees, 0, Say("ev-no-free", {where}));
+  }
+
+  // The trace's evidence `e` with what the snapshot's history says. The trace's time confirms; the
+  // snapshot's counts refute only where the trace could not say (unverifiable), and churn against a
+  // trace that refutes means that the two saw different steps.
+  Evidence WithSnapshot(Evidence e, const trace::SegmentChurn& c) const {
+    const MessageArgs figures = {NumberArg("events", c.events),
+                                 NumberArg("frees", c.segment_frees),
+                                 {"bytes", trace::FormatBytes(c.segment_freed_bytes), {}},
+                                 NumberArg("reallocs", c.segment_reallocs)};
+    const Sentence clause = Say(!c.history             ? "snap-no-history"
+                                : c.segment_frees == 0 ? "snap-no-free"
+                                : !c.churn()           ? "snap-no-realloc"
+                                                       : "snap-churn",
+                                figures);
+    const MessageArg snapshot = SentenceArg("snapshot", clause);
+    if (e.verdict == Verdict::kUnverifiable && c.history) {
+      if (c.churn()) return Unverifiable(Say("ev-churn-untimed", {snapshot}));
+      return VerdictOnly(Verdict::kRefuted, Say("ev-snapshot", {snapshot}));
+    }
+    const MessageArg summary{"summary", e.summary, LocalizedSummary(e, Lang::kChinese)};
+    if (e.verdict == Verdict::kRefuted && c.churn()) {
+      return Unverifiable(Say("ev-snapshot-conflict", {summary, snapshot}));
+    }
+    SetSummary(e, Say("ev-and-snapshot", {summary, snapshot}));
+    return e;
   }
 };
 

@@ -59,7 +59,11 @@ if [[ ! -f $memtrace ]]; then
   echo "skipped: zh page: no shared trace at $memtrace"
   exit 0
 fi
-"$exe" trace "$memtrace" --format html --lang zh -o "$work/zh.html"
+# With the shared memory snapshot beside it (--memory), its section is drawn too.
+snapshot=$traces/memory/assignment2-systems_memory_snapshot.pickle
+memory=()
+[[ -f $snapshot ]] && memory=(--memory "$snapshot")
+"$exe" trace "$memtrace" --format html --lang zh "${memory[@]}" -o "$work/zh.html"
 timeout 120 "${chrome[@]}" --user-data-dir="$(mktemp -d -p "$work")" --dump-dom "file://$work/zh.html" \
   >"$work/zh-dom.html" 2>>"$work/chromium.log" || { cat "$work/chromium.log" >&2; fail "chromium --dump-dom (zh) failed"; }
 timeout 120 "${chrome[@]}" --user-data-dir="$(mktemp -d -p "$work")" --screenshot="$artifacts/html_report_zh.png" \
@@ -72,6 +76,14 @@ memcharts=$(grep -o 'class="chart memtime"' "$work/zh-dom.html" | wc -l)
 allocpaths=$(grep -o '<path class="alloc" d="M' "$work/zh-dom.html" | wc -l)
 (( memcharts >= 1 && allocpaths == memcharts )) || fail "expected a memory-over-time chart, found $memcharts ($allocpaths lines)"
 grep -q '峰值 ' "$work/zh-dom.html" || fail "the memory chart has no peak label"
+if [[ -f $snapshot ]]; then
+  snapbars=$(grep -o '<svg class="chart snapshot".*' "$work/zh-dom.html" | sed 's|</svg>.*||' | grep -o 'class="bar"' | wc -l)
+  (( snapbars == 3 )) || fail "expected the snapshot's allocated, reserved and peak bars, found $snapbars"
+  grep -q '<table class="sites">' "$work/zh-dom.html" || fail "no table of the snapshot's allocation sites"
+  grep -q '设备 0 的快照' "$work/zh-dom.html" || fail "no snapshot heading"
+else
+  echo "skipped: the snapshot section: no shared snapshot at $snapshot"
+fi
 if command -v fc-list >/dev/null 2>&1 && [[ -n $(fc-list :lang=zh 2>/dev/null) ]]; then
   echo "zh: CJK font $(fc-list :lang=zh family | head -1)"
 else

@@ -6,6 +6,7 @@
 
 #include "cli_support.h"
 #include "tests/support/english_runs.h"
+#include "tests/support/snapshot_pickles.h"
 
 namespace tl::test {
 namespace {
@@ -122,6 +123,31 @@ TEST_CASE("report goldens in English and Chinese on the end-to-end traces") {
     CHECK(EnglishRuns(zh.out, Markup::kMarkdown).empty());
     CheckGolden(fmt::format("report_{}_en.md.txt", name), en.Transcript());
     CheckGolden(fmt::format("report_{}_zh.md.txt", name), zh.Transcript());
+  }
+}
+
+TEST_CASE("report, check and trace --memory --lang zh: no English sentence, with the real snapshot and small ones") {
+  const auto shared = FindSharedMemoryInputs();
+  if (!shared) return;
+  TempFolder dir;
+  dir.Write("a_baseline.py", EmptyCacheBaseline(ReadText(shared->script)));
+  dir.Write("churn.pickle", SmallSnapshot({.script = "a_baseline.py"}));
+  dir.Write("calm.pickle", SmallSnapshot({.churn = false, .script = "a_baseline.py"}));
+  dir.Write("bare.pickle", SmallSnapshot({.history = false}));
+  dir.Write("other.pickle", SmallSnapshot({.script = "other.py"}));
+  for (const std::string& memory : {shared->snapshot.string(), std::string("churn.pickle"), std::string("calm.pickle"),
+                                    std::string("bare.pickle"), std::string("other.pickle")}) {
+    CAPTURE(memory);
+    const std::vector<std::string> report = {"report",   "a_baseline.py", "--trace", shared->trace.string(),
+                                             "--memory", memory,          "--lang",  "zh"};
+    CheckChinese(report, dir.path(), Markup::kMarkdown);
+    std::vector<std::string> html = report;
+    html.insert(html.end(), {"--format", "html"});
+    CheckChinese(html, dir.path(), Markup::kHtml);
+    CheckChinese({"check", "a_baseline.py", "--trace", shared->trace.string(), "--memory", memory, "--lang", "zh"},
+                 dir.path(), Markup::kText);
+    CheckChinese({"trace", shared->trace.string(), "--memory", memory, "--lang", "zh"}, dir.path(), Markup::kText);
+    CheckChinese({"memory", memory, "--lang", "zh"}, dir.path(), Markup::kText);
   }
 }
 

@@ -1,4 +1,5 @@
-// Trace evidence of TL102, TL103, TL203, TL204 and TL205 on real traces. The shared CPU traces come with
+// Trace evidence of TL102, TL103, TL203, TL204 and TL205 on real traces, and TL103's memory snapshot
+// evidence (--memory) beside them. The shared CPU traces come with
 // their scripts, edited here line for line (no line moves) so that a finding sits on a line the trace's
 // CallFrom names; the GPU traces have no source of their own, and small scripts reproduce their
 // patterns for the op-name evidence. Each verdict is asserted with its figure where it has one.
@@ -8,19 +9,11 @@
 #include <vector>
 
 #include "tests/crosscheck/support.h"
+#include "tests/support/snapshot_pickles.h"
+#include "traceio/memory_snapshot.h"
 
 namespace tl::test {
 namespace {
-
-// Replaces the whole of line `line` (1-based) of `text`, so that no other line moves.
-std::string ReplaceLine(std::string text, int line, const std::string& with) {
-  size_t begin = 0;
-  for (int i = 1; i < line; ++i) begin = text.find('\n', begin) + 1;
-  const size_t end = text.find('\n', begin);
-  REQUIRE(end != std::string::npos);
-  text.replace(begin, end - begin, with);
-  return text;
-}
 
 const Diagnostic* Finding(const Checked& c, std::string_view code, int line) {
   const Diagnostic* d = &FindWithEvidence(c, code, line);
@@ -324,6 +317,126 @@ TEST_CASE("hand-made trace with Python frames: two worker start-ups confirm TL20
   CHECK(d->evidence->cost_ms_per_step == doctest::Approx(30.0));   // 60 ms over 2 steps
   CHECK(d->evidence->saved_ms_per_step == doctest::Approx(15.0));  // all but the first start-up
   CHECK(d->evidence->summary.find("2 DataLoader iterator start-ups with worker processes") != std::string::npos);
+}
+
+// ----- TL103 with a memory snapshot (--memory) -----
+
+trace::MemorySnapshot Snapshot(const SnapshotShape& shape) {
+  trace::SnapshotResult r = trace::ParseMemorySnapshot(SmallSnapshot(shape), "snapshot.pickle");
+  REQUIRE(r.ok());
+  return std::move(r.snapshot);
+}
+
+TEST_CASE("hand-made GPU trace and a snapshot with churn: TL103 confirmed on the trace's time, its counts added") {
+  TempFolder dir;
+  auto cc = LoadTrace(dir.Write("patterns.json", PatternTrace(1000)));
+  REQUIRE(cc);
+  cc->SetMemorySnapshot(Snapshot({.script = "/home/u/patterns_train.py"}));
+  Checked c = CheckCatalog(*cc, "patterns_train.py");
+  const Diagnostic* cache = Finding(c, "TL103", 19);
+  CHECK(cache->evidence->verdict == Verdict::kConfirmed);
+  // The cost is the trace's cudaFree and cudaMalloc time, as without the snapshot.
+  CHECK(cache->evidence->cost_ms_per_step == doctest::Approx(0.060));
+  CHECK(cache->evidence->summary.find("from the memory snapshot: its history frees 1 segments (2.0 KiB) and "
+                                      "allocates 1 again after") != std::string::npos);
+  CHECK(LocalizedSummary(*cache->evidence, Lang::kChinese).find("根据内存快照：它的历史释放了 1 个段") !=
+        std::string::npos);
+  // Only TL103 asks for the snapshot: the other findings' summaries do not mention it.
+  CHECK(Finding(c, "TL204", 11)->evidence->summary.find("snapshot") == std::string::npos);
+}
+
+TEST_CASE("T4 fp32 (no cudaFree in its steps) and a snapshot with churn: the two disagree, TL103 unverifiable") {
+  auto cc = SharedCrossCheck("real/gpu-profiling-pytorch-lab/Level2_mixed_precision_profiling/fp32.pt.trace.json");
+  if (!cc) return;
+  cc->SetMemorySnapshot(Snapshot({.script = "t4_train.py"}));
+  Checked c = CheckCatalog(*cc, "t4_train.py");
+  const Diagnostic* cache = Finding(c, "TL103", 19);
+  CHECK(cache->evidence->verdict == Verdict::kUnverifiable);
+  CHECK(cache->evidence->summary.find("No cudaFree") != std::string::npos);
+  CHECK(cache->evidence->summary.find("the two cover different steps") != std::string::npos);
+  // A snapshot that frees no segment agrees with the trace: refuted, both said.
+  cc->SetMemorySnapshot(Snapshot({.churn = false, .script = "t4_train.py"}));
+  Checked calm = CheckCatalog(*cc, "t4_train.py");
+  const Diagnostic* refuted = Finding(calm, "TL103", 19);
+  CHECK(refuted->evidence->verdict == Verdict::kRefuted);
+  CHECK(refuted->evidence->summary.find("frees no segment") != std::string::npos);
+}
+
+// The shared CPU trace a_baseline's own script made to empty the cache on line 44 (EmptyCacheBaseline).
+std::optional<Checked> BaselineWithEmptyCache(CrossCheck& cc, const std::string& name = "a_baseline.py") {
+  auto dir = SharedTraces("cpu/scripts/a_baseline.py");
+  if (!dir) return std::nullopt;
+  return CheckAgainst(name, EmptyCacheBaseline(Slurp(*dir / "cpu/scripts/a_baseline.py")), cc);
+}
+
+TEST_CASE("shared CPU trace: a snapshot refutes TL103 without churn, keeps it unverifiable otherwise") {
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/a_baseline.pt.trace.json");
+  if (!cc) return;
+  auto verdict_with = [&](const SnapshotShape& shape) {
+    cc->SetMemorySnapshot(Snapshot(shape));
+    auto c = BaselineWithEmptyCache(*cc);
+    REQUIRE(c);
+    return *FindWithEvidence(*c, "TL103", 44).evidence;
+  };
+  {
+    // Without a snapshot the CPU-only trace cannot say.
+    auto c = BaselineWithEmptyCache(*cc);
+    if (!c) return;
+    CHECK(FindWithEvidence(*c, "TL103", 44).evidence->verdict == Verdict::kUnverifiable);
+  }
+  // A history that frees no segment: empty_cache gave nothing back, refuted.
+  const Evidence calm = verdict_with({.churn = false, .script = "C:\\runs\\a_baseline.py"});
+  CHECK(calm.verdict == Verdict::kRefuted);
+  CHECK(calm.summary ==
+        "From the memory snapshot: its history of 4 allocator events frees no segment: empty_cache "
+        "gave nothing back");
+  CHECK(calm.saved_ms_per_step == 0.0);
+  // No history: the snapshot cannot say either, and says what to record.
+  const Evidence bare = verdict_with({.history = false});
+  CHECK(bare.verdict == Verdict::kUnverifiable);
+  CHECK(bare.summary.find("ProfilerActivity.CUDA") != std::string::npos);
+  CHECK(bare.summary.find("_record_memory_history()") != std::string::npos);
+  // Churn is counted, not timed: never a confirmation without the trace's time.
+  const Evidence churn = verdict_with({.script = "a_baseline.py"});
+  CHECK(churn.verdict == Verdict::kUnverifiable);
+  CHECK(churn.summary.find("frees 1 segments (2.0 KiB) and allocates 1 again") != std::string::npos);
+  CHECK(churn.summary.find("its cost needs the trace's cudaFree/cudaMalloc time") != std::string::npos);
+  CHECK(churn.saved_ms_per_step == 0.0);
+  // Another program's snapshot is no evidence: as without one, and said.
+  const Evidence other = verdict_with({.churn = false, .script = "/home/u/other_train.py"});
+  CHECK(other.verdict == Verdict::kUnverifiable);
+  CHECK(other.summary.find("the memory snapshot was not recorded from a_baseline.py (its Python frames name "
+                           "`other_train.py`)") != std::string::npos);
+}
+
+TEST_CASE("shared CPU trace checked as another script: a snapshot of that script cannot refute or confirm TL103") {
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/a_baseline.pt.trace.json");
+  if (!cc) return;
+  for (bool churn : {false, true}) {
+    CAPTURE(churn);
+    cc->SetMemorySnapshot(Snapshot({.churn = churn, .script = "other_train.py"}));
+    auto c = BaselineWithEmptyCache(*cc, "other_train.py");
+    if (!c) return;
+    const Evidence& e = *FindWithEvidence(*c, "TL103", 44).evidence;
+    CHECK(e.verdict == Verdict::kUnverifiable);
+    CHECK(e.summary.find("this trace was not recorded from other_train.py") != std::string::npos);
+    CHECK(e.summary.find("snapshot") == std::string::npos);
+  }
+}
+
+TEST_CASE("the real snapshot beside the shared CPU trace: another program's, so TL103 stays unverifiable") {
+  auto cc = SharedCrossCheck("cpu/torch2.14.1/a_baseline.pt.trace.json");
+  if (!cc) return;
+  auto file = SharedTrace("memory/assignment2-systems_memory_snapshot.pickle");
+  if (!file) return;
+  trace::SnapshotResult read = trace::ReadMemorySnapshot(file->string());
+  REQUIRE(read.ok());
+  cc->SetMemorySnapshot(std::move(read.snapshot));
+  auto c = BaselineWithEmptyCache(*cc);
+  if (!c) return;
+  const Evidence& e = *FindWithEvidence(*c, "TL103", 44).evidence;
+  CHECK(e.verdict == Verdict::kUnverifiable);
+  CHECK(e.summary.find("`benchmarking_script.py`") != std::string::npos);
 }
 
 }  // namespace

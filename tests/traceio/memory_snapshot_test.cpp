@@ -5,85 +5,22 @@
 // every byte, and seeded random mutations.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <string>
 
 #include "tests/support/paths.h"
+#include "tests/support/snapshot_pickles.h"
 #include "traceio/memory_snapshot.h"
 #include "traceio/pickle_reader.h"
 
 namespace tl::trace {
 namespace {
 
-// Writes pickle opcodes (protocol 4 forms).
-struct Pickle {
-  std::string b = std::string("\x80\x04", 2);
-  Pickle& Op(uint8_t op) {
-    b += static_cast<char>(op);
-    return *this;
-  }
-  Pickle& Str(std::string_view s) {
-    Op(0x8c);
-    b += static_cast<char>(s.size());
-    b += s;
-    return *this;
-  }
-  Pickle& Int(int32_t v) {
-    Op('J');
-    for (int i = 0; i < 4; ++i) b += static_cast<char>((static_cast<uint32_t>(v) >> (8 * i)) & 0xff);
-    return *this;
-  }
-  Pickle& Key(std::string_view key, int32_t v) { return Str(key).Int(v); }
-  Pickle& Raw(std::string_view s) {
-    b += s;
-    return *this;
-  }
-  std::string Done() { return b + "."; }
-};
-
-// A snapshot of one device: two segments (one with a live 4096-byte block allocated at train.py:7), and a
-// history that allocates 1000 bytes, frees them, frees a segment and allocates one again.
-std::string SmallSnapshot(bool with_history = true) {
-  Pickle p;
-  p.Op('}').Op('(');
-  p.Str("segments").Op(']').Op('(');
-  // segment 0: 8192 bytes reserved, one live block of 4096
-  p.Op('}').Op('(').Key("device", 0).Key("address", 1000000).Key("total_size", 8192);
-  p.Str("blocks").Op(']').Op('(');
-  p.Op('}').Op('(').Key("address", 1000000).Key("size", 4096).Str("state").Str("active_allocated").Op('u');
-  p.Op('}').Op('(').Key("address", 1004096).Key("size", 4096).Str("state").Str("inactive").Op('u');
-  p.Op('e').Op('u');
-  // segment 1: 2048 reserved, nothing live
-  p.Op('}').Op('(').Key("device", 0).Key("address", 2000000).Key("total_size", 2048).Str("blocks").Op(']').Op('u');
-  p.Op('e');
-  p.Str("device_traces").Op(']').Op('(');
-  p.Op(']').Op('(');
-  if (with_history) {
-    auto frames = [&](int line) {
-      p.Str("frames").Op(']').Op('(');
-      p.Op('}').Op('(').Str("filename").Str("/usr/lib/python3/site-packages/torch/nn/modules/linear.py");
-      p.Key("line", 125).Str("name").Str("forward").Op('u');
-      p.Op('}').Op('(').Str("filename").Str("/home/u/train.py").Key("line", line).Str("name").Str("step").Op('u');
-      p.Op('e');
-    };
-    p.Op('}').Op('(').Str("action").Str("alloc").Key("addr", 1000000).Key("size", 4096);
-    frames(7);
-    p.Op('u');
-    p.Op('}').Op('(').Str("action").Str("alloc").Key("addr", 3000000).Key("size", 1000);
-    frames(9);
-    p.Op('u');
-    p.Op('}').Op('(').Str("action").Str("free_requested").Key("addr", 3000000).Key("size", 1000).Op('u');
-    p.Op('}').Op('(').Str("action").Str("free_completed").Key("addr", 3000000).Key("size", 1000).Op('u');
-    p.Op('}').Op('(').Str("action").Str("segment_free").Key("addr", 3000000).Key("size", 2048).Op('u');
-    p.Op('}').Op('(').Str("action").Str("segment_alloc").Key("addr", 2000000).Key("size", 2048).Op('u');
-  }
-  p.Op('e');
-  p.Op('e');
-  p.Op('u');
-  return p.Done();
-}
+using test::Pickle;
+using test::SmallSnapshot;
 
 void CheckRefused(const std::string& bytes, std::string_view words) {
   const PickleResult r = ReadPickle(bytes);
@@ -117,6 +54,18 @@ TEST_CASE("the real snapshot: allocated, reserved, the peak over its history, bl
   REQUIRE_FALSE(d.sites.empty());
   CHECK(d.sites[0].site == "model.py:39 (forward)");
   CHECK(r.snapshot.has_history);
+  // TL103's question: the history allocates and frees blocks, never a segment.
+  const SegmentChurn churn = SegmentChurnOf(r.snapshot);
+  CHECK(churn.history);
+  CHECK(churn.events == 5163);
+  CHECK(churn.segment_frees == 0);
+  CHECK_FALSE(churn.churn());
+  // Its frames (Windows paths) name the benchmarking script, the model and its helpers.
+  CHECK(RecordedFrom(r.snapshot, "cs336_systems/benchmarking_script.py") == true);
+  CHECK(RecordedFrom(r.snapshot, "train.py") == false);
+  CHECK(std::find_if(r.snapshot.frame_files.begin(), r.snapshot.frame_files.end(), [](const std::string& f) {
+          return f.find("site-packages") != std::string::npos;
+        }) == r.snapshot.frame_files.end());
 }
 
 TEST_CASE("a small snapshot: live blocks, fragmentation, churn, and the first frame outside torch") {
@@ -139,12 +88,27 @@ TEST_CASE("a small snapshot: live blocks, fragmentation, churn, and the first fr
   CHECK(d.sites[0].live_bytes == 4096);
   CHECK(d.sites[1].live_bytes == 0);
 
-  const SnapshotResult bare = ParseMemorySnapshot(SmallSnapshot(false), "bare.pickle");
+  const SegmentChurn churn = SegmentChurnOf(r.snapshot);
+  CHECK(churn.churn());
+  CHECK(churn.segment_freed_bytes == 2048);
+  CHECK(FormatBytes(churn.segment_freed_bytes) == "2.0 KiB");
+  CHECK(RecordedFrom(r.snapshot, "u/train.py") == true);
+  CHECK(RecordedFrom(r.snapshot, "other.py") == false);
+
+  const SnapshotResult calm = ParseMemorySnapshot(SmallSnapshot({.churn = false}), "calm.pickle");
+  REQUIRE(calm.ok());
+  CHECK(SegmentChurnOf(calm.snapshot).history);
+  CHECK(SegmentChurnOf(calm.snapshot).segment_frees == 0);
+
+  const SnapshotResult bare = ParseMemorySnapshot(SmallSnapshot({.history = false}), "bare.pickle");
   REQUIRE(bare.ok());
   CHECK_FALSE(bare.snapshot.has_history);
   CHECK(bare.snapshot.devices[0].peak_allocated_bytes == 4096);
   REQUIRE(bare.snapshot.warnings.size() == 1);
   CHECK(bare.snapshot.warnings[0].find("_record_memory_history") != std::string::npos);
+  CHECK_FALSE(SegmentChurnOf(bare.snapshot).history);
+  // No frames at all: whose snapshot it is cannot be told.
+  CHECK_FALSE(RecordedFrom(bare.snapshot, "train.py").has_value());
 }
 
 TEST_CASE("every opcode that names or calls code is refused, and nothing runs") {
