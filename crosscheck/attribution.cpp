@@ -35,7 +35,23 @@ bool IsProfilerAnnotation(std::string_view name) {
          name.starts_with("Optimizer.") || name.starts_with("## ") || name.starts_with("PyTorch Profiler");
 }
 
-// "`a.py`, `b.py` and 2 other files", in both languages.
+// Traceio matches a path by any shared trailing components; when frames of two files with the same name
+// (a/train.py and b/train.py) called from that line, keep those whose CallFrom path shares the longest
+// suffix with the finding's path.
+void KeepBestPathMatch(const trace::Trace& tr, std::string_view file, trace::SourceMatch& m) {
+  auto score = [&](const trace::CodeSpan& span) {
+    const trace::PythonFrame* py = tr.python(span.event);
+    if (py == nullptr || py->call_from == 0) return 0;
+    return trace::PathMatchScore(trace::ParseCallFrom(tr.strings().Get(py->call_from)).file, file);
+  };
+  int best = 0;
+  for (const auto& span : m.spans) best = std::max(best, score(span));
+  if (best == 0) return;
+  std::erase_if(m.spans, [&](const trace::CodeSpan& span) { return score(span) < best; });
+}
+
+}  // namespace
+
 MessageArg ListFiles(std::string name, const std::vector<std::string>& files) {
   std::vector<std::string_view> shown;
   for (const auto& f : files) {
@@ -56,23 +72,6 @@ MessageArg ListFiles(std::string name, const std::vector<std::string>& files) {
                            CountArg("others", static_cast<int64_t>(others), "other file", "other files", "个文件")});
   return SentenceArg(std::move(name), list);
 }
-
-// Traceio matches a path by any shared trailing components; when frames of two files with the same name
-// (a/train.py and b/train.py) called from that line, keep those whose CallFrom path shares the longest
-// suffix with the finding's path.
-void KeepBestPathMatch(const trace::Trace& tr, std::string_view file, trace::SourceMatch& m) {
-  auto score = [&](const trace::CodeSpan& span) {
-    const trace::PythonFrame* py = tr.python(span.event);
-    if (py == nullptr || py->call_from == 0) return 0;
-    return trace::PathMatchScore(trace::ParseCallFrom(tr.strings().Get(py->call_from)).file, file);
-  };
-  int best = 0;
-  for (const auto& span : m.spans) best = std::max(best, score(span));
-  if (best == 0) return;
-  std::erase_if(m.spans, [&](const trace::CodeSpan& span) { return score(span) < best; });
-}
-
-}  // namespace
 
 std::string_view ToString(AttributionLevel level) {
   switch (level) {
@@ -246,11 +245,12 @@ bool AttributeToRange(const trace::TraceEvidence& te, const Provenance& provenan
   if (!te.capabilities().source_ranges || !provenance.usable()) return false;
   trace::SourceMatch r = te.LocateRange(file, line);
   if (!r.found()) return false;
+  // Every span of the match has the same name: the first tells whether it is the steps' own range.
   const trace::Steps& steps = te.analysis().steps;
-  const bool step_range = std::any_of(r.spans.begin(), r.spans.end(), [&](const trace::CodeSpan& s) {
-    return std::any_of(steps.all.begin(), steps.all.end(), [&](const trace::Step& st) { return st.event == s.event; });
-  });
-  if (step_range) return false;
+  const uint32_t first = r.spans.front().event;
+  if (std::any_of(steps.all.begin(), steps.all.end(), [&](const trace::Step& st) { return st.event == first; })) {
+    return false;
+  }
   at.level = AttributionLevel::kRange;
   at.ran_in_steps = te.RanInSteps(r);
   at.not_observed = !at.ran_in_steps;

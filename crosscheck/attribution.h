@@ -55,6 +55,10 @@ struct TraceSignals {
 };
 TraceSignals ReadSignals(const trace::TraceEvidence& trace);
 
+// "`a.py`, `b.py` and 2 other files" as the argument `name`, in both languages: at most three files, those
+// outside torch and installed packages first.
+MessageArg ListFiles(std::string name, const std::vector<std::string>& files);
+
 // Is this trace the script's? `path` is the checked file as given.
 Provenance DecideProvenance(const TraceSignals& signals, std::string_view path, const FileFacts& facts);
 

@@ -42,19 +42,15 @@ std::vector<TraceFigure> Figures(const std::vector<trace::EvidenceFigure>& figur
   return out;
 }
 
-// "model.py, train.py and 2 others": the files a snapshot's frames name, for the sentence that says it is
-// another program's.
-std::string FrameFileList(const trace::MemorySnapshot& snapshot) {
-  constexpr size_t kShown = 3;
-  std::string out;
-  const auto& files = snapshot.frame_files;
-  for (size_t i = 0; i < files.size() && i < kShown; ++i) {
-    const size_t slash = files[i].find_last_of("/\\");
-    out += fmt::format("{}`{}`", i == 0 ? "" : ", ",
-                       slash == std::string::npos ? files[i] : files[i].substr(slash + 1));
+// The files a snapshot's frames name, by their names alone, for the sentence that says it is another
+// program's.
+MessageArg FrameFiles(const trace::MemorySnapshot& snapshot) {
+  std::vector<std::string> names;
+  for (const std::string& file : snapshot.frame_files) {
+    const size_t slash = file.find_last_of("/\\");
+    names.push_back(slash == std::string::npos ? file : file.substr(slash + 1));
   }
-  if (files.size() > kShown) out += fmt::format(" (+{})", files.size() - kShown);
-  return out;
+  return ListFiles("files", names);
 }
 
 // A GPU conclusion from a trace cut before its end: the kernels may be in the missing tail.
@@ -205,8 +201,7 @@ CheckedScript CrossCheck::Annotate(const SourceFile& file, const FileFacts& fact
         if (asks_memory && memory_is_its != false) q.memory = memory;
         e = rule->Confirm(d, q);
         if (asks_memory && memory_is_its == false) {
-          ExtendSummary(e, "snapshot-not-this-script",
-                        {{"path", file.path(), {}}, {"files", FrameFileList(*memory), {}}});
+          ExtendSummary(e, "snapshot-not-this-script", {{"path", file.path(), {}}, FrameFiles(*memory)});
         }
         e.step_ms = steps.mean_ms();
         // A verdict by op names says so, with why the trace is this script's.

@@ -57,15 +57,17 @@ Status FillNvtxLines(std::string& text, const std::vector<std::pair<uint32_t, ui
     return line;
   };
   std::vector<uint32_t> result_line;  // of each input line, 1-based
+  std::vector<char> marked(lines.size(), 0);
   for (uint32_t i = 0; i < lines.size(); ++i) {
-    if (!ParseMarkerLine(content(lines[i]))) result_line.push_back(i + 1);
+    marked[i] = ParseMarkerLine(content(lines[i])).has_value() ? 1 : 0;
+    if (!marked[i]) result_line.push_back(i + 1);
   }
   std::string out;
   out.reserve(text.size() + 16 * spans.size());
   size_t filled = 0;
-  for (std::string_view line : lines) {
-    std::string piece(line);
-    if (ParseMarkerLine(content(line)) && piece.find("tl_nvtx(") != std::string::npos) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string piece(lines[i]);
+    if (marked[i] && piece.find("tl_nvtx(") != std::string::npos) {
       for (size_t k = 0; k < spans.size(); ++k) {
         const std::string placeholder = NvtxPlaceholder(k);
         const size_t at = piece.find(placeholder);

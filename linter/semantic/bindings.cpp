@@ -79,21 +79,10 @@ const Model::Binding* Model::SingleBinding(std::string_view name, int scope) con
 const Model::Binding* Model::DominatingAssignment(std::span<const Binding> bindings, ts::Node use, int scope) const {
   const Binding* best = nullptr;
   for (const Binding& b : bindings) {
-    if (b.scope != scope || b.kind != BindingKind::kAssign || b.target.IsNull()) continue;
-    if (b.target.StartByte() >= use.StartByte()) continue;
-    if (best != nullptr && b.target.StartByte() <= best->target.StartByte()) continue;
-    // The statement the assignment is: up from the target to the child of a block (or of the module).
-    ts::Node statement = b.target;
-    for (int guard = 0; guard < 8 && !statement.IsNull(); ++guard) {
-      const ts::Node parent = statement.Parent();
-      if (parent.IsNull() || KindOf(parent) == K::kBlock || KindOf(parent) == K::kModule) break;
-      statement = parent;
-    }
-    if (statement.IsNull() || KindOf(statement) != K::kExpressionStatement) continue;
-    const ts::Node block = statement.Parent();
-    if (block.IsNull() || statement.EndByte() > use.StartByte()) continue;
-    if (use.StartByte() < block.StartByte() || use.EndByte() > block.EndByte()) continue;
-    best = &b;
+    if (b.scope != scope || b.kind != BindingKind::kAssign || b.statement_end == 0) continue;
+    // The statement ends before the use, inside the block that holds both.
+    if (b.statement_end > use.StartByte() || use.EndByte() > b.block_end) continue;
+    if (best == nullptr || b.target.StartByte() > best->target.StartByte()) best = &b;
   }
   return best;
 }

@@ -111,7 +111,9 @@ class Builder {
     }
   }
   void AddScope(ScopeKind kind, ts::Node node, uint32_t depth);
-  void BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position, int loop);
+  // `statement_end` and `block_end`: a plain assignment statement's and its block's end bytes (0: not one).
+  void BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position, int loop,
+                  uint32_t statement_end = 0, uint32_t block_end = 0);
   void RecordParameters(ts::Node parameters);
   void RecordImport(ts::Node node, K kind);
   void RecordCall(ts::Node node);
@@ -167,7 +169,8 @@ class Builder {
   Model& m_;
   const ts::Tree& tree_;
   std::vector<Frame> frames_;
-  std::vector<K> parent_kind_;  // kind of the node at each depth
+  std::vector<K> parent_kind_;        // kind of the node at each depth
+  std::vector<uint32_t> parent_end_;  // its end byte
   int scope_ = 0;
   int loop_ = -1;
   int guard_ = -1;

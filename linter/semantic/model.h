@@ -422,6 +422,12 @@ class Model {
     ts::Node target;    // the identifier / attribute bound
     int position = -1;  // index inside a tuple target (`a, b = ...`), -1 when the whole value
     int loop = -1;      // loop targets: the loop
+    // A tuple target of plain names only (`a, b = ...`): how many; 0 otherwise.
+    uint32_t pattern_size = 0;
+    // A plain assignment that is a statement of a block (or of the module): where the statement and that
+    // block end (DominatingAssignment); 0 otherwise.
+    uint32_t statement_end = 0;
+    uint32_t block_end = 0;
   };
   struct Import {
     std::string_view local;  // the name the file uses ("tud", "DL", "torch")

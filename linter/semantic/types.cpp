@@ -266,14 +266,15 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
   bool all_python = true;
   const bool attribute = k == K::kAttribute;
   const Binding* dominating = attribute ? nullptr : DominatingAssignment(all, expr, scope);
-  if (dominating != nullptr && BindingTensorKind(*dominating, expr, depth) == TensorKind::kUnknown)
-    dominating = nullptr;
+  const TensorKind dominating_kind = dominating != nullptr ? BindingTensorKind(*dominating, expr, depth)
+                                                           : TensorKind::kUnknown;
+  if (dominating_kind == TensorKind::kUnknown) dominating = nullptr;
   for (const Binding& binding : all) {
     if (!attribute && binding.scope != scope && binding.scope != 0) continue;
     if (dominating != nullptr && binding.scope == scope && binding.target.StartByte() < dominating->target.StartByte())
       continue;
     any = true;
-    const TensorKind kind = BindingTensorKind(binding, expr, depth);
+    const TensorKind kind = &binding == dominating ? dominating_kind : BindingTensorKind(binding, expr, depth);
     if (kind == TensorKind::kTensor) return TensorKind::kTensor;
     if (kind != TensorKind::kNotTensor) all_python = false;
   }
@@ -290,14 +291,9 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
       } else if (binding.position != -1 && binding.value != expr) {
         const ts::Node value = Unparen(binding.value);
         const K vk = KindOf(value);
-        const ts::Node pattern = binding.target.Parent();
-        bool pairwise = (vk == K::kExpressionList || vk == K::kTuple) && !pattern.IsNull() &&
-                        pattern.NamedChildCount() == value.NamedChildCount() &&
-                        static_cast<uint32_t>(binding.position) < value.NamedChildCount();
-        for (uint32_t i = 0; pairwise && i < pattern.NamedChildCount(); ++i) {
-          if (KindOf(pattern.NamedChild(i)) != K::kIdentifier) pairwise = false;  // `a, *b` or `(a, b), c`
-        }
-        if (pairwise) {
+        // Only a target of plain names pairs up (`a, *b` and `(a, b), c` take the whole value).
+        if ((vk == K::kExpressionList || vk == K::kTuple) && binding.pattern_size != 0 &&
+            binding.pattern_size == value.NamedChildCount()) {
           // `a, b = f(x), g(y)`: each name is bound to its own element.
           kind = TensorKindDepth(value.NamedChild(static_cast<uint32_t>(binding.position)), binding.scope, depth + 1);
         } else if (TensorKindDepth(binding.value, binding.scope, depth + 1) == TensorKind::kTensor) {

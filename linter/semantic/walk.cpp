@@ -23,22 +23,27 @@ void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth) {
   }
 }
 
-void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position, int loop) {
+void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position, int loop,
+                         uint32_t statement_end, uint32_t block_end) {
   target = Unparen(target);
   const K k = KindOf(target);
   if (k == K::kIdentifier || k == K::kAttribute) {
-    m_.bindings_.push_back({m_.Text(target), scope_, kind, value, target, position, loop});
+    m_.bindings_.push_back({m_.Text(target), scope_, kind, value, target, position, loop, 0, statement_end, block_end});
     return;
   }
   if (k == K::kPatternList || k == K::kTuplePattern || k == K::kListPattern || k == K::kTuple || k == K::kList) {
     // One level of unpacking keeps the position; deeper patterns bind names with unknown values.
     const uint32_t n = target.NamedChildCount();
+    uint32_t plain = n;  // `a, b = ...`: each name can take its own element of a tuple value
+    for (uint32_t i = 0; i < n; ++i) {
+      if (KindOf(target.NamedChild(i)) != K::kIdentifier) plain = 0;
+    }
     for (uint32_t i = 0; i < n; ++i) {
       ts::Node element = Unparen(target.NamedChild(i));
       const K ek = KindOf(element);
       if (ek == K::kIdentifier || ek == K::kAttribute) {
-        m_.bindings_.push_back(
-            {m_.Text(element), scope_, kind, value, element, position < 0 ? static_cast<int>(i) : -2, loop});
+        m_.bindings_.push_back({m_.Text(element), scope_, kind, value, element, position < 0 ? static_cast<int>(i) : -2,
+                                loop, position < 0 ? plain : 0, statement_end, block_end});
       } else if (ek == K::kPatternList || ek == K::kTuplePattern || ek == K::kListPattern || ek == K::kTuple ||
                  ek == K::kList) {
         for (uint32_t j = 0; j < element.NamedChildCount(); ++j) {
@@ -184,8 +189,12 @@ void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
 
 bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
   const K kind = KindOf(node);
-  if (parent_kind_.size() <= depth) parent_kind_.resize(depth + 1);
+  if (parent_kind_.size() <= depth) {
+    parent_kind_.resize(depth + 1);
+    parent_end_.resize(depth + 1);
+  }
   parent_kind_[depth] = kind;
+  parent_end_[depth] = node.EndByte();
   const K parent = depth > 0 ? parent_kind_[depth - 1] : K::kOther;
 
   switch (kind) {
@@ -321,7 +330,13 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       if (KindOf(right) == K::kType || right == left) right = ts::Node();
       // `a = b = value`: every target gets the final value (the inner assignment binds its own).
       while (KindOf(right) == K::kAssignment) right = Field(right, F::kRight);
-      if (!left.IsNull() && !right.IsNull()) BindTarget(left, right, Model::BindingKind::kAssign, -1, -1);
+      // A statement of a block (or of the module): what DominatingAssignment needs, read off the walk.
+      const bool statement = depth >= 2 && parent_kind_[depth - 1] == K::kExpressionStatement &&
+                             (parent_kind_[depth - 2] == K::kBlock || parent_kind_[depth - 2] == K::kModule);
+      if (!left.IsNull() && !right.IsNull()) {
+        BindTarget(left, right, Model::BindingKind::kAssign, -1, -1, statement ? parent_end_[depth - 1] : 0,
+                   statement ? parent_end_[depth - 2] : 0);
+      }
       return true;
     }
     case K::kAugmented: {
