@@ -266,7 +266,7 @@ TargetTorchSource ConfigureOptions(const Config& config, const CliOverrides& cli
     rule_options.target_torch = *trace_torch;
     source.kind = TargetTorchSource::kTrace;
   } else if (auto pin = pins.ForDirectory(absolute.parent_path())) {
-    rule_options.target_torch = pin->version;
+    ApplyTorchPin(*pin, rule_options);
     source.kind = TargetTorchSource::kPin;
     source.pin = std::move(pin);
   } else {

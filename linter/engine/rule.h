@@ -75,8 +75,20 @@ struct TorchVersion {
 struct RuleOptions {
   TorchVersion target_torch;           // explicit, inferred from a pin, or the current default
   bool target_torch_inferred = false;  // true when no --target-torch / config key / pin said it
+  // When the target is a pin's floor (`torch>=1.8`), the project may also run any newer version up to
+  // the pin's upper bound (`newest_torch`; nullopt: no bound). An explicit target is one version.
+  bool target_is_floor = false;
+  std::optional<TorchVersion> newest_torch;
   // Values of declared rule options (RuleOptionSpec) that configuration or the command line set.
   std::map<std::string, int64_t, std::less<>> values;
+
+  // Whether a PyTorch the project may run has what arrived in `since`: the target itself, or, when the
+  // target is a pin's floor, a newer version the pin allows. Advice about such an API applies; a fix
+  // that needs it is safe only when the target itself has it.
+  bool Allows(TorchVersion since) const {
+    if (target_torch >= since) return true;
+    return target_is_floor && (!newest_torch || *newest_torch >= since);
+  }
 
   // The option's value, or its declared default.
   int64_t Get(const RuleOptionSpec& spec) const {

@@ -28,8 +28,20 @@ bool IsTorchName(std::string_view name) {
 
 }  // namespace
 
-std::optional<TorchVersion> LowestAllowedVersion(std::string_view specifiers) {
-  std::optional<TorchVersion> lowest;
+namespace {
+
+// One clause of a specifier set: its operator and version ("~=1.12" -> "~=", 1.12, 2 components).
+struct Clause {
+  std::string_view op;
+  TorchVersion version;
+  int components = 0;     // how many numbers the version spells: "2" 1, "2.1" 2, "2.1.3" 3
+  bool patch = false;     // a third number other than 0 ("2.1.3")
+  bool wildcard = false;  // "2.*" or "2.1.*"
+};
+
+// Calls `visit` with every clause of a PEP 440 specifier set or a Poetry constraint that names a version.
+template <typename Visit>
+void ForEachClause(std::string_view specifiers, Visit visit) {
   size_t start = 0;
   while (start <= specifiers.size()) {
     size_t comma = specifiers.find(',', start);
@@ -45,21 +57,73 @@ std::optional<TorchVersion> LowestAllowedVersion(std::string_view specifiers) {
       }
     }
     // A bare version in a Poetry constraint means ==.
-    if (op.empty() && !clause.empty() && std::isdigit(static_cast<unsigned char>(clause.front()))) op = "==";
-    if (op.empty() || op == "!=" || op == "<" || op == "<=") continue;
-    std::string_view version_text = Trim(clause.substr(op == "==" && !clause.starts_with("==") ? 0 : op.size()));
+    const bool bare = op.empty() && !clause.empty() && std::isdigit(static_cast<unsigned char>(clause.front()));
+    if (bare) op = "==";
+    if (op.empty()) continue;
+    std::string_view version_text = Trim(clause.substr(bare ? 0 : op.size()));
     if (version_text.starts_with('v')) version_text.remove_prefix(1);
-    auto version = TorchVersion::Parse(version_text.substr(0, version_text.find_first_of("+*-abrc")));
-    if (!version) {
-      // "2.1.*" and "2.*": keep the numeric prefix.
-      std::string_view numeric = version_text;
-      while (!numeric.empty() && !std::isdigit(static_cast<unsigned char>(numeric.back()))) numeric.remove_suffix(1);
-      version = TorchVersion::Parse(numeric);
-    }
+    const std::string_view numeric = version_text.substr(0, version_text.find_first_of("+*-abrc"));
+    Clause parsed;
+    parsed.op = op;
+    parsed.wildcard = version_text.find('*') != std::string_view::npos;
+    std::string_view digits = numeric;
+    while (!digits.empty() && !std::isdigit(static_cast<unsigned char>(digits.back()))) digits.remove_suffix(1);
+    auto version = TorchVersion::Parse(digits);  // "2.1.*" and "2.*": the numeric prefix
     if (!version) continue;
-    if (!lowest || *lowest < *version) lowest = version;
+    parsed.version = *version;
+    parsed.components = 1 + static_cast<int>(std::count(digits.begin(), digits.end(), '.'));
+    if (parsed.components >= 3) {
+      const std::string_view third = digits.substr(digits.find('.', digits.find('.') + 1) + 1);
+      parsed.patch = third.find_first_not_of("0.") != std::string_view::npos;
+    }
+    visit(parsed);
   }
+}
+
+// Any minor version of a major: the newest 1.x is {1, kAnyMinor}.
+constexpr int kAnyMinor = 999;
+
+}  // namespace
+
+std::optional<TorchVersion> LowestAllowedVersion(std::string_view specifiers) {
+  std::optional<TorchVersion> lowest;
+  ForEachClause(specifiers, [&](const Clause& clause) {
+    if (clause.op == "!=" || clause.op == "<" || clause.op == "<=") return;
+    if (!lowest || *lowest < clause.version) lowest = clause.version;
+  });
   return lowest;
+}
+
+std::optional<TorchVersion> HighestAllowedVersion(std::string_view specifiers) {
+  std::optional<TorchVersion> highest;
+  ForEachClause(specifiers, [&](const Clause& clause) {
+    const TorchVersion v = clause.version;
+    const TorchVersion any_minor{v.major, kAnyMinor};
+    std::optional<TorchVersion> bound;
+    if (clause.op == "==" || clause.op == "===") {
+      bound = clause.wildcard && clause.components == 1 ? any_minor : v;
+    } else if (clause.op == "<=") {
+      bound = v;
+    } else if (clause.op == "<") {
+      if (clause.patch) {
+        bound = v;  // <2.1.3 allows 2.1.0
+      } else if (v.minor > 0) {
+        bound = TorchVersion{v.major, v.minor - 1};
+      } else if (v.major > 0) {
+        bound = TorchVersion{v.major - 1, kAnyMinor};
+      } else {
+        bound = TorchVersion{0, 0};
+      }
+    } else if (clause.op == "~=") {
+      bound = clause.components >= 3 ? v : any_minor;  // ~=1.12 is 1.*, ~=1.12.1 is 1.12.*
+    } else if (clause.op == "^") {
+      bound = v.major > 0 || clause.components == 1 ? any_minor : v;  // Poetry: ^0.4 is <0.5
+    } else if (clause.op == "~") {
+      bound = clause.components == 1 ? any_minor : v;  // Poetry: ~1.13 is <1.14
+    }
+    if (bound && (!highest || *bound < *highest)) highest = bound;
+  });
+  return highest;
 }
 
 std::optional<TorchPin> ParseTorchRequirement(std::string_view requirement) {
@@ -80,7 +144,13 @@ std::optional<TorchPin> ParseTorchRequirement(std::string_view requirement) {
   if (rest.starts_with('(') && rest.ends_with(')')) rest = Trim(rest.substr(1, rest.size() - 2));
   auto version = LowestAllowedVersion(rest);
   if (!version) return std::nullopt;
-  return TorchPin{*version, {}, std::string(Trim(line))};
+  return TorchPin{*version, HighestAllowedVersion(rest), {}, std::string(Trim(line))};
+}
+
+void ApplyTorchPin(const TorchPin& pin, RuleOptions& options) {
+  options.target_torch = pin.version;
+  options.target_is_floor = true;
+  options.newest_torch = pin.newest;
 }
 
 std::optional<TorchPin> FindTorchPinInText(std::string_view text, const std::filesystem::path& file) {
@@ -113,7 +183,7 @@ std::optional<TorchPin> FindTorchPinInText(std::string_view text, const std::fil
       }
       if (constraint) {
         if (auto version = LowestAllowedVersion(*constraint)) {
-          pin = TorchPin{*version, {}, "torch = \"" + *constraint + "\""};
+          pin = TorchPin{*version, HighestAllowedVersion(*constraint), {}, "torch = \"" + *constraint + "\""};
         }
       }
     }

@@ -67,7 +67,7 @@ uint32_t Model::OwnCatalogFacts() const {
       if (canonical.starts_with("torch.nn.parallel.") || canonical == "torch.nn.DistributedDataParallel") {
         facts |= kFactDdp;
       }
-    } else if (name == "Accelerator" || name == "Trainer" || name == "Fabric") {
+    } else if (name == "Accelerator" || name == "Trainer" || name == "Fabric" || name == "LightningCLI") {
       if (TrainingFrameworkOf(CalleeCanonical(site)) != TrainingFramework::kNone) {
         facts |= kFactFramework | kFactTrains;
       }

@@ -112,8 +112,12 @@ void Builder::FindCatalogFacts() {
     if (trainer != TrainingFramework::kNone) {
       const bool accelerator = trainer == TrainingFramework::kAccelerate;
       if (framework.IsNull()) framework = site.node;
-      const auto arg = m_.FindArgument(site, accelerator ? "mixed_precision" : "precision", -1);
-      if (arg && !KeepsFp32(m_.Resolve(arg->value, site.scope))) facts |= kFactMixedPrecision;
+      if (last == "LightningCLI") {
+        facts |= kFactMixedPrecision;  // the precision is a command-line flag, `--trainer.precision`
+      } else {
+        const auto arg = m_.FindArgument(site, accelerator ? "mixed_precision" : "precision", -1);
+        if (arg && !KeepsFp32(m_.Resolve(arg->value, site.scope))) facts |= kFactMixedPrecision;
+      }
     }
     if (last == "TrainingArguments" || last == "Seq2SeqTrainingArguments") {
       for (std::string_view key : {"fp16", "bf16"}) {

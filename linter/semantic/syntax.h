@@ -173,14 +173,14 @@ inline std::string_view LastSegment(std::string_view dotted) {
 }
 
 // The framework whose constructor runs the training (`canonical` is the callee's canonical name):
-// Lightning's `Trainer` or `Fabric` (`lightning.`, `pytorch_lightning.`, `lightning_fabric.`), Accelerate's
-// `Accelerator`.
+// Lightning's `Trainer`, `Fabric` or `LightningCLI` (which builds the Trainer) (`lightning.`,
+// `pytorch_lightning.`, `lightning_fabric.`), Accelerate's `Accelerator`.
 enum class TrainingFramework : uint8_t { kNone, kLightning, kAccelerate };
 inline TrainingFramework TrainingFrameworkOf(std::string_view canonical) {
   const std::string_view last = LastSegment(canonical);
   if (last == "Accelerator" && canonical.starts_with("accelerate")) return TrainingFramework::kAccelerate;
   if (canonical.starts_with("lightning") || canonical.starts_with("pytorch_lightning")) {
-    if (last == "Trainer" || last == "Fabric") return TrainingFramework::kLightning;
+    if (last == "Trainer" || last == "Fabric" || last == "LightningCLI") return TrainingFramework::kLightning;
   }
   return TrainingFramework::kNone;
 }

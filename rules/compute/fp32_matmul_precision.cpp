@@ -22,7 +22,9 @@ Checks CUDA scripts for fp32 matrix multiplications kept off TF32:
   loop's line (or the framework trainer's call).
 
 Silent when the target PyTorch is below 1.12 (where `set_float32_matmul_precision` does not exist and
-TF32 matmuls were on by default), and for scripts and projects that never use CUDA. A precision
+TF32 matmuls were on by default) and no newer version is allowed: a pin whose floor is older but
+that allows 1.12 or later (`torch>=1.4`) is reported, since the project may run such a version. Silent
+for scripts and projects that never use CUDA. A precision
 argument torchlint cannot resolve counts as set. torchlint does not know the GPU: the advice only
 helps on Ampere and later ones, which is what the trace evidence checks.
 
@@ -114,7 +116,7 @@ class Fp32MatmulPrecision final : public Rule {
 
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
-    if (context.options.target_torch < TorchVersion{1, 12} || !model.UsesCuda()) return;
+    if (!context.options.Allows(TorchVersion{1, 12}) || !model.UsesCuda()) return;
     for (ts::Node node : model.Tf32Disables()) {
       Diagnostic diagnostic = MakeDiagnostic(node.Range(), "tf32-off");
       diagnostic.payload = Tf32Finding{true};

@@ -21,7 +21,8 @@ is any of: `torch.autocast`, `torch.cuda.amp`/`torch.amp` (autocast or `GradScal
 framework precision argument that is not fp32 (`Trainer(precision="bf16-mixed")`,
 `Accelerator(mixed_precision=...)`, `TrainingArguments(fp16=...)`), or an option or config field that
 selects precision (`--amp`, `--fp16`, `use_amp`, `precision`, `dtype`): a script that has AMP behind
-a flag is not reported. The finding is at the training step loop's line (or the framework call's).
+a flag is not reported, and neither is a `LightningCLI`, whose `--trainer.precision` option is such a
+flag. The finding is at the training step loop's line (or the framework call's).
 Scripts and projects that never use CUDA are not reported.
 
 torchlint cannot tell how a value it cannot resolve sets the precision (`Trainer(**cfg)`), nor see

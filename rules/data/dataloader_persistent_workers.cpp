@@ -32,7 +32,10 @@ It does not report:
 - loaders that are iterated in another file of the project, or by a framework (a Lightning
   `train_dataloader()` hook, a Hugging Face `Trainer`): the model does not see those loops;
 - a `persistent_workers=` value it cannot resolve;
-- targets older than PyTorch 1.7, which has no `persistent_workers`.
+- a target older than PyTorch 1.7, which has no `persistent_workers`: one given by `--target-torch`
+  or the config, or a pin that allows nothing newer (`torch<1.7`). A pin whose floor is older but that
+  allows newer versions (`torch>=1.4`) is reported, since the project may run one of them; the fix is
+  then unsafe, because the keyword fails on the floor's version.
 
 ## Why is this bad?
 Without `persistent_workers=True`, each `iter(loader)` (each epoch) starts `num_workers` new processes:
@@ -133,7 +136,10 @@ class DataLoaderPersistentWorkers final : public Rule {
 
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
-    if (context.options.target_torch < TorchVersion{1, 7}) return;
+    if (!context.options.Allows(TorchVersion{1, 7})) return;
+    // A pin whose floor is older than 1.7 (`torch>=0.4`): the keyword would break that floor.
+    const Applicability safety = context.options.target_torch >= TorchVersion{1, 7} ? Applicability::kSafe
+                                                                                    : Applicability::kUnsafe;
     for (uint32_t index : model.CallsNamed("DataLoader")) {
       const semantic::Site& call = model.Sites()[index];
       if (!model.IsCanonical(call, "torch.utils.data.DataLoader")) continue;
@@ -150,7 +156,7 @@ class DataLoaderPersistentWorkers final : public Rule {
         Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false", {workers_arg});
         diagnostic.payload = PersistentWorkersFinding{*workers, true};
         if (model.Text(arg->value) == "False") {
-          diagnostic.fix = MakeFix("set", {}, Applicability::kSafe, {Edit{arg->value.Range(), "True"}});
+          diagnostic.fix = MakeFix("set", {}, safety, {Edit{arg->value.Range(), "True"}});
         }
         out.push_back(std::move(diagnostic));
         continue;
@@ -166,8 +172,7 @@ class DataLoaderPersistentWorkers final : public Rule {
       const bool some_paths = !model.FindArgument(call, "num_workers", 5) &&
                               model.KwargsLookupIn(call, "num_workers").partial;
       if (auto insertion = model.AppendKeyword(call, "persistent_workers", "True"); insertion && !some_paths) {
-        diagnostic.fix = MakeFix("add", {}, Applicability::kSafe,
-                                 {Edit{{insertion->offset, insertion->offset}, insertion->text}});
+        diagnostic.fix = MakeFix("add", {}, safety, {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }
       out.push_back(std::move(diagnostic));
     }

@@ -13,7 +13,8 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Checks CUDA training (a training step loop, or framework training with Lightning's `Trainer`/`Fabric`
-or Accelerate's `Accelerator`) for a missing `torch.compile` when the target PyTorch is 2.0 or later.
+(or a `LightningCLI`, which builds the Trainer) or Accelerate's `Accelerator`) for a missing `torch.compile` when the target PyTorch is 2.0 or later, or when the project's pin has
+an older floor but allows 2.0 or later (`torch>=1.8`: the project may run 2.x).
 Any `torch.compile(...)` call, or `module.compile()`, in the file or in a file of its project import
 component counts, also when it sits behind a flag (`if args.compile: model = torch.compile(model)`):
 the script can already compile. It is reported at the training step loop's line (or the framework
@@ -53,7 +54,8 @@ host time of those short launches, a conservative share of what fusion removes. 
 kernels refutes it (the step is not launch-bound). A trace without CUDA activity is `unverifiable`.
 
 ## Options
-- `target-torch` (`--target-torch`): nothing is reported below 2.0.
+- `target-torch` (`--target-torch`): nothing is reported below 2.0. A pin whose floor is older but
+  that allows 2.0 or later (`torch>=1.8`) counts as allowing it.
 
 ## References
 - [torch.compile](https://pytorch.org/docs/stable/generated/torch.compile.html)
@@ -73,6 +75,11 @@ constexpr double kMinLaunchesPerStep = 20;
 constexpr MessageText kMessages[] = {
     {"no-compile", "Training without `torch.compile` on PyTorch {version}: every op is its own kernel launch",
      "在 PyTorch {version} 上训练却未使用 `torch.compile`：每个算子都是一次单独的 kernel 启动"},
+    {"no-compile-pin",
+     "Training without `torch.compile` (PyTorch 2.0+, which the pin allows above its floor {version}): every op "
+     "is its own kernel launch",
+     "训练未使用 `torch.compile`（PyTorch 2.0 起提供，版本约束在下限 {version} 之上允许）：每个算子都是一次单独的 "
+     "kernel 启动"},
     {"compile", "Compile the model with `torch.compile`", "用 `torch.compile` 编译模型"},
     // Trace evidence (RuleEvidence::Say).
     {"ev-no-payload", "The finding carries no training loop, so no trace event can be tied to it",
@@ -108,12 +115,17 @@ class NoTorchCompile final : public Rule {
 
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
-    if (context.options.target_torch < TorchVersion{2, 0} || !model.UsesCuda()) return;
+    const RuleOptions& options = context.options;
+    if (!options.Allows(TorchVersion{2, 0}) || !model.UsesCuda()) return;
     if (model.HasFact(semantic::kFactCompiles)) return;
     const semantic::Model::TrainingSite& training = model.Training();
     if (training.node.IsNull()) return;
-    Diagnostic diagnostic = MakeDiagnostic(training.range, "no-compile",
-                                           {{"version", context.options.target_torch.ToString(), {}}});
+    // The target is a pin's floor below 2.0 (`torch>=1.8`) that allows 2.x.
+    const bool from_pin = options.target_torch < TorchVersion{2, 0};
+    Diagnostic diagnostic = from_pin ? MakeDiagnostic(training.range, "no-compile-pin",
+                                                      {{"version", options.target_torch.ToString(), {}}})
+                                     : MakeDiagnostic(training.range, "no-compile",
+                                                      {{"version", options.target_torch.ToString(), {}}});
     diagnostic.payload = CompileFinding{training.loop < 0};
     diagnostic.fix = MakeFix("compile", {}, Applicability::kDisplayOnly, {});
     out.push_back(std::move(diagnostic));

@@ -57,7 +57,8 @@ line (a trace with stacks), of which half the time is counted as saved; without 
 `unverifiable`. A trace without CUDA activity is `unverifiable`.
 
 ## Options
-- `target-torch` (`--target-torch`): nothing is reported below 2.0, and `SGD` below 2.3.
+- `target-torch` (`--target-torch`): nothing is reported below 2.0, and `SGD` below 2.3. A pin whose
+  floor is older but that allows those versions (`torch>=1.8`) counts as allowing them.
 
 ## References
 - [torch.optim: algorithms (foreach and fused implementations)](https://pytorch.org/docs/stable/optim.html#algorithms)
@@ -124,10 +125,10 @@ class OptimizerNotFused final : public Rule {
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
-    const TorchVersion torch = context.options.target_torch;
-    if (torch < TorchVersion{2, 0}) return;
+    const RuleOptions& options = context.options;
+    if (!options.Allows(TorchVersion{2, 0})) return;
     for (std::string_view name : {"Adam", "AdamW", "SGD"}) {
-      if (name == "SGD" && torch < TorchVersion{2, 3}) continue;
+      if (name == "SGD" && !options.Allows(TorchVersion{2, 3})) continue;
       for (uint32_t index : model.CallsNamed(name)) {
         const semantic::Site& call = model.Sites()[index];
         if (!model.IsCanonical(call, fmt::format("torch.optim.{}", name))) continue;

@@ -10,6 +10,9 @@
 //
 //   # torchlint-test: target-torch=1.13 min-dim=32 select=TL3 unsafe-fixes
 //
+// and `pin=>=1.4,<2` sets the target as a project's torch requirement does: its floor, allowing the newer
+// versions the requirement allows.
+//
 // When fixes apply (safe ones; unsafe ones too under `unsafe-fixes`), `<name>.fixed.py` beside the
 // fixture must hold the result of the passes `--fix` makes, and checking that result again must change
 // nothing more.
@@ -36,6 +39,7 @@
 #include "linter/engine/driver.h"
 #include "linter/engine/rule.h"
 #include "linter/engine/rule_docs.h"
+#include "linter/engine/torch_pin.h"
 #include "tests/support/paths.h"
 
 namespace tl {
@@ -88,6 +92,13 @@ Fixture ParseFixture(const SourceFile& file) {
             fixture.options.rule_options.target_torch = *version;
           } else {
             fixture.errors.push_back("bad target-torch " + value);
+          }
+        } else if (key == "pin") {
+          // A project's requirement (`pin=>=1.4`, `pin=>=1.4,<1.7`), as if read from requirements.txt.
+          if (auto pin = ParseTorchRequirement("torch" + value)) {
+            ApplyTorchPin(*pin, fixture.options.rule_options);
+          } else {
+            fixture.errors.push_back("bad pin " + value);
           }
         } else if (const FoundOption declared = FindRuleOption(key); declared.spec != nullptr) {
           // Any option a rule declares in its metadata, checked against the declared range.

@@ -5,6 +5,7 @@
 #include "engine_test_support.h"
 #include "linter/engine/torch_pin.h"
 
+using tl::HighestAllowedVersion;
 using tl::LowestAllowedVersion;
 using tl::ParseTorchRequirement;
 using tl::test::TempDir;
@@ -12,6 +13,10 @@ using tl::test::TempDir;
 namespace {
 std::string Lowest(std::string_view specifiers) {
   auto version = LowestAllowedVersion(specifiers);
+  return version ? version->ToString() : "none";
+}
+std::string Highest(std::string_view specifiers) {
+  auto version = HighestAllowedVersion(specifiers);
   return version ? version->ToString() : "none";
 }
 std::string Pin(std::string_view requirement) {
@@ -36,6 +41,47 @@ TEST_CASE("the lowest allowed version of a specifier set") {
   CHECK(Lowest("2.0.1") == "2.0");
   CHECK(Lowest("<2") == "none");
   CHECK(Lowest("") == "none");
+}
+
+TEST_CASE("the newest allowed version of a specifier set (any minor is .999)") {
+  CHECK(Highest(">=0.4.0") == "none");
+  CHECK(Highest(">1.8,!=2.0.1") == "none");
+  CHECK(Highest("==1.13.1") == "1.13");
+  CHECK(Highest("===2.1.0") == "2.1");
+  CHECK(Highest("==2.1.*") == "2.1");
+  CHECK(Highest("==2.*") == "2.999");
+  CHECK(Highest(">=2.1,<3") == "2.999");
+  CHECK(Highest(">=1.8,<2") == "1.999");
+  CHECK(Highest(">=1.8,<2.0") == "1.999");
+  CHECK(Highest("<2.1") == "2.0");
+  CHECK(Highest("<2.1.3") == "2.1");
+  CHECK(Highest("<=1.12.1") == "1.12");
+  CHECK(Highest("<3,<2.2") == "2.1");  // both must hold
+  CHECK(Highest("~=1.12") == "1.999");
+  CHECK(Highest("~=1.12.1") == "1.12");
+  CHECK(Highest("^2.1") == "2.999");  // Poetry: <3
+  CHECK(Highest("^0.4") == "0.4");    // Poetry: <0.5
+  CHECK(Highest("~1.13") == "1.13");  // Poetry: <1.14
+  CHECK(Highest("2.0.1") == "2.0");   // Poetry: a bare version is ==
+  CHECK(Highest("") == "none");
+  // Lowest and newest together: the pin a rule reads.
+  auto pin = ParseTorchRequirement("torch>=1.4,<1.7");
+  REQUIRE(pin);
+  CHECK(pin->version.ToString() == "1.4");
+  REQUIRE(pin->newest);
+  CHECK(pin->newest->ToString() == "1.6");
+  tl::RuleOptions options;
+  tl::ApplyTorchPin(*pin, options);
+  CHECK(options.Allows(tl::TorchVersion{1, 6}));
+  CHECK_FALSE(options.Allows(tl::TorchVersion{1, 7}));
+  auto open = ParseTorchRequirement("torch>=0.4.0");
+  REQUIRE(open);
+  CHECK_FALSE(open->newest);
+  tl::ApplyTorchPin(*open, options);
+  CHECK(options.Allows(tl::TorchVersion{2, 0}));
+  tl::RuleOptions exact;  // an explicit target is one version
+  exact.target_torch = tl::TorchVersion{1, 13};
+  CHECK_FALSE(exact.Allows(tl::TorchVersion{2, 0}));
 }
 
 TEST_CASE("requirement lines") {
