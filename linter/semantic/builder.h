@@ -150,6 +150,7 @@ class Builder {
   Rarity Periodic(ts::Node modulo, int scope) const;
   bool OffDevice(ts::Node condition) const;
   void EvaluateGuards();
+  bool EndsRun(const Guard& guard) const;
   void EvaluateSkipGuard(Guard& guard);
   // The `X % N` side of a comparison `X % N <op> K` whose other side resolves to an integer; null if not.
   ts::Node ModuloCompared(ts::Node comparison, std::string_view op, int scope) const;
@@ -158,6 +159,7 @@ class Builder {
   bool UnderSkipGuard(const Site& site, TextRange within) const;
   void FindHooks();
   void ClassifyLoops();
+  void MarkHostBatches();
   void PropagatePerStep();
   struct StepOf {
     int loop = -1;  // -1 in a hook

@@ -80,9 +80,40 @@ bool Builder::OffDevice(ts::Node condition) const {
   return false;
 }
 
+bool Builder::EndsRun(const Guard& guard) const {
+  // A statement of the branch itself (not of a nested block) that exits or raises.
+  bool raises = false;
+  bool exits = false;
+  for (uint32_t i = 0; i < guard.block.NamedChildCount() && !raises && !exits; ++i) {
+    const ts::Node statement = guard.block.NamedChild(i);
+    if (statement.Is("raise_statement")) {
+      raises = true;
+    } else if (statement.Is("expression_statement") && statement.NamedChildCount() == 1) {
+      const ts::Node call = Unparen(statement.NamedChild(0));
+      if (KindOf(call) != K::kCall) continue;
+      const ts::Node callee = Unparen(Field(call, F::kFunction));
+      const std::string canonical = m_.CanonicalName(callee);
+      const std::string_view text = m_.Text(callee);
+      // The builtins `exit()`/`quit()` only when the file does not define or rebind them.
+      exits = canonical == "sys.exit" || canonical == "os._exit" ||
+              ((text == "exit" || text == "quit") && m_.BindingsOf(text).empty() && m_.FunctionsNamed(text).empty());
+    }
+  }
+  if (exits) return true;
+  if (!raises) return false;
+  // A raise that a `try` of the function catches may let the loop go on. Parent lookups walk down from
+  // the root in this tree-sitter; they are only paid for branches that raise.
+  for (ts::Node node = guard.block.Parent(); !node.IsNull(); node = node.Parent()) {
+    if (node.Is("try_statement")) return false;
+    if (node.Is("function_definition") || node.Is("module")) break;
+  }
+  return true;
+}
+
 void Builder::EvaluateGuards() {
   for (Guard& guard : m_.guards_) {
     guard.off_device = OffDevice(guard.condition);
+    guard.ends_run = EndsRun(guard);
     const Rarity rarity = RareCondition(guard.condition, guard.scope, 0);
     guard.period = rarity.period;  // also when N == 1 makes the guard run every step
     if (rarity.rare) {

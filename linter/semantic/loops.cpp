@@ -38,6 +38,40 @@ bool RunsOnce(const Loop& loop) {
 
 }  // namespace
 
+void Builder::MarkHostBatches() {
+  // `x.type(torch.cuda.FloatTensor)`, or `.type(Tensor)` with `Tensor = torch.cuda.FloatTensor if cuda
+  // else torch.FloatTensor`: a cast that moves to the device when CUDA is used.
+  auto cuda_type_cast = [this](const Site& call) {
+    if (call.name != "type") return false;
+    const auto arg = m_.FindArgument(call, "dtype", 0);
+    if (!arg) return false;
+    ts::Node value = Unparen(arg->value);
+    if (KindOf(value) == K::kIdentifier) {
+      const Model::Binding* binding = m_.SingleBinding(m_.Text(value), call.scope);
+      if (binding == nullptr || binding->kind != Model::BindingKind::kAssign || binding->position != -1) return false;
+      value = Unparen(binding->value);
+    }
+    if (KindOf(value) == K::kConditional && value.NamedChildCount() == 3) {
+      return m_.CanonicalName(Unparen(value.NamedChild(0))).starts_with("torch.cuda.") ||
+             m_.CanonicalName(Unparen(value.NamedChild(2))).starts_with("torch.cuda.");
+    }
+    return m_.CanonicalName(value).starts_with("torch.cuda.");
+  };
+  // Collected first, then set: MovesToDevice asks for placements, which read the flags.
+  std::vector<int> marked;
+  for (const Site& site : m_.sites_) {
+    if (site.loop < 0 || site.kind != SiteKind::kCall) continue;
+    if (site.name != "to" && site.name != "cuda" && site.name != "type") continue;
+    const ts::Node receiver = Unparen(site.Receiver());
+    if (KindOf(receiver) != K::kIdentifier) continue;
+    const Model::Binding* binding = m_.ReachingBinding(receiver, site.scope);
+    if (binding == nullptr || binding->kind != Model::BindingKind::kLoopTarget || binding->loop < 0) continue;
+    if (m_.loops_[static_cast<size_t>(binding->loop)].kind != LoopKind::kFor) continue;
+    if (m_.MovesToDevice(site) || cuda_type_cast(site)) marked.push_back(binding->loop);
+  }
+  for (int loop : marked) m_.loops_[static_cast<size_t>(loop)].host_batch = true;
+}
+
 void Builder::ClassifyLoops() {
   auto& loops = m_.loops_;
   const size_t n = loops.size();
@@ -271,7 +305,7 @@ Builder::StepOf Builder::StepLoopOf(const Site& site) const {
     const TextRange loop_range = m_.loops_[static_cast<size_t>(step)].node.Range();
     for (int g = site.guard; g >= 0; g = m_.guards_[static_cast<size_t>(g)].parent) {
       const Guard& guard = m_.guards_[static_cast<size_t>(g)];
-      if (guard.periodic && loop_range.Contains(guard.block.Range())) return {};
+      if (guard.rare() && loop_range.Contains(guard.block.Range())) return {};
     }
     if (UnderSkipGuard(site, loop_range)) return {};
     return {step, m_.loops_[static_cast<size_t>(step)].cadence};
@@ -280,7 +314,7 @@ Builder::StepOf Builder::StepLoopOf(const Site& site) const {
   const Scope& scope = m_.scopes_[static_cast<size_t>(site.scope)];
   if (!scope.runs_per_step) return {};
   for (int g = site.guard; g >= 0; g = m_.guards_[static_cast<size_t>(g)].parent) {
-    if (m_.guards_[static_cast<size_t>(g)].periodic) return {};
+    if (m_.guards_[static_cast<size_t>(g)].rare()) return {};
   }
   for (int l = site.loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
     if (m_.loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return {};

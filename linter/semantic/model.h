@@ -112,6 +112,9 @@ struct Loop {
   ts::Node target;    // for: the `left` pattern (`step, batch`); null for while
   ts::Node iterable;  // for: the `right` expression; while: the condition
   ts::Node body;      // block
+  // for: the body moves one of the loop's targets to the device (`x = x.to(device)`, `x.cuda()`), so the
+  // iterable yields host tensors, and a target the body does not move stays on the host.
+  bool host_batch = false;
 };
 
 // The phase a statement of a step loop's body belongs to (what template F labels).
@@ -129,6 +132,10 @@ struct Guard {
   bool periodic = false;
   Value period;             // N as resolved (unknown when it could not be)
   bool off_device = false;  // the branch runs only when the device is not CUDA (see Site::off_device)
+  // The branch ends the run (`sys.exit(1)`, or a `raise` no `try` in the function catches): it runs at
+  // most once (`if not math.isfinite(loss.item()): print(...); sys.exit(1)`).
+  bool ends_run = false;
+  bool rare() const { return periodic || ends_run; }  // not every time the enclosing code runs
   // `if i % N != 0: continue`: the rest of the enclosing block runs once every N iterations; this
   // is that range (empty for ordinary guards).
   TextRange rest;
@@ -496,6 +503,9 @@ class Model {
   Value ResolveDepth(ts::Node expr, int scope, int depth) const;
   TensorKind TensorKindDepth(ts::Node expr, int scope, int depth) const;
   Placement PlacementDepth(ts::Node expr, int scope, int depth) const;
+  // ReachingBinding when it reaches the use on every path: a plain assignment that dominates it, or the
+  // target of a `for` around it, with no binding of a loop around the use in between; null otherwise.
+  const Binding* ReachingOnEveryPath(ts::Node name, int scope) const;
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
   // Some assignment of the whole value to the name `expr` spells (not a tuple element) satisfies `holds`.

@@ -38,7 +38,7 @@ ts::Node HeadName(ts::Node expr) {
 bool Model::RunsOnEachCall(const Site& site) const {
   if (site.off_device) return false;
   for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
-    if (guards_[static_cast<size_t>(g)].periodic) return false;
+    if (guards_[static_cast<size_t>(g)].rare()) return false;
   }
   for (int l = site.loop; l >= 0; l = loops_[static_cast<size_t>(l)].parent) {
     if (loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return false;

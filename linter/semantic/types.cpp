@@ -322,6 +322,31 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
 
 Placement Model::PlacementOf(ts::Node expr, int scope) const { return PlacementDepth(expr, scope, 0); }
 
+const Model::Binding* Model::ReachingOnEveryPath(ts::Node name, int scope) const {
+  const Binding* reaching = ReachingBinding(name, scope);
+  if (reaching == nullptr) return nullptr;
+  const std::span<const Binding> all = BindingsOf(Text(name));
+  if (reaching->kind == BindingKind::kAssign) {
+    if (reaching != DominatingAssignment(all, name, scope)) return nullptr;  // a branch's, or a tuple's
+  } else if (reaching->kind == BindingKind::kLoopTarget && reaching->loop >= 0) {
+    if (!loops_[static_cast<size_t>(reaching->loop)].body.Range().Contains(name.Range())) return nullptr;
+  } else {
+    return nullptr;
+  }
+  // A binding in a loop that holds the use but not the reaching binding reaches the use again on that
+  // loop's next iteration (`for j in ...: use(x); x = x.cuda()`).
+  for (const Loop& loop : loops_) {
+    if (loop.scope != scope || !loop.node.Range().Contains(name.Range()) ||
+        loop.node.Range().Contains(reaching->target.Range())) {
+      continue;
+    }
+    for (const Binding& b : all) {
+      if (&b != reaching && b.scope == scope && loop.node.Range().Contains(b.target.Range())) return nullptr;
+    }
+  }
+  return reaching;
+}
+
 Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
   if (depth > 12) return Placement::kUnknown;
   expr = Unparen(expr);
@@ -378,8 +403,14 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
     case K::kSubscript: return PlacementDepth(Field(expr, F::kValue), scope, depth + 1);
     case K::kIdentifier: {
       const Binding* binding = SingleBinding(Text(expr), scope);
-      if (binding == nullptr || binding->position != -1 || binding->value == expr) return Placement::kUnknown;
-      if (binding->kind != BindingKind::kAssign) return Placement::kUnknown;
+      if (binding == nullptr) binding = ReachingOnEveryPath(expr, scope);
+      if (binding == nullptr || binding->value == expr) return Placement::kUnknown;
+      if (binding->kind == BindingKind::kLoopTarget) {
+        // A batch (or a field of one) of a loop whose body moves its batches to the device itself.
+        const bool host = binding->loop >= 0 && loops_[static_cast<size_t>(binding->loop)].host_batch;
+        return host ? Placement::kHost : Placement::kUnknown;
+      }
+      if (binding->position != -1 || binding->kind != BindingKind::kAssign) return Placement::kUnknown;
       return PlacementDepth(binding->value, binding->scope, depth + 1);
     }
     default: return Placement::kUnknown;

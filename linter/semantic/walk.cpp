@@ -403,6 +403,7 @@ void Builder::Run() {
   EvaluateGuards();
   FindHooks();
   ClassifyLoops();
+  MarkHostBatches();
   PropagatePerStep();
   FindCatalogFacts();
 }

@@ -59,10 +59,18 @@ It does not include:
   side is rare and under `A or B` when both are (`if i == 0 or (i + 1) % 50 == 0:`);
 - branches that only run off CUDA: `if device.type == "cpu":`, `elif device.type == "npu":`,
   `if not torch.cuda.is_available():`;
+- branches that end the run, which run at most once: the statements of a branch that calls
+  `sys.exit()`, `os._exit()` or the builtin `exit()`, or raises with no `try` of the function around it
+  (`if not math.isfinite(loss.item()): print(loss.item()); sys.exit(1)`: the condition still syncs
+  every step, the `print` does not);
 - values that are plainly not tensors (`.shape`, `len()`, Python numbers, results of `.item()`
   itself, `dict.items()`, NumPy values) and tensors made on the host and never moved: a factory
   without `device=` (`torch.randint(0, 10, (1,))`), `torch.tensor([...])`, `torch.from_numpy(a)`,
-  `.cpu()` results. A value whose placement is unknown follows the script's device.
+  `.cpu()` results. A batch field that the loop never moves is on the host when the loop moves other
+  fields itself (`images = images.to(device)` says the loader yields host tensors, so `lengths.tolist()`
+  of an unmoved `lengths` is no sync), also through indexing (`labels[order]`); a move on one branch
+  only, or a rebinding in an inner loop, leaves it unknown. A value whose placement is unknown follows
+  the script's device.
 
 Scripts that never use a GPU are not checked: without a device there is no device sync. A script uses
 one when it has a `.cuda()` call or `.to(local_rank)`, a `"cuda"` device string (also
