@@ -20,6 +20,9 @@ Checks for `nn.Conv1d`/`nn.Conv2d`/`nn.Conv3d` layers with a bias (the default, 
 output goes straight into `nn.BatchNorm1d`/`2d`/`3d` (or `nn.SyncBatchNorm`):
 - consecutive arguments of `nn.Sequential(...)`, or consecutive elements of a list literal passed to it
   or splatted into it (`layers += [conv, nn.BatchNorm2d(c)]` then `nn.Sequential(*layers)`);
+- consecutive writes to such a list: `layers += [conv]` directly followed by `layers += [bn]`, or by
+  `if batch_norm: layers += [bn]` (VGG's `make_layers`). Behind an `if`, the bias is only wasted when
+  the branch runs, so no fix is offered (`bias=not batch_norm` is the edit to make);
 - in `forward`: `self.bn(self.conv(x))`, or `x = self.conv(x)` directly followed by `x = self.bn(x)`,
   where `self.conv` and `self.bn` are each assigned once in the class.
 
@@ -181,6 +184,48 @@ class ConvBiasBeforeBatchNorm final : public Rule {
       }
       return items;
     };
+    // `layers += [conv]` directly followed by `layers += [bn]`, or by `if batch_norm: layers += [bn]` (VGG's
+    // `make_layers`): the last layer of one write and the first of the next. Behind an `if` the bias is
+    // wasted only when the branch runs, so no fix is offered there (`bias=not batch_norm` is the edit).
+    auto consecutive_writes = [&](const std::vector<ts::Node>& lists, int scope) {
+      auto statement_of = [](ts::Node list) {
+        const ts::Node write = list.Parent();
+        if (!write.Is("augmented_assignment") && !write.Is("assignment")) return ts::Node();
+        const ts::Node statement = write.Parent();
+        return statement.Is("expression_statement") ? statement : ts::Node();
+      };
+      for (ts::Node list : lists) {
+        const std::vector<ts::Node> items = list_items(list);
+        if (items.empty() || lists.size() < 2) continue;
+        const semantic::Site* conv = model.ConstructorOf(items.back(), scope);
+        std::string holder;
+        if (conv == nullptr || !IsConv(LayerClass(model, *conv, holder))) continue;
+        const ts::Node statement = statement_of(list);
+        if (statement.IsNull()) continue;
+        auto skip_comments = [](ts::Node node) {
+          while (!node.IsNull() && semantic::KindOf(node) == semantic::NodeKind::kComment) {
+            node = node.NextNamedSibling();
+          }
+          return node;
+        };
+        ts::Node next = skip_comments(statement.NextNamedSibling());
+        bool conditional = false;
+        if (!next.IsNull() && next.Is("if_statement")) {
+          const ts::Node block = semantic::Field(next, semantic::FieldName::kConsequence);
+          next = block.IsNull() || block.NamedChildCount() == 0 ? ts::Node() : skip_comments(block.NamedChild(0));
+          conditional = true;
+        }
+        for (ts::Node other : lists) {
+          if (other == list || statement_of(other) != next || next.IsNull()) continue;
+          const std::vector<ts::Node> following = list_items(other);
+          if (following.empty()) continue;
+          const size_t before = out.size();
+          report(conv, model.ConstructorOf(following.front(), scope));
+          if (conditional && out.size() > before) out.back().fix.reset();
+        }
+      }
+    };
+
     for (uint32_t index : model.CallsNamed("Sequential")) {
       const semantic::Site& call = model.Sites()[index];
       if (!model.IsCanonical(call, "torch.nn.Sequential")) continue;
@@ -195,7 +240,9 @@ class ConvBiasBeforeBatchNorm final : public Rule {
           if (semantic::KindOf(name) == semantic::NodeKind::kList) {
             pairs_in(list_items(name), call.scope);
           } else {
-            for (ts::Node list : model.ListsWrittenTo(name, call.scope)) pairs_in(list_items(list), call.scope);
+            const std::vector<ts::Node> lists = model.ListsWrittenTo(name, call.scope);
+            for (ts::Node list : lists) pairs_in(list_items(list), call.scope);
+            consecutive_writes(lists, call.scope);
           }
           items.clear();
           continue;
