@@ -173,6 +173,12 @@ void Builder::CollectConfigs() {
 }
 
 void Builder::FindConfigClasses() {
+  std::vector<bool> has_init(m_.scopes_.size(), false);  // by class scope
+  for (const auto& [name, function] : m_.FunctionsNamed("__init__")) {
+    if (const int parent = m_.scopes_[static_cast<size_t>(function)].parent; parent >= 0) {
+      has_init[static_cast<size_t>(parent)] = true;
+    }
+  }
   for (size_t i = 0; i < m_.scopes_.size(); ++i) {
     const Scope& scope = m_.scopes_[i];
     if (scope.kind != ScopeKind::kClass) continue;
@@ -218,9 +224,7 @@ void Builder::FindConfigClasses() {
       annotated_value = annotated_value || (field.annotated && !field.value.IsNull());
       klass.fields.push_back(field);
     }
-    for (const auto& [name, function] : m_.FunctionsNamed("__init__")) {
-      if (m_.scopes_[static_cast<size_t>(function)].parent == klass.scope) klass.has_init = true;
-    }
+    klass.has_init = has_init[i];
     klass.fields_are_arguments = dataclass && !klass.has_init;
     // An nn.Module's annotated class attributes are declarations of its own, not configuration.
     const bool module = bases.find("Module") != std::string_view::npos;
@@ -609,12 +613,9 @@ std::pair<std::vector<uint32_t>::const_iterator, std::vector<uint32_t>::const_it
 }
 
 int Model::BindingScope(std::string_view name, int scope) const {
-  const std::span<const Binding> all = BindingsOf(name);
   for (int s = scope; s >= 0; s = scopes_[static_cast<size_t>(s)].parent) {
     if (s != scope && scopes_[static_cast<size_t>(s)].kind == ScopeKind::kClass) continue;
-    for (const Binding& binding : all) {
-      if (binding.scope == s) return s;
-    }
+    if (!BindingsIn(name, s, s).empty()) return s;
   }
   return -1;
 }
