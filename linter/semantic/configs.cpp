@@ -9,6 +9,7 @@
 // write counts only when its target is clearly a config.
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <string>
 
 #include "linter/semantic/builder.h"
@@ -628,6 +629,14 @@ const Model::ConfigClass* Model::ClassNamed(std::string_view name) const {
 }
 
 std::vector<Value> Model::ResolveAll(ts::Node expr, int scope) const {
+  // A name is resolved from its binding in the scope (ValueFlow::Identifier), never from the node:
+  // its values are kept by (name, scope).
+  const ts::Node bare = Unparen(expr);
+  const bool name = KindOf(bare) == K::kIdentifier;
+  if (name) {
+    const std::lock_guard lock(resolved_mu_);
+    if (auto it = resolved_names_.find({Text(bare), scope}); it != resolved_names_.end()) return it->second;
+  }
   std::vector<Value> values;
   ValueFlow(*this).Resolve(expr, scope, 0, values);
   std::vector<Value> out;
@@ -635,6 +644,10 @@ std::vector<Value> Model::ResolveAll(ts::Node expr, int scope) const {
     if (std::none_of(out.begin(), out.end(), [&](const Value& seen) { return SameValue(seen, value); })) {
       out.push_back(value);
     }
+  }
+  if (name) {
+    const std::lock_guard lock(resolved_mu_);
+    resolved_names_.emplace(std::pair(Text(bare), scope), out);
   }
   return out;
 }

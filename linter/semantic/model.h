@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -523,6 +525,10 @@ class Model {
       int record) const;
 
   std::string_view source_;
+  // ResolveAll of a plain name, by (name, scope): what it finds depends on nothing else, and rules ask
+  // it of the same name in the same function many times (`nn.Linear(dim, dim)`, then `LayerNorm(dim)`).
+  mutable std::mutex resolved_mu_;
+  mutable std::map<std::pair<std::string_view, int>, std::vector<Value>> resolved_names_;
   std::vector<Scope> scopes_;
   std::vector<Loop> loops_;
   std::vector<Guard> guards_;
