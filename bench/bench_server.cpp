@@ -2,7 +2,10 @@
 //  1. a keystroke (`didChange` of one character) to its `publishDiagnostics`, through the real
 //     `torchlint server` over pipes, on a generated 5,000-line training file: p50, p90, p99;
 //  2. in-process on the same file: a full parse, an incremental parse after one edit, and a whole
-//     check (model, rules, project index) after a full and after an incremental parse;
+//     check (model, rules, project index) after a full and after an incremental parse; then the
+//     keystrokes of 1. without the pipes: the incremental parse alone and the whole check, p50 and p99
+//     (a space at the start of a line in a class body makes an unexpected dedent, and tree-sitter's
+//     error recovery may then reparse the rest of the file: those are the p99);
 //  3. opening one file of a generated 500-file project (it imports 100 of them, which import others):
 //     from `didOpen` to the first diagnostics, cold and with the summary cache warm;
 //  4. memory: the server's RSS before and after opening 20 copies of the 5,000-line file, and after
@@ -10,8 +13,8 @@
 //
 //   bench_server [--keystrokes N] [--torchlint PATH] [--in-process [ROUNDS]]
 // --in-process prints only the in-process figures (2.), from ROUNDS rounds (20 by default) of a full
-// and an incremental check: the part to run under callgrind, where
-// `--toggle-collect='tl::CheckParsed*'` counts the instructions of 2 x ROUNDS checks.
+// and an incremental check and 15 x ROUNDS keystrokes: the part to run under callgrind, where
+// `--toggle-collect='tl::CheckParsed*'` counts the instructions of 17 x ROUNDS checks.
 #include <unistd.h>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -23,6 +26,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,6 +133,18 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1))))];
 }
 
+// Where keystroke k types (a space at the start of the line): into the step loop's body and into model
+// code, alternately.
+uint32_t KeystrokeLine(int k, size_t lines) {
+  return k % 2 == 0 ? static_cast<uint32_t>(lines - 2) : static_cast<uint32_t>(100 + (k * 37) % 4000);
+}
+
+uint32_t KeystrokeOffset(const std::string& text, uint32_t line) {
+  size_t at = 0;
+  for (uint32_t i = 0; i < line && at != std::string::npos; ++i) at = text.find('\n', at) + 1;
+  return static_cast<uint32_t>(at);
+}
+
 // A project of `files` modules: mod_i imports mod_{i+1} and defines a helper; train.py imports the
 // first `imported` of them.
 void MakeProject(const fs::path& root, int files, int imported) {
@@ -225,6 +241,39 @@ int Run(int argc, char** argv) {
     fmt::print("  parse, incremental (one edit)       {:8.2f}\n", Percentile(incremental, 0.5));
     fmt::print("  check after a full parse            {:8.2f}\n", Percentile(check_full, 0.5));
     fmt::print("  check after an incremental parse    {:8.2f}\n", Percentile(check_incremental, 0.5));
+
+    // The keystrokes of 1. without the server: the incremental parse alone, and the whole check.
+    ws.Change(big, 1000, std::nullopt, script);
+    (void)ws.Check(big);
+    std::string text = script;
+    tl::ts::Parser own_parser;
+    std::optional<tl::ts::Tree> own_tree = own_parser.Parse(text).value();
+    std::vector<double> key_parse;
+    std::vector<double> key_check;
+    for (int k = 0; k < rounds * 15; ++k) {
+      const uint32_t offset = KeystrokeOffset(text, KeystrokeLine(k, lines));
+      TSInputEdit edit{};
+      edit.start_byte = offset;
+      edit.old_end_byte = offset;
+      edit.new_end_byte = offset + 1;
+      edit.start_point = {KeystrokeLine(k, lines), 0};
+      edit.old_end_point = edit.start_point;
+      edit.new_end_point = {edit.start_point.row, 1};
+      own_tree->Edit(edit);
+      text.insert(offset, " ");
+      auto t0 = Clock::now();
+      own_tree = own_parser.Parse(text, *own_tree).value();
+      key_parse.push_back(Ms(Clock::now() - t0));
+      ws.Change(big, 1001 + k, tl::TextRange{offset, offset}, " ");
+      t0 = Clock::now();
+      (void)ws.Check(big);
+      key_check.push_back(Ms(Clock::now() - t0));
+    }
+    fmt::print("\nin process, the keystrokes of the server figures ({})   p50      p99\n", key_check.size());
+    fmt::print("  incremental parse                   {:8.2f} {:8.2f}\n", Percentile(key_parse, 0.5),
+               Percentile(key_parse, 0.99));
+    fmt::print("  check (parse, model, rules, index)  {:8.2f} {:8.2f}\n", Percentile(key_check, 0.5),
+               Percentile(key_check, 0.99));
   }
   if (in_process_only) {
     std::error_code ec;
@@ -242,11 +291,9 @@ int Run(int argc, char** argv) {
     server.Send(DidOpen(big, script));
     server.Until([&](const Json& m) { return PublishedFor(m, big, 1); });
     std::vector<double> latencies;
-    const uint32_t loop_line = static_cast<uint32_t>(lines - 2);
     for (int k = 0; k < keystrokes; ++k) {
       const int64_t version = k + 2;
-      // Type into the step loop's body and into model code, alternately.
-      const uint32_t line = k % 2 == 0 ? loop_line : static_cast<uint32_t>(100 + (k * 37) % 4000);
+      const uint32_t line = KeystrokeLine(k, lines);
       const Json change = {
           {"jsonrpc", "2.0"},
           {"method", "textDocument/didChange"},

@@ -162,7 +162,6 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
   Checked out;
   std::optional<ts::Tree> old;
   std::vector<IndexSeed> others;
-  std::optional<semantic::FileSummary> previous;
   std::shared_ptr<const CrossCheck> trace;
   {
     const std::lock_guard lock(mu_);
@@ -171,7 +170,6 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
     Document& doc = *it->second;
     out.snapshot = {doc.Source(path), doc.version};
     if (doc.tree) old = doc.tree->Copy();
-    previous = doc.summary;
     for (const auto& [other_path, other] : documents_) {
       if (other_path != path && other->summary) others.push_back({*other->summary, other_path});
     }
@@ -217,7 +215,9 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
     Document& doc = *it->second;
     if (parsed.ok()) doc.tree = std::move(*parsed);
     if (report.summary) {
-      out.summary_changed = !previous || !SameForProject(*previous, *report.summary);
+      // Against the summary the other documents were last checked with (not copied at the start: a
+      // summary of a large file is not small, and only this thread replaces it).
+      out.summary_changed = !doc.summary || !SameForProject(*doc.summary, *report.summary);
       doc.summary = std::move(report.summary);
     }
   }

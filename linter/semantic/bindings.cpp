@@ -52,26 +52,37 @@ std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::str
   return {first, last};
 }
 
+std::span<const uint32_t> Model::BindingsIn(std::string_view name, int first, int last) const {
+  struct ByNameScope {
+    const std::vector<Binding>& bindings;
+    bool operator()(uint32_t a, std::pair<std::string_view, int> b) const {
+      const Binding& x = bindings[a];
+      return x.name != b.first ? x.name < b.first : x.scope < b.second;
+    }
+    bool operator()(std::pair<std::string_view, int> a, uint32_t b) const {
+      const Binding& y = bindings[b];
+      return a.first != y.name ? a.first < y.name : a.second < y.scope;
+    }
+  };
+  const ByNameScope less{bindings_};
+  const auto begin = std::lower_bound(bindings_by_scope_.begin(), bindings_by_scope_.end(), std::pair(name, first),
+                                      less);
+  const auto end = std::upper_bound(begin, bindings_by_scope_.end(), std::pair(name, last), less);
+  return {begin, end};
+}
+
 const Model::Binding* Model::SingleBinding(std::string_view name, int scope) const {
-  const std::span<const Binding> all = BindingsOf(name);
-  if (all.empty()) return nullptr;
   if (name.find('.') != std::string_view::npos) {
     // `self.workers = 4`: attribute bindings are file-wide; one assignment in the file is trusted.
+    const std::span<const Binding> all = BindingsOf(name);
     return all.size() == 1 ? &all.front() : nullptr;
   }
   // Python's lookup: the scope, then enclosing functions (classes are skipped), then the module.
   for (int s = scope; s >= 0; s = scopes_[static_cast<size_t>(s)].parent) {
     if (s != scope && scopes_[static_cast<size_t>(s)].kind == ScopeKind::kClass) continue;
-    const Binding* found = nullptr;
-    int count = 0;
-    for (const Binding& binding : all) {
-      if (binding.scope == s) {
-        found = &binding;
-        ++count;
-      }
-    }
-    if (count == 1) return found;
-    if (count > 1) return nullptr;  // rebound: no single value
+    const std::span<const uint32_t> here = BindingsIn(name, s, s);
+    if (here.size() == 1) return &bindings_[here.front()];
+    if (here.size() > 1) return nullptr;  // rebound: no single value
   }
   return nullptr;
 }

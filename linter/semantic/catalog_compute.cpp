@@ -261,8 +261,16 @@ const Site* Model::ConstructorOf(ts::Node expr, int scope) const {
     // The class around the method: `self.conv` is the one assignment to it in that class's methods.
     const int klass = scopes_[static_cast<size_t>(scope)].parent;
     if (klass < 0 || scopes_[static_cast<size_t>(klass)].kind != ScopeKind::kClass) return nullptr;
+    // Scopes are numbered in preorder: the class's methods are among the scopes that follow it up to
+    // the first one outside it.
+    int last = klass;
+    while (static_cast<size_t>(last) + 1 < scopes_.size() && scopes_[static_cast<size_t>(last) + 1].node.StartByte() <
+                                                                 scopes_[static_cast<size_t>(klass)].node.EndByte()) {
+      ++last;
+    }
     int count = 0;
-    for (const Binding& binding : BindingsOf(Text(expr))) {
+    for (const uint32_t index : BindingsIn(Text(expr), klass + 1, last)) {
+      const Binding& binding = bindings_[index];
       if (scopes_[static_cast<size_t>(binding.scope)].parent != klass) continue;
       ++count;
       found = &binding;

@@ -9,6 +9,7 @@
 // write counts only when its target is clearly a config.
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <string>
 
 #include "linter/semantic/builder.h"
@@ -173,6 +174,12 @@ void Builder::CollectConfigs() {
 }
 
 void Builder::FindConfigClasses() {
+  std::vector<bool> has_init(m_.scopes_.size(), false);  // by class scope
+  for (const auto& [name, function] : m_.FunctionsNamed("__init__")) {
+    if (const int parent = m_.scopes_[static_cast<size_t>(function)].parent; parent >= 0) {
+      has_init[static_cast<size_t>(parent)] = true;
+    }
+  }
   for (size_t i = 0; i < m_.scopes_.size(); ++i) {
     const Scope& scope = m_.scopes_[i];
     if (scope.kind != ScopeKind::kClass) continue;
@@ -218,9 +225,7 @@ void Builder::FindConfigClasses() {
       annotated_value = annotated_value || (field.annotated && !field.value.IsNull());
       klass.fields.push_back(field);
     }
-    for (const auto& [name, function] : m_.FunctionsNamed("__init__")) {
-      if (m_.scopes_[static_cast<size_t>(function)].parent == klass.scope) klass.has_init = true;
-    }
+    klass.has_init = has_init[i];
     klass.fields_are_arguments = dataclass && !klass.has_init;
     // An nn.Module's annotated class attributes are declarations of its own, not configuration.
     const bool module = bases.find("Module") != std::string_view::npos;
@@ -609,12 +614,9 @@ std::pair<std::vector<uint32_t>::const_iterator, std::vector<uint32_t>::const_it
 }
 
 int Model::BindingScope(std::string_view name, int scope) const {
-  const std::span<const Binding> all = BindingsOf(name);
   for (int s = scope; s >= 0; s = scopes_[static_cast<size_t>(s)].parent) {
     if (s != scope && scopes_[static_cast<size_t>(s)].kind == ScopeKind::kClass) continue;
-    for (const Binding& binding : all) {
-      if (binding.scope == s) return s;
-    }
+    if (!BindingsIn(name, s, s).empty()) return s;
   }
   return -1;
 }
@@ -627,6 +629,14 @@ const Model::ConfigClass* Model::ClassNamed(std::string_view name) const {
 }
 
 std::vector<Value> Model::ResolveAll(ts::Node expr, int scope) const {
+  // A name is resolved from its binding in the scope (ValueFlow::Identifier), never from the node:
+  // its values are kept by (name, scope).
+  const ts::Node bare = Unparen(expr);
+  const bool name = KindOf(bare) == K::kIdentifier;
+  if (name) {
+    const std::lock_guard lock(resolved_mu_);
+    if (auto it = resolved_names_.find({Text(bare), scope}); it != resolved_names_.end()) return it->second;
+  }
   std::vector<Value> values;
   ValueFlow(*this).Resolve(expr, scope, 0, values);
   std::vector<Value> out;
@@ -634,6 +644,10 @@ std::vector<Value> Model::ResolveAll(ts::Node expr, int scope) const {
     if (std::none_of(out.begin(), out.end(), [&](const Value& seen) { return SameValue(seen, value); })) {
       out.push_back(value);
     }
+  }
+  if (name) {
+    const std::lock_guard lock(resolved_mu_);
+    resolved_names_.emplace(std::pair(Text(bare), scope), out);
   }
   return out;
 }

@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -525,16 +527,26 @@ class Model {
   // up (-1 if none), the one class of the file with that name, and the live writes of one record.
   int RecordOf(std::string_view name, int scope) const;
   int BindingScope(std::string_view name, int scope) const;
+  // The bindings of `name` in scopes first..last (scope indices, both included), as indices into bindings_
+  // in (scope, document) order.
+  std::span<const uint32_t> BindingsIn(std::string_view name, int first, int last) const;
   const ConfigClass* ClassNamed(std::string_view name) const;
   std::pair<std::vector<uint32_t>::const_iterator, std::vector<uint32_t>::const_iterator> RecordWrites(
       int record) const;
 
   std::string_view source_;
+  // ResolveAll of a plain name, by (name, scope): what it finds depends on nothing else, and rules ask
+  // it of the same name in the same function many times (`nn.Linear(dim, dim)`, then `LayerNorm(dim)`).
+  mutable std::mutex resolved_mu_;
+  mutable std::map<std::pair<std::string_view, int>, std::vector<Value>> resolved_names_;
   std::vector<Scope> scopes_;
   std::vector<Loop> loops_;
   std::vector<Guard> guards_;
   std::vector<Site> sites_;
   std::vector<Binding> bindings_;  // sorted by name (stable: document order within a name)
+  // Indices into bindings_ sorted by (name, scope), document order within a scope: the bindings of a name
+  // in one scope without a scan of all the name's bindings (BindingsIn).
+  std::vector<uint32_t> bindings_by_scope_;
   std::vector<Import> imports_;
   std::vector<std::string> star_imports_;      // modules imported with `*`
   std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <functional>
 #include <string>
 
@@ -123,6 +124,22 @@ const Model::Import* Model::FindImport(std::string_view local) const {
 }
 
 std::string Model::CanonicalName(ts::Node expr) const {
+  // Most callees (`self.fc`, `x.view`, `print`) start with a name that is no import: the head's text
+  // is where the expression starts, so those are answered without reading the chain. Only an ASCII
+  // name read to its end is trusted (`(a).b` and `é.b` take the long way), and only without star
+  // imports (a bare name may come from one).
+  if (star_imports_.empty() && !expr.IsNull()) {
+    const size_t start = expr.StartByte();
+    size_t end = start;
+    while (end < source_.size() &&
+           (std::isalnum(static_cast<unsigned char>(source_[end])) != 0 || source_[end] == '_')) {
+      ++end;
+    }
+    if (end > start && (end == source_.size() || static_cast<unsigned char>(source_[end]) < 0x80) &&
+        FindImport(source_.substr(start, end - start)) == nullptr) {
+      return {};
+    }
+  }
   // The attribute chain a.b.c, read iteratively into a fixed array (no allocation: most calls end
   // at a head that is no import): [c, b], head a.
   constexpr size_t kMaxTail = 64;

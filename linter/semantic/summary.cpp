@@ -2,6 +2,7 @@
 // checks (AttachProject, CrossFileSync). See project.h.
 #include <algorithm>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "linter/semantic/builder.h"
@@ -162,6 +163,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
 }
 
 void Model::AttachProject(const ProjectIndex* project, const std::string& module) {
+  {
+    const std::lock_guard lock(resolved_mu_);
+    resolved_names_.clear();  // resolved without the project
+  }
   project_ = project;
   self_summary_ = project == nullptr ? nullptr : project->Find(module);
   inherited_cuda_.clear();

@@ -388,6 +388,14 @@ void Builder::Run() {
   ts_tree_cursor_delete(&cursor);
 
   std::stable_sort(m_.bindings_.begin(), m_.bindings_.end(), NameLess{});
+  m_.bindings_by_scope_.resize(m_.bindings_.size());
+  for (uint32_t i = 0; i < m_.bindings_by_scope_.size(); ++i) m_.bindings_by_scope_[i] = i;
+  // Within a name the bindings are already in document order: a stable sort by scope keeps it.
+  std::stable_sort(m_.bindings_by_scope_.begin(), m_.bindings_by_scope_.end(), [&](uint32_t a, uint32_t b) {
+    const Model::Binding& x = m_.bindings_[a];
+    const Model::Binding& y = m_.bindings_[b];
+    return x.name != y.name ? x.name < y.name : x.scope < y.scope;
+  });
   std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
