@@ -43,7 +43,7 @@ struct ClassSummary {
 };
 
 struct ImportSummary {
-  std::string local;      // the name the file binds ("utils", "MetricLogger")
+  std::string local;      // the name the file binds ("utils", "MetricLogger"); "*" for `from m import *`
   std::string canonical;  // "util.misc", "util.misc.MetricLogger", ".misc.MetricLogger" (relative)
   friend bool operator==(const ImportSummary&, const ImportSummary&) = default;
 };

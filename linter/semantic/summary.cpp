@@ -69,6 +69,11 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
   out.catalog_facts = own_facts_;
   for (const Import& import : imports_) out.imports.push_back({std::string(import.local), import.canonical});
+  // `from models import *` ties the file to the module as any import does (its convolutions, its CUDA);
+  // no name resolves through "*".
+  for (const std::string& module : star_imports_) {
+    if (!ThirdParty(module)) out.imports.push_back({"*", module});
+  }
 
   // The first sync each function runs on every call, then through the file's own calls.
   struct PerCall {
