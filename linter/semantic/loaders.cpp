@@ -26,7 +26,8 @@ void AddOnce(const Site* site, std::vector<const Site*>& out) {
 
 }  // namespace
 
-bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const {
+bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                             std::vector<const Binding*>* remote) const {
   // A chain of single steps (a name to its value, a wrapper to its input), bounded in all, that fans out
   // where a value has several sources: the call sites of a parameter, the returns of a function, the
   // branches of a conditional. A function that passes its parameter to itself ends at the bound.
@@ -38,7 +39,7 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
       for (uint32_t branch : {0u, 2u}) {
         const ts::Node value = expr.NamedChild(branch);
         if (KindOf(Unparen(value)) == K::kNone) continue;
-        if (!LoaderCallsDepth(value, scope, depth + 4, out)) return false;  // fan-out: fewer levels
+        if (!LoaderCallsDepth(value, scope, depth + 4, out, remote)) return false;  // fan-out: fewer levels
       }
       return true;
     }
@@ -87,11 +88,16 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
     const int position = ParameterPosition(*binding);
     if (position < 0) return false;
     const std::vector<uint32_t> callers = CallersOf(binding->scope);
+    if (callers.empty() && remote != nullptr) {
+      // No call of the file fills it: another file's may (BatchFromPinnedLoaders asks the project).
+      remote->push_back(binding);
+      return true;
+    }
     if (callers.empty()) return false;
     for (uint32_t index : callers) {
       const Site& call = sites_[index];
       const auto arg = FindArgument(call, binding->name, position);
-      if (!arg || !LoaderCallsDepth(arg->value, call.scope, depth + 4, out)) return false;  // fan-out: fewer levels
+      if (!arg || !LoaderCallsDepth(arg->value, call.scope, depth + 4, out, remote)) return false;  // fan-out
     }
     return true;
   }
@@ -244,7 +250,8 @@ std::vector<const Site*> Model::BatchLoaders(ts::Node expr, int scope) const {
   return loaders;
 }
 
-bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const {
+bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                              std::vector<const Binding*>* remote) const {
   for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
@@ -258,7 +265,7 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
           site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) {
         return false;
       }
-      return LoaderCallsDepth(site->Arguments().NamedChild(0), scope, depth + 1, out);
+      return LoaderCallsDepth(site->Arguments().NamedChild(0), scope, depth + 1, out, remote);
     }
     if (k != K::kIdentifier) return false;
     // `[t.to(device) for t in batch]`: an element of a batch is a batch.
@@ -280,7 +287,7 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
           return false;
         }
       }
-      return LoaderCallsDepth(loop.iterable, loop.scope, depth + 1, out);
+      return LoaderCallsDepth(loop.iterable, loop.scope, depth + 1, out, remote);
     }
     if (binding->kind == BindingKind::kParameter) {
       // `def train_step(batch):` called by the file with batches.
@@ -291,7 +298,7 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
       for (uint32_t index : callers) {
         const Site& call = sites_[index];
         const auto arg = FindArgument(call, binding->name, position);
-        if (!arg || !BatchLoadersDepth(arg->value, call.scope, depth + 4, out)) return false;  // fan-out: fewer levels
+        if (!arg || !BatchLoadersDepth(arg->value, call.scope, depth + 4, out, remote)) return false;  // fan-out
       }
       return true;
     }

@@ -301,6 +301,13 @@ class Model {
     SyncKind kind = SyncKind::kScalar;
   };
   std::optional<RemoteSync> CrossFileSync(const Site& call) const;
+  // Whether a loader built at `loader` pins its memory: `pin_memory=` (or a `**kwargs` key) that is true.
+  bool PinsMemory(const Site& loader) const;
+  // Whether every loader a batch can come from pins its memory (TL204): the loaders of the file
+  // (BatchLoaders), and, with a project attached, the loaders other files pass to a parameter of a
+  // function of this file that the file itself never calls (`evaluate(model, val_loader, ...)` from
+  // train.py). False when any is unknown or there is none.
+  bool BatchFromPinnedLoaders(ts::Node expr, int scope) const;
 
   // Step loops in document order (indices into Loops()).
   std::vector<int> StepLoops() const;
@@ -579,8 +586,31 @@ class Model {
   std::vector<ts::Node> ReturnsOf(int function) const;
   // The loaders an expression (or a batch) can stand for, added to `out` once each; false when some
   // path cannot be told.
-  bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const;
-  bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const;
+  // `remote`, when given, collects the parameters that no call of the file fills (another file may).
+  bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                        std::vector<const Binding*>* remote = nullptr) const;
+  bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                         std::vector<const Binding*>* remote = nullptr) const;
+  // summary.cpp, values across files: what Summarize tells other files of the file's fields and calls.
+  void SummarizeValues(FileSummary& out) const;
+  // The dotted name other files call a function scope by ("f",
+  // "Class.method"); empty for nested functions and lambdas.
+  std::string QualName(int scope) const;
+  // Whether `expr` holds the file's configuration: a parsed argparse Namespace (`parser.parse_args()`),
+  // a config record, or a parameter every call of the file fills with one.
+  bool HoldsConfig(ts::Node expr, int scope, int depth) const;
+  // The arguments calls from other files pass to `parameter` (of a function the file never calls),
+  // with the file that passes each (null argument: not passed, or behind a splat). Empty when there is
+  // no project, the file calls the function itself, or no other file calls it.
+  struct RemoteArgument {
+    const FileSummary* caller = nullptr;
+    const CallArgument* argument = nullptr;
+  };
+  std::vector<RemoteArgument> RemoteArguments(const Binding& parameter) const;
+  // `args.log_interval` with `args` such a parameter: the values the callers' configurations give the
+  // field (an unknown one where a caller passes something else or does not give it). False when the
+  // object is not such a parameter.
+  bool RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const;
   // The loaders the file's function called at `call` returns.
   bool ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const;
   // For a name bound by a comprehension around it (`t` in `[t.to(d) for t in batch]`), the iterable of

@@ -361,10 +361,10 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
 void Builder::Run() {
   Scope module;
   module.kind = ScopeKind::kModule;
-  module.node = tree_.Root();
+  module.node = tree_->Root();
   m_.scopes_.push_back(module);
 
-  TSTreeCursor cursor = ts_tree_cursor_new(tree_.Root().raw());
+  TSTreeCursor cursor = ts_tree_cursor_new(tree_->Root().raw());
   uint32_t depth = 0;
   for (;;) {
     const ts::Node node(ts_tree_cursor_current_node(&cursor));
