@@ -239,6 +239,38 @@ bool Model::PassedRepeatedly(const Site& loader) const {
   return false;
 }
 
+bool Model::Reiterated(const Site& loader) const {
+  // The loader itself, or a name every assignment of which in its scope builds a loader (`loader =
+  // DataLoader(...)` in both branches of an `if`), this one among them.
+  auto holds = [&](ts::Node expr, int scope) {
+    if (LoaderCallOf(expr, scope) == &loader) return true;
+    expr = Unparen(expr);
+    if (KindOf(expr) != K::kIdentifier) return false;
+    bool found = false;
+    bool all = true;
+    for (const Binding& b : BindingsOf(Text(expr))) {
+      if (b.scope != scope) continue;
+      const bool builds = b.kind == BindingKind::kAssign && b.position == -1 && LoaderCallOf(b.value, scope) != nullptr;
+      all = all && builds;
+      found = found || (builds && LoaderCallOf(b.value, scope) == &loader);
+    }
+    return found && all;
+  };
+  for (const YieldFrom& y : yield_froms_) {
+    if (y.loop < 0 || loops_[static_cast<size_t>(y.loop)].node.Range().Contains(loader.node.Range())) continue;
+    if (holds(y.value, y.scope)) return true;
+  }
+  if (stop_iteration_handlers_.empty()) return false;
+  for (uint32_t index : CallsNamed("iter")) {
+    const Site& site = sites_[index];
+    if (!site.Receiver().IsNull() || site.Arguments().IsNull() || site.Arguments().NamedChildCount() != 1) continue;
+    const bool rebuilds = std::any_of(stop_iteration_handlers_.begin(), stop_iteration_handlers_.end(),
+                                      [&](const TextRange& handler) { return handler.Contains(site.node.Range()); });
+    if (rebuilds && holds(site.Arguments().NamedChild(0), site.scope)) return true;
+  }
+  return false;
+}
+
 const Site* Model::BatchLoader(ts::Node expr, int scope) const {
   const std::vector<const Site*> loaders = BatchLoaders(expr, scope);
   return loaders.size() == 1 ? loaders.front() : nullptr;

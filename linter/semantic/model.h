@@ -368,6 +368,10 @@ class Model {
   // calls (`train_one_epoch(model, data_loader, ...)` in the epoch loop), other than the loader's own
   // iteration. The callee, in this file or another, is taken to iterate it.
   bool PassedRepeatedly(const Site& loader) const;
+  // Whether the loader built at `loader` is iterated anew, pass after pass, without a loop over it:
+  // `while True: yield from loader` (a loop around a `yield from` of it, which does not build it), or
+  // `iter(loader)` in an `except StopIteration:` handler (the iterator rebuilt each time it runs out).
+  bool Reiterated(const Site& loader) const;
   // Whether the loader built at `loader` is what a function of the file returns (`def make_loader(): return
   // DataLoader(...)`) and that function runs more than once (in a loop, or in a function a loop calls):
   // each of its calls builds a new loader.
@@ -546,15 +550,22 @@ class Model {
   std::vector<std::string> star_imports_;      // modules imported with `*`
   std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call
   std::vector<ArgparseDefault> argparse_;
-  std::vector<std::pair<std::string_view, int>> functions_;         // (name, scope), sorted by name
-  std::vector<std::string_view> open_dicts_;                        // dict names mutated after creation
-  std::vector<ItemWrite> item_writes_;                              // sorted by object name
-  std::vector<ConfigClass> config_classes_;                         // every class of the file
-  std::vector<std::pair<std::string_view, int>> class_by_name_;     // (name, index in config_classes_), by name
-  std::vector<ConfigRecord> config_records_;                        // sorted by (name, scope)
-  std::vector<ConfigWrite> config_writes_;                          // sorted by field
-  std::vector<uint32_t> writes_by_record_;                          // indices into config_writes_, by record
-  std::vector<std::pair<int, ts::Node>> returns_;                   // (function, value) of each return
+  std::vector<std::pair<std::string_view, int>> functions_;      // (name, scope), sorted by name
+  std::vector<std::string_view> open_dicts_;                     // dict names mutated after creation
+  std::vector<ItemWrite> item_writes_;                           // sorted by object name
+  std::vector<ConfigClass> config_classes_;                      // every class of the file
+  std::vector<std::pair<std::string_view, int>> class_by_name_;  // (name, index in config_classes_), by name
+  std::vector<ConfigRecord> config_records_;                     // sorted by (name, scope)
+  std::vector<ConfigWrite> config_writes_;                       // sorted by field
+  std::vector<uint32_t> writes_by_record_;                       // indices into config_writes_, by record
+  std::vector<std::pair<int, ts::Node>> returns_;                // (function, value) of each return
+  struct YieldFrom {
+    ts::Node value;  // what `yield from` iterates
+    int scope = 0;
+    int loop = -1;  // the loop of its function around it
+  };
+  std::vector<YieldFrom> yield_froms_;
+  std::vector<TextRange> stop_iteration_handlers_;                  // `except StopIteration:` clauses
   std::vector<std::pair<std::string_view, int>> local_call_sites_;  // (callee, site) of the file's own, by name
   ts::Node cuda_evidence_;
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
