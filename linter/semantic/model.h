@@ -604,6 +604,9 @@ class Model {
                          std::vector<const Binding*>* remote = nullptr) const;
   // summary.cpp, values across files: what Summarize tells other files of the file's fields and calls.
   void SummarizeValues(FileSummary& out) const;
+  // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or
+  // `persistent_workers=` do not resolve in the file, the copy of a batch of a parameter's loader.
+  bool ReadsParameters(const Site& call) const;
   // The dotted name other files call a function scope by ("f",
   // "Class.method"); empty for nested functions and lambdas.
   std::string QualName(int scope) const;

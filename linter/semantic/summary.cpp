@@ -173,6 +173,7 @@ bool Model::HoldsConfig(ts::Node expr, int scope, int depth) const {
   expr = Unparen(expr);
   if (depth > 4 || KindOf(expr) != K::kIdentifier) return false;
   const std::string_view name = Text(expr);
+  if (name == "self" || name == "cls") return false;
   if (const int record = RecordOf(name, BindingScope(name, scope));
       record >= 0 && config_records_[static_cast<size_t>(record)].config) {
     return true;
@@ -188,8 +189,9 @@ bool Model::HoldsConfig(ts::Node expr, int scope, int depth) const {
   if (binding->kind != BindingKind::kParameter) return false;
   // `def main(args): train.train(..., args)` with `main(parser.parse_args())`.
   const int position = ParameterPosition(*binding);
+  if (position < 0) return false;
   const std::vector<uint32_t> callers = CallersOf(binding->scope);
-  if (position < 0 || callers.empty()) return false;
+  if (callers.empty()) return false;
   return std::all_of(callers.begin(), callers.end(), [&](uint32_t index) {
     const Site& call = sites_[index];
     const auto arg = FindArgument(call, binding->name, position);
@@ -234,16 +236,14 @@ void Model::SummarizeValues(FileSummary& out) const {
     }
   }
   // The calls of functions of other modules, with what each argument is.
-  for (const Site& site : sites_) {
-    if (site.kind == SiteKind::kCall && (site.name == "DataLoader" || site.name == "to" || site.name == "cuda") &&
-        scopes_[static_cast<size_t>(site.scope)].kind == ScopeKind::kFunction) {
-      out.parameter_reads = true;
-    }
-    if (site.kind != SiteKind::kCall || site.Arguments().IsNull()) continue;
-    std::string callee = CanonicalName(site.callee);
+  for (size_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    if (!out.parameter_reads && site.kind == SiteKind::kCall) out.parameter_reads = ReadsParameters(site);
+    if (site.kind != SiteKind::kCall || site.Arguments().IsNull() || i >= callee_canonical_.size()) continue;
+    const std::string& callee = callee_canonical_[i];
     if (callee.empty() || ThirdParty(callee)) continue;
     OutgoingCall call;
-    call.callee = std::move(callee);
+    call.callee = callee;
     const ts::Node args = site.Arguments();
     int32_t position = 0;
     for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
@@ -272,6 +272,23 @@ void Model::SummarizeValues(FileSummary& out) const {
   for (const Guard& guard : guards_) {
     if (guard.periodic && !guard.period.known()) out.parameter_reads = true;
   }
+}
+
+bool Model::ReadsParameters(const Site& call) const {
+  if (scopes_[static_cast<size_t>(call.scope)].kind != ScopeKind::kFunction) return false;
+  if (call.name == "DataLoader") {
+    // A worker count or `persistent_workers=` the file cannot resolve.
+    for (std::string_view keyword : {"num_workers", "persistent_workers"}) {
+      const auto arg = FindArgument(call, keyword, -1);
+      if (arg && !Resolve(arg->value, call.scope).known()) return true;
+    }
+    return false;
+  }
+  if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return false;
+  // The copy of a batch of a loader that a parameter no call of the file fills brings.
+  std::vector<const Site*> loaders;
+  std::vector<const Binding*> parameters;
+  return BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &parameters) && !parameters.empty();
 }
 
 std::vector<Model::RemoteArgument> Model::RemoteArguments(const Binding& parameter) const {
