@@ -314,6 +314,12 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
   if (parameter == nullptr || parameter->kind != BindingKind::kParameter) return false;
   const std::vector<RemoteArgument> arguments = RemoteArguments(*parameter);
   if (arguments.empty()) return false;
+  // The function writes the field itself (`args.workers = 0`): what the callers gave may not be what is read.
+  const auto writes = BindingsOf(std::string(Text(object)) + "." + std::string(field));
+  if (std::any_of(writes.begin(), writes.end(), [&](const Binding& b) { return b.scope == parameter->scope; })) {
+    out.emplace_back();
+    return true;
+  }
   for (const RemoteArgument& remote : arguments) {
     if (remote.argument == nullptr || (remote.argument->facts & kArgConfig) == 0) {
       out.emplace_back();
