@@ -8,6 +8,8 @@
 // and function assignments, dict literals passed as `**kwargs`, argparse defaults read as
 // `args.name`), every value an expression can take through the file's config classes, config objects
 // and dicts and the arguments at its call sites (ResolveAll), and whether the script can run on CUDA.
+// With a project attached, a parameter of a function the file never calls also reads what other files'
+// calls pass it: their parsed options' fields (`args.log_interval`), their loaders' `pin_memory`.
 // Anything it cannot resolve stays unknown; it never guesses a value. Nodes borrowed from the tree
 // stay valid while the tree lives.
 #pragma once
