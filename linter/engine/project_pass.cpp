@@ -39,8 +39,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
-        !originals[i]->collect_facts) {
+        !s->parameter_reads && !(s->device_candidates && !s->own_cuda) &&
+        (s->catalog_facts & semantic::kFactCandidates) == 0 && !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -80,7 +80,9 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const bool differs = (index.ComponentFacts(*summary) & kFacts) != (summary->catalog_facts & kFacts);
     const bool catalog = (summary->catalog_facts & semantic::kFactCandidates) != 0 &&
                          (differs || (!summary->own_cuda && index.InheritedCuda(*summary).has_value()));
-    if (device || catalog || summary->project_calls) again.push_back(i);
+    // Values across files: another file calls a function of this one that reads what its parameters bring.
+    const bool values = summary->parameter_reads && index.Called(*summary);
+    if (device || catalog || values || summary->project_calls) again.push_back(i);
   }
   ParallelFor(again.size(), jobs, [&](size_t k) {
     const size_t i = again[k];

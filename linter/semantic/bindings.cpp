@@ -238,6 +238,15 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
           binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1) {
         return ResolveDepth(binding->value, binding->scope, depth + 1);
       }
+      // `args.log_interval` with `args` a parameter that other files fill with their configuration:
+      // the value when all of them give the field the same one.
+      if (std::vector<Value> remote; RemoteFieldValues(object, attribute, scope, remote)) {
+        const bool same = std::all_of(remote.begin(), remote.end(), [&](const Value& v) {
+          return v.known() && v.kind == remote.front().kind && v.int_value == remote.front().int_value &&
+                 v.float_value == remote.front().float_value && v.string_value == remote.front().string_value;
+        });
+        return same && !remote.empty() ? remote.front() : out;
+      }
       // `args.workers`: an argparse default. Any plain name reads it (the namespace is usually
       // passed around as args/opt/cfg), except self, whose attributes are the object's own.
       if (KindOf(object) == K::kIdentifier && Text(object) != "self") {

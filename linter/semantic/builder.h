@@ -91,8 +91,13 @@ class ValueFlow {
 
 class Builder {
  public:
-  Builder(Model& model, const ts::Tree& tree) : m_(model), tree_(tree) {}
+  Builder(Model& model, const ts::Tree& tree) : m_(model), tree_(&tree) {}
+  // For the passes after the walk (ReviewGuards), which do not read the tree.
+  explicit Builder(Model& model) : m_(model) {}
   void Run();
+  // With a project attached: the modulo guards whose N was unknown, again (another file's argparse
+  // default may give it), and what runs every step when one of them turns out to run every step.
+  void ReviewGuards();
 
  private:
   struct Frame {
@@ -169,7 +174,7 @@ class Builder {
   std::vector<int> LocalCallees(const Site& site) const;
 
   Model& m_;
-  const ts::Tree& tree_;
+  const ts::Tree* tree_ = nullptr;
   std::vector<Frame> frames_;
   std::vector<K> parent_kind_;        // kind of the node at each depth
   std::vector<uint32_t> parent_end_;  // its end byte

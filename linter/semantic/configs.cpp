@@ -855,6 +855,8 @@ void ValueFlow::Attribute(ts::Node expr, int scope, int depth, std::vector<Value
         return;
       }
     }
+  } else if (m_.RemoteFieldValues(object, attribute, scope, out)) {
+    return;  // a parameter other files fill with their configuration
   } else if (ConfigLike(object, scope, depth) && FieldValues(attribute, depth, out)) {
     return;
   }

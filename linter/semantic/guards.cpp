@@ -124,6 +124,18 @@ void Builder::EvaluateGuards() {
   }
 }
 
+void Builder::ReviewGuards() {
+  bool changed = false;
+  for (Guard& guard : m_.guards_) {
+    if (!guard.periodic || guard.period.known()) continue;
+    const Rarity rarity = RareCondition(guard.condition, guard.scope, 0);
+    guard.period = rarity.period;
+    changed = changed || !rarity.rare;
+    guard.periodic = rarity.rare;
+  }
+  if (changed) PropagatePerStep();
+}
+
 void Builder::EvaluateSkipGuard(Guard& guard) {
   // `if i % N != 0: continue` (or `if i % N: continue`): what follows in the loop body runs once
   // every N iterations, as if it were under `if i % N == 0:` (gradient accumulation loops).

@@ -26,7 +26,8 @@ void AddOnce(const Site* site, std::vector<const Site*>& out) {
 
 }  // namespace
 
-bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const {
+bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                             std::vector<const Binding*>* remote) const {
   // A chain of single steps (a name to its value, a wrapper to its input), bounded in all, that fans out
   // where a value has several sources: the call sites of a parameter, the returns of a function, the
   // branches of a conditional. A function that passes its parameter to itself ends at the bound.
@@ -38,7 +39,7 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
       for (uint32_t branch : {0u, 2u}) {
         const ts::Node value = expr.NamedChild(branch);
         if (KindOf(Unparen(value)) == K::kNone) continue;
-        if (!LoaderCallsDepth(value, scope, depth + 4, out)) return false;  // fan-out: fewer levels
+        if (!LoaderCallsDepth(value, scope, depth + 4, out, remote)) return false;  // fan-out: fewer levels
       }
       return true;
     }
@@ -87,11 +88,16 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
     const int position = ParameterPosition(*binding);
     if (position < 0) return false;
     const std::vector<uint32_t> callers = CallersOf(binding->scope);
+    if (callers.empty() && remote != nullptr) {
+      // No call of the file fills it: another file's may (BatchFromPinnedLoaders asks the project).
+      remote->push_back(binding);
+      return true;
+    }
     if (callers.empty()) return false;
     for (uint32_t index : callers) {
       const Site& call = sites_[index];
       const auto arg = FindArgument(call, binding->name, position);
-      if (!arg || !LoaderCallsDepth(arg->value, call.scope, depth + 4, out)) return false;  // fan-out: fewer levels
+      if (!arg || !LoaderCallsDepth(arg->value, call.scope, depth + 4, out, remote)) return false;  // fan-out
     }
     return true;
   }
@@ -233,6 +239,38 @@ bool Model::PassedRepeatedly(const Site& loader) const {
   return false;
 }
 
+bool Model::Reiterated(const Site& loader) const {
+  // The loader itself, or a name every assignment of which in its scope builds a loader (`loader =
+  // DataLoader(...)` in both branches of an `if`), this one among them.
+  auto holds = [&](ts::Node expr, int scope) {
+    if (LoaderCallOf(expr, scope) == &loader) return true;
+    expr = Unparen(expr);
+    if (KindOf(expr) != K::kIdentifier) return false;
+    bool found = false;
+    bool all = true;
+    for (const Binding& b : BindingsOf(Text(expr))) {
+      if (b.scope != scope) continue;
+      const bool builds = b.kind == BindingKind::kAssign && b.position == -1 && LoaderCallOf(b.value, scope) != nullptr;
+      all = all && builds;
+      found = found || (builds && LoaderCallOf(b.value, scope) == &loader);
+    }
+    return found && all;
+  };
+  for (const YieldFrom& y : yield_froms_) {
+    if (y.loop < 0 || loops_[static_cast<size_t>(y.loop)].node.Range().Contains(loader.node.Range())) continue;
+    if (holds(y.value, y.scope)) return true;
+  }
+  if (stop_iteration_handlers_.empty()) return false;
+  for (uint32_t index : CallsNamed("iter")) {
+    const Site& site = sites_[index];
+    if (!site.Receiver().IsNull() || site.Arguments().IsNull() || site.Arguments().NamedChildCount() != 1) continue;
+    const bool rebuilds = std::any_of(stop_iteration_handlers_.begin(), stop_iteration_handlers_.end(),
+                                      [&](const TextRange& handler) { return handler.Contains(site.node.Range()); });
+    if (rebuilds && holds(site.Arguments().NamedChild(0), site.scope)) return true;
+  }
+  return false;
+}
+
 const Site* Model::BatchLoader(ts::Node expr, int scope) const {
   const std::vector<const Site*> loaders = BatchLoaders(expr, scope);
   return loaders.size() == 1 ? loaders.front() : nullptr;
@@ -244,7 +282,8 @@ std::vector<const Site*> Model::BatchLoaders(ts::Node expr, int scope) const {
   return loaders;
 }
 
-bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const {
+bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                              std::vector<const Binding*>* remote) const {
   for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
@@ -258,7 +297,7 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
           site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) {
         return false;
       }
-      return LoaderCallsDepth(site->Arguments().NamedChild(0), scope, depth + 1, out);
+      return LoaderCallsDepth(site->Arguments().NamedChild(0), scope, depth + 1, out, remote);
     }
     if (k != K::kIdentifier) return false;
     // `[t.to(device) for t in batch]`: an element of a batch is a batch.
@@ -280,7 +319,7 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
           return false;
         }
       }
-      return LoaderCallsDepth(loop.iterable, loop.scope, depth + 1, out);
+      return LoaderCallsDepth(loop.iterable, loop.scope, depth + 1, out, remote);
     }
     if (binding->kind == BindingKind::kParameter) {
       // `def train_step(batch):` called by the file with batches.
@@ -291,7 +330,7 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
       for (uint32_t index : callers) {
         const Site& call = sites_[index];
         const auto arg = FindArgument(call, binding->name, position);
-        if (!arg || !BatchLoadersDepth(arg->value, call.scope, depth + 4, out)) return false;  // fan-out: fewer levels
+        if (!arg || !BatchLoadersDepth(arg->value, call.scope, depth + 4, out, remote)) return false;  // fan-out
       }
       return true;
     }

@@ -8,6 +8,8 @@
 // and function assignments, dict literals passed as `**kwargs`, argparse defaults read as
 // `args.name`), every value an expression can take through the file's config classes, config objects
 // and dicts and the arguments at its call sites (ResolveAll), and whether the script can run on CUDA.
+// With a project attached, a parameter of a function the file never calls also reads what other files'
+// calls pass it: their parsed options' fields (`args.log_interval`), their loaders' `pin_memory`.
 // Anything it cannot resolve stays unknown; it never guesses a value. Nodes borrowed from the tree
 // stay valid while the tree lives.
 #pragma once
@@ -303,6 +305,13 @@ class Model {
     SyncKind kind = SyncKind::kScalar;
   };
   std::optional<RemoteSync> CrossFileSync(const Site& call) const;
+  // Whether a loader built at `loader` pins its memory: `pin_memory=` (or a `**kwargs` key) that is true.
+  bool PinsMemory(const Site& loader) const;
+  // Whether every loader a batch can come from pins its memory (TL204): the loaders of the file
+  // (BatchLoaders), and, with a project attached, the loaders other files pass to a parameter of a
+  // function of this file that the file itself never calls (`evaluate(model, val_loader, ...)` from
+  // train.py). False when any is unknown or there is none.
+  bool BatchFromPinnedLoaders(ts::Node expr, int scope) const;
 
   // Step loops in document order (indices into Loops()).
   std::vector<int> StepLoops() const;
@@ -363,6 +372,10 @@ class Model {
   // calls (`train_one_epoch(model, data_loader, ...)` in the epoch loop), other than the loader's own
   // iteration. The callee, in this file or another, is taken to iterate it.
   bool PassedRepeatedly(const Site& loader) const;
+  // Whether the loader built at `loader` is iterated anew, pass after pass, without a loop over it:
+  // `while True: yield from loader` (a loop around a `yield from` of it, which does not build it), or
+  // `iter(loader)` in an `except StopIteration:` handler (the iterator rebuilt each time it runs out).
+  bool Reiterated(const Site& loader) const;
   // Whether the loader built at `loader` is what a function of the file returns (`def make_loader(): return
   // DataLoader(...)`) and that function runs more than once (in a loop, or in a function a loop calls):
   // each of its calls builds a new loader.
@@ -551,15 +564,22 @@ class Model {
   std::vector<std::string> star_imports_;      // modules imported with `*`
   std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call
   std::vector<ArgparseDefault> argparse_;
-  std::vector<std::pair<std::string_view, int>> functions_;         // (name, scope), sorted by name
-  std::vector<std::string_view> open_dicts_;                        // dict names mutated after creation
-  std::vector<ItemWrite> item_writes_;                              // sorted by object name
-  std::vector<ConfigClass> config_classes_;                         // every class of the file
-  std::vector<std::pair<std::string_view, int>> class_by_name_;     // (name, index in config_classes_), by name
-  std::vector<ConfigRecord> config_records_;                        // sorted by (name, scope)
-  std::vector<ConfigWrite> config_writes_;                          // sorted by field
-  std::vector<uint32_t> writes_by_record_;                          // indices into config_writes_, by record
-  std::vector<std::pair<int, ts::Node>> returns_;                   // (function, value) of each return
+  std::vector<std::pair<std::string_view, int>> functions_;      // (name, scope), sorted by name
+  std::vector<std::string_view> open_dicts_;                     // dict names mutated after creation
+  std::vector<ItemWrite> item_writes_;                           // sorted by object name
+  std::vector<ConfigClass> config_classes_;                      // every class of the file
+  std::vector<std::pair<std::string_view, int>> class_by_name_;  // (name, index in config_classes_), by name
+  std::vector<ConfigRecord> config_records_;                     // sorted by (name, scope)
+  std::vector<ConfigWrite> config_writes_;                       // sorted by field
+  std::vector<uint32_t> writes_by_record_;                       // indices into config_writes_, by record
+  std::vector<std::pair<int, ts::Node>> returns_;                // (function, value) of each return
+  struct YieldFrom {
+    ts::Node value;  // what `yield from` iterates
+    int scope = 0;
+    int loop = -1;  // the loop of its function around it
+  };
+  std::vector<YieldFrom> yield_froms_;
+  std::vector<TextRange> stop_iteration_handlers_;                  // `except StopIteration:` clauses
   std::vector<std::pair<std::string_view, int>> local_call_sites_;  // (callee, site) of the file's own, by name
   ts::Node cuda_evidence_;
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
@@ -591,8 +611,34 @@ class Model {
   std::vector<ts::Node> ReturnsOf(int function) const;
   // The loaders an expression (or a batch) can stand for, added to `out` once each; false when some
   // path cannot be told.
-  bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const;
-  bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out) const;
+  // `remote`, when given, collects the parameters that no call of the file fills (another file may).
+  bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                        std::vector<const Binding*>* remote = nullptr) const;
+  bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
+                         std::vector<const Binding*>* remote = nullptr) const;
+  // summary.cpp, values across files: what Summarize tells other files of the file's fields and calls.
+  void SummarizeValues(FileSummary& out) const;
+  // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or
+  // `persistent_workers=` do not resolve in the file, the copy of a batch of a parameter's loader.
+  bool ReadsParameters(const Site& call) const;
+  // The dotted name other files call a function scope by ("f",
+  // "Class.method"); empty for nested functions and lambdas.
+  std::string QualName(int scope) const;
+  // Whether `expr` holds the file's configuration: a parsed argparse Namespace (`parser.parse_args()`),
+  // a config record, or a parameter every call of the file fills with one.
+  bool HoldsConfig(ts::Node expr, int scope, int depth) const;
+  // The arguments calls from other files pass to `parameter` (of a function the file never calls),
+  // with the file that passes each (null argument: not passed, or behind a splat). Empty when there is
+  // no project, the file calls the function itself, or no other file calls it.
+  struct RemoteArgument {
+    const FileSummary* caller = nullptr;
+    const CallArgument* argument = nullptr;
+  };
+  std::vector<RemoteArgument> RemoteArguments(const Binding& parameter) const;
+  // `args.log_interval` with `args` such a parameter: the values the callers' configurations give the
+  // field (an unknown one where a caller passes something else or does not give it). False when the
+  // object is not such a parameter.
+  bool RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const;
   // The loaders the file's function called at `call` returns.
   bool ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const;
   // For a name bound by a comprehension around it (`t` in `[t.to(d) for t in batch]`), the iterable of

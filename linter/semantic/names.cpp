@@ -90,7 +90,8 @@ void Builder::RecordImport(ts::Node node, K kind) {
     if (child == module) continue;
     const K k = KindOf(child);
     if (k == K::kWildcardImport) {
-      if (!relative) m_.star_imports_.emplace_back(module_name);
+      // Relative ones too: only the project index reads them (CanonicalName trusts torch's alone).
+      if (!module_name.empty()) m_.star_imports_.emplace_back(module_name);
     } else if (k == K::kDottedName) {
       add(m_.Text(child), module_name + "." + std::string(m_.Text(child)));
     } else if (k == K::kAliasedImport) {

@@ -252,6 +252,19 @@ void ProjectIndex::Finish() {
       component_[root(i)] = root(j);
     }
   }
+  // The calls each function receives from other files: a class's construction runs its `__init__`.
+  for (size_t i = 0; i < n; ++i) {
+    for (const OutgoingCall& call : files_[i]->calls) {
+      const auto symbol = ResolveSymbol(*files_[i], call.callee, 0);
+      if (!symbol || symbol->rest.empty() || symbol->file == files_[i].get()) continue;
+      const auto& classes = symbol->file->classes;
+      const bool construction = std::any_of(classes.begin(), classes.end(),
+                                            [&](const ClassSummary& c) { return c.name == symbol->rest; });
+      called_.insert(symbol->file->module);
+      incoming_[symbol->file->module + ":" + symbol->rest + (construction ? ".__init__" : "")].push_back(
+          {files_[i].get(), &call});
+    }
+  }
   component_cuda_.assign(n, -1);
   component_facts_.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -260,6 +273,15 @@ void ProjectIndex::Finish() {
     if (files_[i]->own_cuda && component_cuda_[component_[i]] < 0) component_cuda_[component_[i]] = static_cast<int>(i);
   }
 }
+
+std::span<const ProjectIndex::Incoming> ProjectIndex::CallsOf(const FileSummary& file,
+                                                              std::string_view qualname) const {
+  auto it = incoming_.find(file.module + ":" + std::string(qualname));
+  if (it == incoming_.end()) return {};
+  return it->second;
+}
+
+bool ProjectIndex::Called(const FileSummary& file) const { return called_.contains(file.module); }
 
 std::optional<std::string> ProjectIndex::InheritedCuda(const FileSummary& file) const {
   if (file.own_cuda) return std::nullopt;

@@ -4,16 +4,22 @@
 // classes and their bases, and the functions and methods that sync with the device on every call. The
 // index resolves relative and absolute imports between the files, puts files that import each other
 // in one component (a component with one CUDA file runs on CUDA), and finds the function a call names,
-// through re-exports and inherited methods. Rules never read it: they ask the model, which asks it.
+// through re-exports and inherited methods. For values across files, a summary also holds the fields its
+// configuration objects give (argparse defaults, constants written to a config) and its calls of other
+// modules' functions with what each argument is (the file's configuration, a pinned or unpinned loader),
+// so that a function can read what its parameters bring from another file. Rules never read it: they ask
+// the model, which asks it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tl::semantic {
@@ -43,9 +49,41 @@ struct ClassSummary {
 };
 
 struct ImportSummary {
-  std::string local;      // the name the file binds ("utils", "MetricLogger")
+  std::string local;      // the name the file binds ("utils", "MetricLogger"); "*" for `from m import *`
   std::string canonical;  // "util.misc", "util.misc.MetricLogger", ".misc.MetricLogger" (relative)
   friend bool operator==(const ImportSummary&, const ImportSummary&) = default;
+};
+
+// A value a file gives a field of its configuration objects, for the functions of other files it passes
+// them to: an argparse default (`--log-interval`, default 1 -> "log_interval"), or a constant written to
+// an attribute (`args.workers = 8`). `kind` is a semantic::ValueKind: kUnknown (0) when the file writes
+// the field with something the model cannot read, or two argparse options of that name disagree.
+struct FieldSummary {
+  std::string name;
+  uint8_t kind = 0;
+  int64_t int_value = 0;
+  double float_value = 0;
+  std::string string_value;
+  friend bool operator==(const FieldSummary&, const FieldSummary&) = default;
+};
+
+// What a call into another module of the project passes, as far as the callee's reads can use it.
+enum ArgumentFact : uint8_t {
+  kArgConfig = 1u << 0,          // the file's configuration (a parsed argparse Namespace, a config object)
+  kArgPinnedLoader = 1u << 1,    // a DataLoader of the file built with `pin_memory=True`
+  kArgUnpinnedLoader = 1u << 2,  // a DataLoader of the file without pinned memory
+};
+struct CallArgument {
+  int32_t position = -1;  // among the positional arguments; -1 for a keyword
+  std::string keyword;
+  uint8_t facts = 0;  // ArgumentFact bits; 0 for anything else
+  friend bool operator==(const CallArgument&, const CallArgument&) = default;
+};
+struct OutgoingCall {
+  std::string callee;                   // canonical through the file's imports ("train.train", ".evaluate.evaluate")
+  std::vector<CallArgument> arguments;  // every argument but the splats
+  bool splat = false;                   // `*args` / `**kwargs`: may fill any parameter
+  friend bool operator==(const OutgoingCall&, const OutgoingCall&) = default;
 };
 
 // Rules catalog: facts of a file that hold for its import component.
@@ -88,6 +126,12 @@ struct FileSummary {
   std::vector<ImportSummary> imports;
   std::vector<ClassSummary> classes;
   std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names
+  // Values across files: the file reads something its functions' parameters may bring from another file
+  // (a guard period, a DataLoader argument, a copy of a batch); the fields its configuration objects
+  // hold; its calls of functions (and classes) of other modules of the project.
+  bool parameter_reads = false;
+  std::vector<FieldSummary> fields;
+  std::vector<OutgoingCall> calls;
   friend bool operator==(const FileSummary&, const FileSummary&) = default;
 };
 
@@ -161,6 +205,16 @@ class ProjectIndex {
   std::optional<Function> ResolveMethod(const FileSummary& from, std::string_view class_dotted,
                                         std::string_view method) const;
 
+  // The calls other files of the index make of the function `qualname` of `file` (`Class.__init__` for a
+  // construction of the class), each with the file that makes it. Empty when none does.
+  struct Incoming {
+    const FileSummary* caller = nullptr;
+    const OutgoingCall* call = nullptr;
+  };
+  std::span<const Incoming> CallsOf(const FileSummary& file, std::string_view qualname) const;
+  // Whether some file of the index calls a function of `file`.
+  bool Called(const FileSummary& file) const;
+
  private:
   struct Symbol {
     const FileSummary* file = nullptr;
@@ -177,6 +231,9 @@ class ProjectIndex {
   std::vector<size_t> component_;                                 // file -> representative
   std::vector<uint32_t> component_facts_;                         // representative -> CatalogFact bits
   std::vector<int> component_cuda_;                               // representative -> file with CUDA evidence, or -1
+  // (callee module, qualname) -> the calls of it from other files, found by Finish.
+  std::unordered_map<std::string, std::vector<Incoming>> incoming_;
+  std::unordered_set<std::string> called_;  // modules in incoming_
 };
 
 }  // namespace tl::semantic

@@ -70,6 +70,11 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
   out.catalog_facts = own_facts_;
   for (const Import& import : imports_) out.imports.push_back({std::string(import.local), import.canonical});
+  // `from models import *` ties the file to the module as any import does (its convolutions, its CUDA);
+  // no name resolves through "*".
+  for (const std::string& module : star_imports_) {
+    if (!ThirdParty(module)) out.imports.push_back({"*", module});
+  }
 
   // The first sync each function runs on every call, then through the file's own calls.
   struct PerCall {
@@ -123,7 +128,6 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   }
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
-    const Scope& parent = scopes_[static_cast<size_t>(scope.parent)];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
       ClassSummary cls;
       cls.name = std::string(scope.name);
@@ -137,15 +141,9 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       out.classes.push_back(std::move(cls));
       continue;
     }
-    if (scope.kind != ScopeKind::kFunction || scope.name.empty()) continue;
     FunctionSummary function;
-    if (scope.parent == 0) {
-      function.qualname = std::string(scope.name);
-    } else if (parent.kind == ScopeKind::kClass && parent.parent == 0) {
-      function.qualname = std::string(parent.name) + "." + std::string(scope.name);
-    } else {
-      continue;  // nested functions are not reachable from other files
-    }
+    function.qualname = QualName(static_cast<int>(s));
+    if (function.qualname.empty()) continue;  // nested functions are not reachable from other files
     function.line = file.lines().Locate(scope.node.StartByte()).line;
     if (const PerCall& p = per_call[s]; p.site >= 0) {
       const LineColumn at = file.lines().Locate(sites_[static_cast<size_t>(p.site)].node.StartByte());
@@ -159,7 +157,213 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     }
     out.functions.push_back(std::move(function));
   }
+  SummarizeValues(out);
   return out;
+}
+
+std::string Model::QualName(int scope) const {
+  const Scope& function = scopes_[static_cast<size_t>(scope)];
+  if (function.kind != ScopeKind::kFunction || function.name.empty() || function.parent < 0) return {};
+  if (function.parent == 0) return std::string(function.name);
+  const Scope& parent = scopes_[static_cast<size_t>(function.parent)];
+  if (parent.kind != ScopeKind::kClass || parent.parent != 0) return {};
+  return std::string(parent.name) + "." + std::string(function.name);
+}
+
+bool Model::HoldsConfig(ts::Node expr, int scope, int depth) const {
+  expr = Unparen(expr);
+  if (depth > 4 || KindOf(expr) != K::kIdentifier) return false;
+  const std::string_view name = Text(expr);
+  if (name == "self" || name == "cls") return false;
+  if (const int record = RecordOf(name, BindingScope(name, scope));
+      record >= 0 && config_records_[static_cast<size_t>(record)].config) {
+    return true;
+  }
+  const Binding* binding = SingleBinding(name, scope);
+  if (binding == nullptr) return false;
+  if (binding->kind == BindingKind::kAssign && binding->position == -1) {
+    // `args = parser.parse_args()`: the file's argparse options are its fields.
+    const Site* call = KindOf(Unparen(binding->value)) == K::kCall ? SiteOf(Unparen(binding->value)) : nullptr;
+    return call != nullptr && call->kind == SiteKind::kCall && call->name == "parse_args" &&
+           !call->Receiver().IsNull() && !argparse_.empty();
+  }
+  if (binding->kind != BindingKind::kParameter) return false;
+  // `def main(args): train.train(..., args)` with `main(parser.parse_args())`.
+  const int position = ParameterPosition(*binding);
+  if (position < 0) return false;
+  const std::vector<uint32_t> callers = CallersOf(binding->scope);
+  if (callers.empty()) return false;
+  return std::all_of(callers.begin(), callers.end(), [&](uint32_t index) {
+    const Site& call = sites_[index];
+    const auto arg = FindArgument(call, binding->name, position);
+    return arg && HoldsConfig(arg->value, call.scope, depth + 1);
+  });
+}
+
+namespace {
+
+FieldSummary FieldOf(std::string_view name, const Value& value) {
+  FieldSummary out;
+  out.name = std::string(name);
+  out.kind = static_cast<uint8_t>(value.kind);
+  out.int_value = value.int_value;
+  out.float_value = value.float_value;
+  out.string_value = std::string(value.string_value);
+  return out;
+}
+
+}  // namespace
+
+void Model::SummarizeValues(FileSummary& out) const {
+  // The fields: argparse defaults, constants written to the attributes of a configuration object, and
+  // the file's config writes (a dataclass default, `config.workers = 4`).
+  for (const ArgparseDefault& option : argparse_) {
+    out.fields.push_back(FieldOf(option.dest, option.conflicting ? Value{} : option.value));
+  }
+  for (const Binding& binding : bindings_) {
+    if (KindOf(binding.target) != K::kAttribute ||
+        (binding.kind != BindingKind::kAssign && binding.kind != BindingKind::kAugmented)) {
+      continue;
+    }
+    if (!HoldsConfig(Field(binding.target, F::kObject), binding.scope, 0)) continue;
+    const Value value = binding.kind == BindingKind::kAssign && binding.position == -1
+                            ? Resolve(binding.value, binding.scope)
+                            : Value{};
+    out.fields.push_back(FieldOf(Text(Field(binding.target, F::kAttribute)), value));
+  }
+  for (const ConfigWrite& write : config_writes_) {
+    if (write.config) {
+      out.fields.push_back(FieldOf(write.field, write.value.IsNull() ? Value{} : Resolve(write.value, write.scope)));
+    }
+  }
+  // The calls of functions of other modules, with what each argument is.
+  for (size_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    if (!out.parameter_reads && site.kind == SiteKind::kCall) out.parameter_reads = ReadsParameters(site);
+    if (site.kind != SiteKind::kCall || site.Arguments().IsNull() || i >= callee_canonical_.size()) continue;
+    const std::string& callee = callee_canonical_[i];
+    if (callee.empty() || ThirdParty(callee)) continue;
+    OutgoingCall call;
+    call.callee = callee;
+    const ts::Node args = site.Arguments();
+    int32_t position = 0;
+    for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
+      ts::Node arg = args.NamedChild(i);
+      const K k = KindOf(arg);
+      if (k == K::kComment) continue;
+      if (k == K::kListSplat || k == K::kDictionarySplat) {
+        call.splat = true;
+        continue;
+      }
+      CallArgument argument;
+      if (k == K::kKeywordArgument) {
+        argument.keyword = std::string(Text(Field(arg, F::kName)));
+        arg = Field(arg, F::kValue);
+      } else {
+        argument.position = position++;
+      }
+      if (HoldsConfig(arg, site.scope, 0)) argument.facts |= kArgConfig;
+      if (const Site* loader = LoaderCallOf(arg, site.scope); loader != nullptr) {
+        argument.facts |= PinsMemory(*loader) ? kArgPinnedLoader : kArgUnpinnedLoader;
+      }
+      call.arguments.push_back(std::move(argument));
+    }
+    out.calls.push_back(std::move(call));
+  }
+  for (const Guard& guard : guards_) {
+    if (guard.periodic && !guard.period.known()) out.parameter_reads = true;
+  }
+}
+
+bool Model::ReadsParameters(const Site& call) const {
+  if (scopes_[static_cast<size_t>(call.scope)].kind != ScopeKind::kFunction) return false;
+  if (call.name == "DataLoader") {
+    // A worker count or `persistent_workers=` the file cannot resolve.
+    for (std::string_view keyword : {"num_workers", "persistent_workers"}) {
+      const auto arg = FindArgument(call, keyword, -1);
+      if (arg && !Resolve(arg->value, call.scope).known()) return true;
+    }
+    return false;
+  }
+  if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return false;
+  // The copy of a batch of a loader that a parameter no call of the file fills brings.
+  std::vector<const Site*> loaders;
+  std::vector<const Binding*> parameters;
+  return BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &parameters) && !parameters.empty();
+}
+
+std::vector<Model::RemoteArgument> Model::RemoteArguments(const Binding& parameter) const {
+  std::vector<RemoteArgument> out;
+  if (project_ == nullptr || self_summary_ == nullptr || parameter.kind != BindingKind::kParameter) return out;
+  const std::string qualname = QualName(parameter.scope);
+  const int position = ParameterPosition(parameter);
+  if (qualname.empty() || !CallersOf(parameter.scope).empty()) return out;
+  for (const ProjectIndex::Incoming& incoming : project_->CallsOf(*self_summary_, qualname)) {
+    const auto& arguments = incoming.call->arguments;
+    const auto it = std::find_if(arguments.begin(), arguments.end(), [&](const CallArgument& a) {
+      return a.keyword.empty() ? position >= 0 && a.position == position : a.keyword == parameter.name;
+    });
+    out.push_back({incoming.caller, it == arguments.end() ? nullptr : &*it});
+  }
+  return out;
+}
+
+bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const {
+  object = Unparen(object);
+  if (project_ == nullptr || KindOf(object) != K::kIdentifier) return false;
+  const Binding* parameter = SingleBinding(Text(object), scope);
+  if (parameter == nullptr || parameter->kind != BindingKind::kParameter) return false;
+  const std::vector<RemoteArgument> arguments = RemoteArguments(*parameter);
+  if (arguments.empty()) return false;
+  // The function writes the field itself (`args.workers = 0`): what the callers gave may not be what is read.
+  const auto writes = BindingsOf(std::string(Text(object)) + "." + std::string(field));
+  if (std::any_of(writes.begin(), writes.end(), [&](const Binding& b) { return b.scope == parameter->scope; })) {
+    out.emplace_back();
+    return true;
+  }
+  for (const RemoteArgument& remote : arguments) {
+    if (remote.argument == nullptr || (remote.argument->facts & kArgConfig) == 0) {
+      out.emplace_back();
+      continue;
+    }
+    bool found = false;
+    for (const FieldSummary& f : remote.caller->fields) {
+      if (f.name != field) continue;
+      found = true;
+      Value value;
+      value.kind = static_cast<ValueKind>(f.kind);
+      value.int_value = f.int_value;
+      value.float_value = f.float_value;
+      value.string_value = f.string_value;
+      out.push_back(value);
+    }
+    if (!found) out.emplace_back();
+  }
+  return true;
+}
+
+bool Model::PinsMemory(const Site& loader) const {
+  if (auto arg = FindArgument(loader, "pin_memory", 7))
+    return Resolve(arg->value, loader.scope).Truthy().value_or(false);
+  if (HasStarArgs(loader)) return false;
+  const KeyLookup lookup = KwargsLookupIn(loader, "pin_memory");
+  return lookup.presence == KeyPresence::kPresent && lookup.value.Truthy().value_or(false);
+}
+
+bool Model::BatchFromPinnedLoaders(ts::Node expr, int scope) const {
+  std::vector<const Site*> loaders;
+  std::vector<const Binding*> parameters;
+  if (!BatchLoadersDepth(expr, scope, 0, loaders, project_ == nullptr ? nullptr : &parameters)) return false;
+  if (loaders.empty() && parameters.empty()) return false;
+  if (!std::all_of(loaders.begin(), loaders.end(), [&](const Site* loader) { return PinsMemory(*loader); })) {
+    return false;
+  }
+  return std::all_of(parameters.begin(), parameters.end(), [&](const Binding* parameter) {
+    const std::vector<RemoteArgument> arguments = RemoteArguments(*parameter);
+    return !arguments.empty() && std::all_of(arguments.begin(), arguments.end(), [](const RemoteArgument& remote) {
+      return remote.argument != nullptr && remote.argument->facts == kArgPinnedLoader;
+    });
+  });
 }
 
 void Model::AttachProject(const ProjectIndex* project, const std::string& module) {
@@ -174,6 +378,8 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
   if (self_summary_ != nullptr) {
     if (auto cuda = project->InheritedCuda(*self_summary_)) inherited_cuda_ = std::move(*cuda);
     component_facts_ = project->ComponentFacts(*self_summary_);
+    // A guard period another file's configuration gives.
+    if (project->Called(*self_summary_)) Builder(*this).ReviewGuards();
   }
 }
 

@@ -82,6 +82,8 @@ SyntaxTables::SyntaxTables() {
       {"assert_statement", K::kAssert},
       {"return_statement", K::kReturn},
       {"for_in_clause", K::kForInClause},
+      {"yield", K::kYield},
+      {"except_clause", K::kExcept},
   };
   const TSLanguage* language = ts::PythonLanguage();
   const uint32_t count = ts_language_symbol_count(language);

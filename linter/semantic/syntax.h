@@ -86,6 +86,8 @@ enum class NodeKind : uint8_t {
   kAssert,
   kReturn,
   kForInClause,
+  kYield,
+  kExcept,
   kToken,  // anonymous tokens (punctuation, keywords): leaves
 };
 

@@ -308,6 +308,18 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
       // What a function returns: a loader built by a factory function is followed to its callers.
       m_.returns_.emplace_back(scope_, node.NamedChildCount() > 0 ? node.NamedChild(0) : ts::Node());
       return true;
+    case K::kYield:
+      // `yield from loader`: a generator that iterates the loader (each time its own loop comes round).
+      if (node.NamedChildCount() > 0 && node.ChildCount() > 2 && node.Child(1).Type() == "from") {
+        m_.yield_froms_.push_back({node.NamedChild(0), scope_, loop_});
+      }
+      return true;
+    case K::kExcept:
+      // `except StopIteration:`: where an exhausted iterator is rebuilt.
+      if (node.NamedChildCount() > 0 && m_.Text(node.NamedChild(0)).find("StopIteration") != std::string_view::npos) {
+        m_.stop_iteration_handlers_.push_back(node.Range());
+      }
+      return true;
     case K::kAssert:
       // The statement, not its condition: a condition that is a call keeps its own call site for SiteOf.
       if (node.NamedChildCount() > 0) AddSite(node, SiteKind::kAssert);
@@ -361,10 +373,10 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
 void Builder::Run() {
   Scope module;
   module.kind = ScopeKind::kModule;
-  module.node = tree_.Root();
+  module.node = tree_->Root();
   m_.scopes_.push_back(module);
 
-  TSTreeCursor cursor = ts_tree_cursor_new(tree_.Root().raw());
+  TSTreeCursor cursor = ts_tree_cursor_new(tree_->Root().raw());
   uint32_t depth = 0;
   for (;;) {
     const ts::Node node(ts_tree_cursor_current_node(&cursor));

@@ -16,8 +16,11 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for CUDA training (a training step loop, or a framework trainer) of a model with convolutions
 (`nn.Conv1d`/`2d`/`3d`, `nn.ConvTranspose*`, or a torchvision conv net such as `resnet50()`) anywhere in
-the project import component, when nothing in the component writes
-`torch.backends.cudnn.benchmark`. A write of `False` (usually beside `deterministic = True`, for
+the project import component (the files that import each other, through `import m`, `from m import X`,
+a package's `__init__` re-exporting `from .model import Net`, and `from .parts import *`), when nothing
+in the component writes `torch.backends.cudnn.benchmark`. A layer counts wherever the component builds
+it, whether or not the trained model uses it; a model whose modules build `nn.Linear` layers only is not
+reported. A write of `False` (usually beside `deterministic = True`, for
 reproducibility) is a choice and is not reported, nor is any value torchlint cannot resolve. Reported
 at the training step loop's line. Scripts and projects that never use CUDA are not reported.
 

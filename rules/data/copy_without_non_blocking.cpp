@@ -35,7 +35,11 @@ It does not report:
 - a `non_blocking=` whose value is not a literal `False` (a flag torchlint cannot resolve);
 - a batch one of whose loaders is not pinned, or that the model cannot trace to every loader it comes
   from (a `**kwargs` dict changed by `pop` or `setdefault` is unknown);
-- loaders built in another file of the project (the model does not follow a loader across files).
+- loaders built in another file of the project and returned from a function there (the model does not
+  follow a returned loader across files). A loader passed across files is followed: a batch of a
+  parameter of a function that its own file never calls (`def evaluate(net, dataloader, device):`) is
+  reported when every call of that function in the project's other files passes a loader of the
+  caller's file built with `pin_memory=True` (`evaluate(model, val_loader, device)` in train.py).
 
 ## Why is this bad?
 With `pin_memory=True` the batch sits in page-locked memory, which the GPU's copy engine can read
@@ -135,11 +139,7 @@ class CopyWithoutNonBlocking final : public Rule {
       if (site.kind != semantic::SiteKind::kCall || (site.name != "to" && site.name != "cuda")) continue;
       if (site.off_device || !model.MovesToDevice(site)) continue;
       // Every loader the batch can come from pins its memory.
-      const std::vector<const semantic::Site*> loaders = model.BatchLoaders(site.Receiver(), site.scope);
-      if (loaders.empty() || !std::all_of(loaders.begin(), loaders.end(),
-                                          [&](const semantic::Site* loader) { return Pinned(model, *loader); })) {
-        continue;
-      }
+      if (!model.BatchFromPinnedLoaders(site.Receiver(), site.scope)) continue;
       if (model.HasStarArgs(site)) continue;
       // `.cuda(device, non_blocking)`; `.to()` takes it by keyword in practice (its positional overloads differ).
       const auto arg = model.FindArgument(site, "non_blocking", site.name == "cuda" ? 1 : -1);
@@ -165,16 +165,6 @@ class CopyWithoutNonBlocking final : public Rule {
       }
       out.push_back(std::move(diagnostic));
     }
-  }
-
- private:
-  static bool Pinned(const semantic::Model& model, const semantic::Site& loader) {
-    if (auto arg = model.FindArgument(loader, "pin_memory", 7)) {
-      return model.Resolve(arg->value, loader.scope).Truthy().value_or(false);
-    }
-    if (model.HasStarArgs(loader)) return false;
-    const semantic::KeyLookup lookup = model.KwargsLookupIn(loader, "pin_memory");
-    return lookup.presence == semantic::KeyPresence::kPresent && lookup.value.Truthy().value_or(false);
   }
 };
 

@@ -14,18 +14,24 @@ Checks for `torch.utils.data.DataLoader` calls whose `num_workers` resolves to m
 constant, an argparse default such as `--workers 4`, config values that are all above 0, or the machine's
 CPU count: `os.cpu_count()`, `multiprocessing.cpu_count()`, `len(os.sched_getaffinity(0))`), without
 `persistent_workers=True`, when the loader is iterated more than once: by a loop inside another loop (the
-epoch loop), or by a loop in a function of the file that is called from inside a loop (a `train_one_epoch`
-called once per epoch). The loader is followed through names, `self.` attributes assigned once, wrappers
+epoch loop), by a loop in a function of the file that is called from inside a loop (a `train_one_epoch`
+called once per epoch), by `yield from loader` inside a loop that does not build it (`while True: yield
+from loader`, a generator over the data without end), or by `iter(loader)` in an `except StopIteration:`
+handler (the iterator rebuilt each time it runs out, which starts the workers again). The loader is followed through names, `self.` attributes assigned once, wrappers
 (`enumerate`, `tqdm`, `zip`, `iter`), the parameters of functions of the file (and of a class's `__init__`)
 whose call sites all pass the same loader, functions of the file that return it (`self._prepare_dataloader
 (dataset)`), and either branch of `make(x) if x else None`. `num_workers` may be wrapped in `int(...)` or
 come from a `**kwargs` dict (a literal, `{...} if use_cuda else {}`, or a dict extended with
-`update({...})`): a count set on the GPU path only counts.
+`update({...})`): a count set on the GPU path only counts. `num_workers=args.workers` read through a
+parameter of a function that its own file never calls takes the value other files of the project give
+the field where they call it with their parsed options or config (TL101 says how); a caller that passes
+something else, or whose options lack the field, leaves it unknown.
 
 It does not report:
 - loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve (a field of a
   config file, a count computed at run time);
-- loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop),
+- loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop, a
+  generator that yields from its loader once, an iterator that is never rebuilt),
   and loaders built again inside the loop or function that repeats the iteration, or by a factory
   function called once per epoch (each pass makes a new loader, whose workers `persistent_workers`
   cannot keep);
@@ -147,7 +153,7 @@ class DataLoaderPersistentWorkers final : public Rule {
       if (!count || count->least <= 0) continue;
       const MessageArg workers_arg = WorkersArg(*count);
       const int64_t* workers = &count->least;
-      if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call)) continue;
+      if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call) && !model.Reiterated(call)) continue;
       // A factory called once per epoch builds a new loader each time, whose workers cannot persist.
       if (model.FactoryRunsRepeatedly(call)) continue;
       if (auto arg = model.FindArgument(call, "persistent_workers", -1)) {

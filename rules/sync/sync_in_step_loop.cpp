@@ -53,7 +53,14 @@ It does not include:
   (`if step % cfg.log_every == 0:` with `cfg` from a config file), the guard is taken as periodic
   and the sync is **not** reported: a modulo guard is written to throttle, and torchlint prefers
   missing a rare per-step sync to flagging deliberate logging. When N resolves to 1 (say an argparse
-  default `--log-interval 1`), the guarded code runs every step and is reported;
+  default `--log-interval 1`), the guarded code runs every step and is reported. N is also followed
+  across files: `args.log_interval` read through a parameter of a function that the file itself never
+  calls takes the values the project's other files give that field where they call the function with
+  their parsed options (`args = parser.parse_args()`, or a parameter all their calls fill with it) or a
+  config object; it resolves when every such call passes one that gives the field the same constant. A
+  call that passes something else, an option that is not there, or an attribute written with something
+  torchlint cannot read leaves N unknown (periodic). Calls from files outside the checked project are
+  not seen;
 - statements under `if i == 0:` or `if i == last_idx:` (either side) where `i` is a loop target, under
   a name bound to such a condition (`last_batch = batch_idx == last_idx`), under `A and B` when either
   side is rare and under `A or B` when both are (`if i == 0 or (i + 1) % 50 == 0:`);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -74,6 +75,45 @@ TEST_CASE("components carry the device; cycles end") {
   CHECK(index.InheritedCuda(*index.Find("b")) == std::optional<std::string>("a.py:3"));
   CHECK(index.InheritedCuda(*index.Find("c")).has_value());
   CHECK_FALSE(index.InheritedCuda(*index.Find("lonely")).has_value());
+}
+
+TEST_CASE("calls from other files reach a function's parameters, with what each argument is") {
+  ProjectIndex index;
+  index.Add(Summary("main.py",
+                    "import argparse\nfrom torch.utils.data import DataLoader\nimport train\nfrom pkg import Data\n"
+                    "parser = argparse.ArgumentParser()\nparser.add_argument('--log-interval', type=int, default=1)\n"
+                    "args = parser.parse_args()\nargs.workers = 8\n"
+                    "loader = DataLoader(ds, pin_memory=False)\n"
+                    "train.train(loader, args)\ntrain.train(loader, cfg=load())\nData(opt=args)\n"));
+  index.Add(Summary("train.py", "def train(loader, args):\n    for x in loader:\n        x.cuda()\n"));
+  index.Add(Summary("pkg/__init__.py", "from .data import Data\n"));
+  index.Add(Summary("pkg/data.py", "class Data:\n    def __init__(self, opt):\n        self.opt = opt\n"));
+  index.Finish();
+  const FileSummary* main = index.Find("main");
+  REQUIRE(main != nullptr);
+  auto field = [&](std::string_view name) {
+    const auto it = std::find_if(main->fields.begin(), main->fields.end(),
+                                 [&](const FieldSummary& f) { return f.name == name; });
+    return it == main->fields.end() ? std::optional<int64_t>() : std::optional<int64_t>(it->int_value);
+  };
+  CHECK(field("log_interval") == std::optional<int64_t>(1));
+  CHECK(field("workers") == std::optional<int64_t>(8));
+  const auto calls = index.CallsOf(*index.Find("train"), "train");
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0].caller == main);
+  REQUIRE(calls[0].call->arguments.size() == 2);
+  CHECK(calls[0].call->arguments[0].facts == kArgUnpinnedLoader);
+  CHECK(calls[0].call->arguments[1].position == 1);
+  CHECK(calls[0].call->arguments[1].facts == kArgConfig);
+  CHECK(calls[1].call->arguments[1].keyword == "cfg");
+  CHECK(calls[1].call->arguments[1].facts == 0);
+  // A construction through a package's re-export reaches the class's __init__.
+  const auto constructions = index.CallsOf(*index.Find("pkg.data"), "Data.__init__");
+  REQUIRE(constructions.size() == 1);
+  CHECK(constructions[0].call->arguments[0].keyword == "opt");
+  CHECK(index.Called(*index.Find("pkg.data")));
+  CHECK_FALSE(index.Called(*main));
+  CHECK(index.CallsOf(*index.Find("train"), "missing").empty());
 }
 
 TEST_CASE("a project module named like torch does not capture torch's names") {

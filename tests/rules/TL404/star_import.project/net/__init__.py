@@ -1,0 +1,2 @@
+# torchlint-test: select=TL404
+from .model import Net
