@@ -44,7 +44,10 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   `.item()` on each tensor, an `all_reduce_mean` that returns `.item()`, an inherited method of a
   base class in another module) is reported at the call in the step loop, with the helper's sync as
   the related location. When what the helper syncs comes from its parameters, the call is reported
-  only when it passes a tensor (`update(loss=loss.item())` passes a float).
+  only when it passes a tensor (`update(loss=loss.item())` passes a float). A sync under a branch that
+  tests a parameter (`if top_k is not None:`) runs only for some calls and is not followed, unless it
+  reads the parameter's own value (`if isinstance(v, torch.Tensor): v = v.item()`). A helper that syncs
+  without a sync call (an `if` or `assert` on a device tensor, a mask) is TL102's, reported the same way.
 
 It does not include:
 - the epoch loop around the step loop (once per epoch is cheap);
@@ -200,13 +203,9 @@ class SyncInStepLoop final : public Rule {
       // A helper of another file of the project that syncs on every call: reported here, at the call
       // the step loop makes, with the helper's sync as the related location.
       if (const auto remote = model.CrossFileSync(site)) {
-        RelatedLocation related;
-        related.path = remote->path;
-        related.line = remote->line;
-        related.column = remote->column;
-        SetMessage(related, "remote-note",
-                   {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}});
-        Report(site, "remote-sync", {{"function", remote->function, {}}}, FromModel(remote->kind), std::move(related),
+        Report(site, "remote-sync", {{"function", remote->function, {}}}, FromModel(remote->kind),
+               MakeRelated(remote->path, remote->line, remote->column, "remote-note",
+                           {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}}),
                out);
       }
     }
