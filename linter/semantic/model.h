@@ -565,6 +565,9 @@ class Model {
     std::string_view method;  // kMethod
   };
   std::vector<Callee> ProjectCallees(const Site& call) const;
+  // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);
+  // empty when there is none.
+  std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
   bool RunsOnEachCall(const Site& site) const;
   bool FromParameters(ts::Node expr, int scope, int depth) const;
   // Whether a guard around the site in its function reads a parameter other than `self`/`cls`.

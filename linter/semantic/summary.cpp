@@ -256,6 +256,12 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
       }
       return out;
     }
+    // `if isinstance(self.sampler, LossAwareSampler): self.sampler.update(...)`: the guard says the class
+    // (a subclass may override the method; the class's own is what the model knows).
+    if (std::string narrowed = IsinstanceClass(call, text); !narrowed.empty()) {
+      if (!ThirdParty(narrowed)) out.push_back({Callee::kMethod, std::move(narrowed), call.name});
+      return out;
+    }
     const Binding* binding = SingleBinding(text, call.scope);
     if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
         KindOf(Unparen(binding->value)) != K::kCall) {
@@ -265,6 +271,27 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
     if (!canonical.empty() && !ThirdParty(canonical)) out.push_back({Callee::kMethod, std::move(canonical), call.name});
   }
   return out;
+}
+
+std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) const {
+  for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
+    // The condition, or a side of `and` (both sides hold in the branch).
+    std::vector<ts::Node> work{guards_[static_cast<size_t>(g)].condition};
+    for (int steps = 0; !work.empty() && steps < 16; ++steps) {
+      const ts::Node node = Unparen(work.back());
+      work.pop_back();
+      if (KindOf(node) == K::kBoolean && Text(Field(node, F::kOperator)) == "and") {
+        work.push_back(Field(node, F::kLeft));
+        work.push_back(Field(node, F::kRight));
+        continue;
+      }
+      if (KindOf(node) != K::kCall || Text(Field(node, F::kFunction)) != "isinstance") continue;
+      const ts::Node args = Field(node, F::kArguments);
+      if (args.IsNull() || args.NamedChildCount() != 2 || Text(args.NamedChild(0)) != receiver) continue;
+      return CanonicalName(args.NamedChild(1));  // empty for a tuple of classes or a local class
+    }
+  }
+  return {};
 }
 
 std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool implicit) const {

@@ -48,7 +48,10 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   tests a parameter (`if top_k is not None:`) runs only for some calls and is not followed, unless it
   reads the parameter's own value (`if isinstance(v, torch.Tensor): v = v.item()`). A helper that syncs
   without a sync call (an `if` or `assert` on a device tensor, a mask) is TL102's, reported the same way.
-  Not followed: a helper reached through a parameter whose class another file passes
+  A method called on an object whose class the model cannot tell is followed under an
+  `isinstance(obj, C)` guard around the call (`if isinstance(self.sampler, LossAwareSampler):
+  self.sampler.update_with_local_losses(t, losses)`): `C`'s method, or the one it inherits (a subclass
+  that overrides it is not known). Not followed: a helper reached through a parameter whose class another file passes
   (`def train_one_epoch(model, criterion, ...): criterion(outputs, targets)`, with `criterion` a module
   built in another file, whose `forward` would run), and arguments whose tensor type the model cannot
   tell (`update(**loss_dict)` with a dict returned by another module's function): the call stays silent.
