@@ -136,6 +136,16 @@ class Rule {
     related.message = English(id, args);
     related.message_ref = MessageRef{std::string(id), std::move(args)};
   }
+  // A related location in another file (a helper's sync), with the catalog sentence `id` as its note.
+  RelatedLocation MakeRelated(std::string path, uint32_t line, uint32_t column, std::string_view id,
+                              MessageArgs args) const {
+    RelatedLocation related;
+    related.path = std::move(path);
+    related.line = line;
+    related.column = column;
+    SetMessage(related, id, std::move(args));
+    return related;
+  }
 
  private:
   // Throws std::logic_error for an id the catalog lacks: a rule's bug, which the fixtures catch.

@@ -409,9 +409,9 @@ bool Model::MovesToDevice(const Site& call) const {
   if (canonical.starts_with("torch.") && canonical != "torch.device") return false;
   const std::string_view text = Text(value);
   if (LastSegment(text) == "dtype" || text.find("dtype") != std::string_view::npos) return false;
-  // `.to(other_tensor)` follows that tensor: a move only when it lives on the device.
-  if (TensorKindOf(value, call.scope) == TensorKind::kTensor)
-    return PlacementOf(value, call.scope) == Placement::kDevice;
+  // `.to(other_tensor)` follows that tensor: a move unless it lives on the host (a tensor whose placement is
+  // unknown follows the script's device, as everywhere else).
+  if (TensorKindOf(value, call.scope) == TensorKind::kTensor) return IsDeviceTensor(value, call.scope);
   const Value resolved = Resolve(value, call.scope);
   if (resolved.kind == ValueKind::kString) return resolved.string_value != "cpu" && resolved.string_value != "meta";
   if (KindOf(value) == K::kCall) {

@@ -294,7 +294,9 @@ class Model {
   // Attaches the project index (which must outlive the model) with this file's module name.
   void AttachProject(const ProjectIndex* project, const std::string& module);
   // A call whose callee is a function or method of another file of the project that syncs on every
-  // call (with a tensor argument, when what it syncs comes from its parameters).
+  // call (with a tensor argument, when what it syncs comes from its parameters): explicitly (`.item()`,
+  // `.cpu()`: TL101), or with `implicit`, without a sync call (a condition, an `assert`, a mask, a
+  // data-dependent op or a builtin over a device tensor: TL102).
   struct RemoteSync {
     std::string path;
     uint32_t line = 0;
@@ -304,7 +306,7 @@ class Model {
     std::string message_zh;
     SyncKind kind = SyncKind::kScalar;
   };
-  std::optional<RemoteSync> CrossFileSync(const Site& call) const;
+  std::optional<RemoteSync> CrossFileSync(const Site& call, bool implicit = false) const;
   // Whether a loader built at `loader` pins its memory: `pin_memory=` (or a `**kwargs` key) that is true.
   bool PinsMemory(const Site& loader) const;
   // Whether every loader a batch can come from pins its memory (TL204): the loaders of the file
@@ -390,7 +392,8 @@ class Model {
   // the assignment the use is part of (`x = x.cuda()` reads the `x` bound before); null when none.
   const Binding* ReachingBinding(ts::Node name, int scope) const;
   // A `.to(...)`/`.cuda(...)` call that moves to a device other than the host: `.cuda()`, `.to(device)`
-  // with a device that is not known to be "cpu" (a dtype-only `.to(torch.float16)` is not a move).
+  // with a device that is not known to be "cpu", `.to(tensor)` with a tensor not known to live on the host
+  // (a dtype-only `.to(torch.float16)` is not a move).
   bool MovesToDevice(const Site& call) const;
   // A tensor factory that takes no data (`torch.zeros/ones/empty/full/rand/randn/randint/randperm/arange/
   // linspace/eye` and their `*_like`), as its canonical name without `torch.`; empty for other calls.
@@ -517,6 +520,10 @@ class Model {
   TensorKind BindingTensorKind(const Binding& binding, ts::Node use, int depth) const;
   Value ResolveDepth(ts::Node expr, int scope, int depth) const;
   TensorKind TensorKindDepth(ts::Node expr, int scope, int depth) const;
+  // Steps TensorKindDepth may still take before it answers unknown; negative: no limit (rules). The
+  // summary sets it per site: following every binding of every condition of every function of a large
+  // tree through twelve levels costs minutes, and a sync the model needs that long to see is rare.
+  mutable int64_t type_steps_left_ = -1;
   Placement PlacementDepth(ts::Node expr, int scope, int depth) const;
   // ReachingBinding when it reaches the use on every path: a plain assignment that dominates it, or the
   // target of a `for` around it, with no binding of a loop around the use in between; null otherwise.
@@ -600,8 +607,21 @@ class Model {
     std::string_view method;  // kMethod
   };
   std::vector<Callee> ProjectCallees(const Site& call) const;
+  // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);
+  // empty when there is none.
+  std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
   bool RunsOnEachCall(const Site& site) const;
   bool FromParameters(ts::Node expr, int scope, int depth) const;
+  // Whether a guard around the site in its function reads a parameter other than `self`/`cls`.
+  bool GuardedByParameters(const Site& site) const;
+  // summary.cpp: for each scope, the first site whose `find` answers a sync and that runs on each call of
+  // its function, directly or through the functions of the file it calls on each call.
+  struct PerCall {
+    int site = -1;
+    bool on_params = false;
+    SyncOp sync;
+  };
+  std::vector<PerCall> FirstSyncPerCall(const std::function<std::optional<SyncOp>(const Site&)>& find) const;
   // loaders.cpp: the position a call passes a parameter at (after `self` for methods); -1 if unknown.
   int ParameterPosition(const Binding& parameter) const;
   // The file's calls of a function (indices into sites_): its local call sites, and for a class's

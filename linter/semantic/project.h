@@ -1,7 +1,8 @@
 // The project index: what each file of a project tells the others, as plain data (no trees), so that a
 // summary can be computed once per file, in parallel, kept while the file's content is the same, and
 // read by the checks of other files. A summary holds the file's imports, whether it runs on CUDA, its
-// classes and their bases, and the functions and methods that sync with the device on every call. The
+// classes and their bases, and the functions and methods that sync with the device on every call
+// (explicitly, with a sync call, and implicitly, by reading a device tensor's truth or size). The
 // index resolves relative and absolute imports between the files, puts files that import each other
 // in one component (a component with one CUDA file runs on CUDA), and finds the function a call names,
 // through re-exports and inherited methods. For values across files, a summary also holds the fields its
@@ -26,18 +27,26 @@ namespace tl::semantic {
 
 enum class SyncKind : uint8_t;
 
+// The first host-device sync of one family a function runs on every call (directly or through a function
+// of its own file), when it has one.
+struct SyncSummary {
+  bool syncs = false;
+  bool on_params = false;  // the synced value comes from the parameters: only tensor arguments sync
+  uint8_t kind = 0;        // semantic::SyncKind
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string message;  // "`.item()` synchronizes with the GPU"
+  std::string message_zh;
+  friend bool operator==(const SyncSummary&, const SyncSummary&) = default;
+};
+
 struct FunctionSummary {
   std::string qualname;  // "all_reduce_mean", "MetricLogger.update"
   uint32_t line = 0;     // the `def`
-  // The first host-device sync the function runs on every call (directly or through a function of its
-  // own file), when it has one.
-  bool syncs = false;
-  bool on_params = false;  // the synced value comes from the parameters: only tensor arguments sync
-  uint8_t sync_kind = 0;   // semantic::SyncKind
-  uint32_t sync_line = 0;
-  uint32_t sync_column = 0;
-  std::string sync_message;  // "`.item()` synchronizes with the GPU"
-  std::string sync_message_zh;
+  SyncSummary sync;      // explicit: `.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `synchronize()` (TL101)
+  // Implicit (TL102): an `if`/`while`/`assert` on a device tensor, a boolean mask, a data-dependent op,
+  // Python's `max()`/`sum()` over a device tensor (Model::ImplicitSyncAt).
+  SyncSummary implicit;
   friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 
@@ -115,7 +124,8 @@ struct FileSummary {
   bool own_cuda = false;  // the file itself shows CUDA use
   uint32_t cuda_line = 0;
   // What a project could change in this file's findings: it has device-gated candidates (a per-step
-  // site, a DataLoader) without CUDA evidence of its own, or per-step calls into other modules.
+  // site, a DataLoader, a data-free tensor factory) without CUDA evidence of its own, or per-step calls
+  // into other modules.
   bool device_candidates = false;
   bool project_calls = false;
   // Rules catalog: CatalogFact bits of what the file itself does (TL501-TL901: training, compile, DDP and

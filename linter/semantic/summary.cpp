@@ -34,7 +34,72 @@ ts::Node HeadName(ts::Node expr) {
   return ts::Node();
 }
 
+// The tensor-type steps one implicit sync of a summary may take (Model::type_steps_left_).
+constexpr int64_t kTypeStepsPerSite = 64;
+
+// What other files read of a function's first per-call sync.
+SyncSummary Summary(const SourceFile& file, const ts::Node& node, bool on_params, const SyncOp& sync) {
+  SyncSummary out;
+  const LineColumn at = file.lines().Locate(node.StartByte());
+  out.syncs = true;
+  out.on_params = on_params;
+  out.kind = static_cast<uint8_t>(sync.kind);
+  out.line = at.line;
+  out.column = at.column;
+  out.message = sync.message;
+  out.message_zh = sync.message_zh;
+  return out;
+}
+
 }  // namespace
+
+std::vector<Model::PerCall> Model::FirstSyncPerCall(
+    const std::function<std::optional<SyncOp>(const Site&)>& find) const {
+  std::vector<PerCall> per_call(scopes_.size());
+  for (size_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    if (scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction ||
+        per_call[static_cast<size_t>(site.scope)].site >= 0) {
+      continue;
+    }
+    if (!RunsOnEachCall(site)) continue;
+    const auto sync = find(site);
+    if (!sync) continue;
+    // What is synced: the receiver of a method, the first argument of a function (`max(x)`), the value a
+    // subscript reads; a condition's own node (a comparison has no single head, so never the parameters).
+    ts::Node synced = site.Receiver();
+    if (synced.IsNull() && site.kind == SiteKind::kCall && !site.Arguments().IsNull() &&
+        site.Arguments().NamedChildCount() > 0) {
+      synced = site.Arguments().NamedChild(0);
+    }
+    if (synced.IsNull() && site.kind == SiteKind::kSubscript) synced = Field(site.node, F::kValue);
+    if (synced.IsNull()) synced = site.node;
+    const bool on_params = FromParameters(synced, site.scope, 0);
+    // `if top_k is not None:` around it: whether it runs depends on the call's arguments, which the call
+    // site cannot tell (a sync of a parameter's own value is told by whether the argument is a tensor).
+    if (!on_params && GuardedByParameters(site)) continue;
+    per_call[static_cast<size_t>(site.scope)] = {static_cast<int>(i), on_params, *sync};
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [index, callees] : local_calls_) {
+      const Site& site = sites_[index];
+      PerCall& caller = per_call[static_cast<size_t>(site.scope)];
+      if (caller.site >= 0 || scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction ||
+          !RunsOnEachCall(site) || GuardedByParameters(site)) {
+        continue;
+      }
+      for (int callee : callees) {
+        if (per_call[static_cast<size_t>(callee)].site >= 0) {
+          caller = per_call[static_cast<size_t>(callee)];
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return per_call;
+}
 
 bool Model::RunsOnEachCall(const Site& site) const {
   if (site.off_device) return false;
@@ -47,10 +112,24 @@ bool Model::RunsOnEachCall(const Site& site) const {
   return true;
 }
 
+bool Model::GuardedByParameters(const Site& site) const {
+  for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
+    bool reads = false;
+    ts::Walk(guards_[static_cast<size_t>(g)].condition, [&](ts::Node node) {
+      if (reads) return false;
+      if (KindOf(node) == K::kIdentifier) reads = FromParameters(node, site.scope, 0);
+      return !reads;
+    });
+    if (reads) return true;
+  }
+  return false;
+}
+
 bool Model::FromParameters(ts::Node expr, int scope, int depth) const {
   if (depth > 6) return false;
   const ts::Node head = HeadName(expr);
-  if (head.IsNull()) return false;
+  // `self.total`, `self(x)`: the object's state, not what the call passes.
+  if (head.IsNull() || Text(head) == "self" || Text(head) == "cls") return false;
   for (const Binding& binding : BindingsOf(Text(head))) {
     if (binding.scope != scope) continue;
     if (binding.kind == BindingKind::kParameter) return true;
@@ -76,56 +155,35 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (!ThirdParty(module)) out.imports.push_back({"*", module});
   }
 
-  // The first sync each function runs on every call, then through the file's own calls.
-  struct PerCall {
-    int site = -1;
-    bool on_params = false;
-    SyncOp sync;
-  };
-  std::vector<PerCall> per_call(scopes_.size());
-  // Across files only the explicit syncs are summarised (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`,
-  // `.synchronize()`): the implicit ones (printing, `float(t)`, branching) need a tensor type for
-  // every `if` and `print` of every function of a large tree, and a helper that prints a tensor is
-  // still reported in its own file when that file's loop calls it.
-  static constexpr std::array<std::string_view, 5> kExplicit = {"item", "tolist", "cpu", "numpy", "synchronize"};
-  for (size_t i = 0; i < sites_.size(); ++i) {
-    const Site& site = sites_[i];
-    const Scope& scope = scopes_[static_cast<size_t>(site.scope)];
+  for (const Site& site : sites_) {
     if (site.per_step()) {
       out.device_candidates = true;
       if (!ProjectCallees(site).empty()) out.project_calls = true;
     }
-    if (site.kind == SiteKind::kCall && site.name == "DataLoader") out.device_candidates = true;
-    if (scope.kind != ScopeKind::kFunction || per_call[static_cast<size_t>(site.scope)].site >= 0) continue;
-    if (site.kind != SiteKind::kCall || !OneOf(site.name, kExplicit) || site.Receiver().IsNull()) continue;
-    if (!RunsOnEachCall(site)) continue;
-    const auto sync = SyncAt(site);
-    if (!sync) continue;
-    ts::Node synced = site.Receiver();
-    if (synced.IsNull())
-      synced = site.kind == SiteKind::kCall && !site.Arguments().IsNull() && site.Arguments().NamedChildCount() > 0
-                   ? site.Arguments().NamedChild(0)
-                   : site.node;
-    per_call[static_cast<size_t>(site.scope)] = {static_cast<int>(i), FromParameters(synced, site.scope, 0), *sync};
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const auto& [index, callees] : local_calls_) {
-      const Site& site = sites_[index];
-      PerCall& caller = per_call[static_cast<size_t>(site.scope)];
-      if (caller.site >= 0 || scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction ||
-          !RunsOnEachCall(site)) {
-        continue;
-      }
-      for (int callee : callees) {
-        if (per_call[static_cast<size_t>(callee)].site >= 0) {
-          caller = per_call[static_cast<size_t>(callee)];
-          changed = true;
-          break;
-        }
-      }
+    // A DataLoader, and a tensor factory that may be moved at once (TL205 reports it at any cadence).
+    if (site.kind == SiteKind::kCall && (site.name == "DataLoader" || !DataFreeFactory(site).empty())) {
+      out.device_candidates = true;
     }
   }
+  // The explicit syncs (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `.synchronize()`) and the implicit
+  // ones (a condition, an `assert`, a mask or a data-dependent op on a device tensor, a builtin over one).
+  // Printing and `float(t)` are left to the helper's own file: they need a tensor type for every `print`
+  // of every function of a large tree, and a helper that prints a tensor is still reported in its own
+  // file when that file's loop calls it.
+  static constexpr std::array<std::string_view, 5> kExplicit = {"item", "tolist", "cpu", "numpy", "synchronize"};
+  static constexpr std::array<std::string_view, 10> kImplicit = {
+      "nonzero", "masked_select", "unique", "where", "repeat_interleave", "max", "min", "sum", "any", "all"};
+  const std::vector<PerCall> explicit_syncs = FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
+    if (site.kind != SiteKind::kCall || !OneOf(site.name, kExplicit) || site.Receiver().IsNull()) return std::nullopt;
+    return SyncAt(site);
+  });
+  const std::vector<PerCall> implicit_syncs = FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
+    if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit)) return std::nullopt;
+    type_steps_left_ = kTypeStepsPerSite;
+    auto sync = ImplicitSyncAt(site);
+    type_steps_left_ = -1;
+    return sync;
+  });
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -145,15 +203,11 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     function.qualname = QualName(static_cast<int>(s));
     if (function.qualname.empty()) continue;  // nested functions are not reachable from other files
     function.line = file.lines().Locate(scope.node.StartByte()).line;
-    if (const PerCall& p = per_call[s]; p.site >= 0) {
-      const LineColumn at = file.lines().Locate(sites_[static_cast<size_t>(p.site)].node.StartByte());
-      function.syncs = true;
-      function.on_params = p.on_params;
-      function.sync_kind = static_cast<uint8_t>(p.sync.kind);
-      function.sync_line = at.line;
-      function.sync_column = at.column;
-      function.sync_message = p.sync.message;
-      function.sync_message_zh = p.sync.message_zh;
+    if (const PerCall& p = explicit_syncs[s]; p.site >= 0) {
+      function.sync = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
+    }
+    if (const PerCall& p = implicit_syncs[s]; p.site >= 0) {
+      function.implicit = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
     }
     out.functions.push_back(std::move(function));
   }
@@ -413,6 +467,12 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
       }
       return out;
     }
+    // `if isinstance(self.sampler, LossAwareSampler): self.sampler.update(...)`: the guard says the class
+    // (a subclass may override the method; the class's own is what the model knows).
+    if (std::string narrowed = IsinstanceClass(call, text); !narrowed.empty()) {
+      if (!ThirdParty(narrowed)) out.push_back({Callee::kMethod, std::move(narrowed), call.name});
+      return out;
+    }
     const Binding* binding = SingleBinding(text, call.scope);
     if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
         KindOf(Unparen(binding->value)) != K::kCall) {
@@ -424,14 +484,37 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
   return out;
 }
 
-std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call) const {
+std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) const {
+  for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
+    // The condition, or a side of `and` (both sides hold in the branch).
+    std::vector<ts::Node> work{guards_[static_cast<size_t>(g)].condition};
+    for (int steps = 0; !work.empty() && steps < 16; ++steps) {
+      const ts::Node node = Unparen(work.back());
+      work.pop_back();
+      if (KindOf(node) == K::kBoolean && Text(Field(node, F::kOperator)) == "and") {
+        work.push_back(Field(node, F::kLeft));
+        work.push_back(Field(node, F::kRight));
+        continue;
+      }
+      if (KindOf(node) != K::kCall || Text(Field(node, F::kFunction)) != "isinstance") continue;
+      const ts::Node args = Field(node, F::kArguments);
+      if (args.IsNull() || args.NamedChildCount() != 2 || Text(args.NamedChild(0)) != receiver) continue;
+      return CanonicalName(args.NamedChild(1));  // empty for a tuple of classes or a local class
+    }
+  }
+  return {};
+}
+
+std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool implicit) const {
   if (project_ == nullptr || self_summary_ == nullptr || call.kind != SiteKind::kCall) return std::nullopt;
   for (const Callee& callee : ProjectCallees(call)) {
     const auto found = callee.kind == Callee::kFunction
                            ? project_->ResolveFunction(*self_summary_, callee.dotted)
                            : project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
-    if (!found || !found->function->syncs || found->file == self_summary_) continue;
-    if (found->function->on_params) {
+    if (!found || found->file == self_summary_) continue;
+    const SyncSummary& sync = implicit ? found->function->implicit : found->function->sync;
+    if (!sync.syncs) continue;
+    if (sync.on_params) {
       // Only a tensor argument makes it sync: `update(loss=loss.item())` passes a float.
       bool tensor = false;
       const ts::Node args = call.Arguments();
@@ -446,12 +529,12 @@ std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call) const {
     }
     RemoteSync out;
     out.path = found->file->path;
-    out.line = found->function->sync_line;
-    out.column = found->function->sync_column;
+    out.line = sync.line;
+    out.column = sync.column;
     out.function = found->function->qualname;
-    out.message = found->function->sync_message;
-    out.message_zh = found->function->sync_message_zh;
-    out.kind = static_cast<SyncKind>(found->function->sync_kind);
+    out.message = sync.message;
+    out.message_zh = sync.message_zh;
+    out.kind = static_cast<SyncKind>(sync.kind);
     return out;
   }
   return std::nullopt;

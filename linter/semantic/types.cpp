@@ -162,7 +162,8 @@ bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth) const {
 TensorKind Model::TensorKindOf(ts::Node expr, int scope) const { return TensorKindDepth(expr, scope, 0); }
 
 TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
-  if (depth > 12) return TensorKind::kUnknown;
+  if (depth > 12 || type_steps_left_ == 0) return TensorKind::kUnknown;
+  if (type_steps_left_ > 0) --type_steps_left_;
   expr = Unparen(expr);
   switch (KindOf(expr)) {
     case K::kInteger:

@@ -20,6 +20,13 @@ model sees in a training step loop: a `backward()` on every iteration while `opt
 handle the synchronisation themselves and are not reported; neither is code where the model cannot
 tell whether the optimizer step is periodic.
 
+The `backward()` and the optimizer step must both be in the file: a helper that does them for the loop
+(a loss-scaler object whose `__call__` runs `scaler.scale(loss).backward()` on every call and steps the
+optimizer only when an `update_grad=` argument says so, called as `loss_scaler(loss, optimizer,
+update_grad=(i + 1) % accum_iter == 0)`) is not followed yet, least of all when the object reaches the
+loop as a parameter whose class is built in another file: the project summaries carry syncs, not
+backward or optimizer steps, and not the classes callers pass.
+
 ## Why is this bad?
 DDP all-reduces the gradients during every `backward()`. With accumulation over N micro-batches only
 the last all-reduce is needed: the others average gradients that are still being summed. Without

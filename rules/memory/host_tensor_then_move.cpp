@@ -17,9 +17,14 @@ constexpr std::string_view kDocs = R"md(## What it does
 Checks for tensors that a factory makes from no data (`torch.zeros`, `ones`, `empty`, `full`, `rand`,
 `randn`, `randint`, `randperm`, `arange`, `linspace`, `logspace`, `eye`, `empty_strided`, and the `*_like`
 forms of a host tensor) without `device=`, and that are moved to the device at once: chained
-(`torch.zeros(n).to(device)`, `torch.randn(b, d).cuda()`) or assigned and moved by the next statement
-(`mask = torch.ones(n)` then `mask = mask.to(device)`). Any cadence: once at start-up is cheap, but the
-same line in a step loop costs every step. Scripts that run on CUDA only (TL101's definition).
+(`torch.zeros(n).to(device)`, `torch.randn(b, d).cuda()`, also through dtype casts such as
+`torch.ones(b, 1).long().to(device)`) or assigned and moved by the next statement (`mask = torch.ones(n)`
+then `mask = mask.to(device)`). A move to another tensor (`torch.zeros(n).to(other)`, which takes its
+device and dtype) counts unless that tensor is known to live on the host. Any cadence: once at start-up
+is cheap, but the same line in a step loop costs every step, so a helper or generator (`def cycle(): while
+True: yield torch.ones(...).to(device)`) is reported wherever it runs. Scripts that run on CUDA only
+(TL101's definition); with the project index, a file without CUDA evidence of its own gets it from the
+files of its import component.
 
 It does not report:
 - tensors built from host data (`torch.tensor(values)`, `torch.from_numpy(a)`, `torch.as_tensor(x)`):
@@ -47,11 +52,11 @@ positions = torch.arange(seq_len, device="cuda")
 
 ## Fix safety
 For the chained form with a plain device (`.to(device)`, `.to(device=device)`, `.cuda()`), the fix passes
-`device=` to the factory and drops the move. It is **safe** for `zeros`, `ones`, `empty`, `full`, `arange`,
+`device=` to the factory and drops the move (keeping any dtype cast before it). It is **safe** for `zeros`, `ones`, `empty`, `full`, `arange`,
 `linspace`, `logspace`, `eye` and their `*_like` (the same values), and **unsafe** for the random factories
 (`rand`, `randn`, `randint`, `randperm` and their `*_like`): on the device they draw from the CUDA
 generator instead of the CPU one, so a seeded run produces different numbers. No fix is offered for the
-two-statement form, or a move with other arguments (`.to(device, dtype)`).
+two-statement form, a move with other arguments (`.to(device, dtype)`), or a move to another tensor.
 
 ## Trace evidence
 HtoD copies of freshly made tensors: an `aten::to` (or `aten::_to_copy`) whose copy is a
@@ -152,18 +157,29 @@ class HostTensorThenMove final : public Rule {
     return model.PlacementOf(site.node, site.scope) == semantic::Placement::kHost;
   }
 
-  // `torch.zeros(n).to(device)`: the factory is the object of the move's attribute.
+  // `torch.zeros(n).to(device)`: the factory is the object of the move's attribute, or of a chain of dtype
+  // casts before it (`torch.ones(b, 1).long().to(device)`): a cast makes a new host tensor, still to be moved.
   static const semantic::Site* ChainedMove(const semantic::Model& model, const semantic::Site& site) {
-    ts::Node attribute = site.node.Parent();
-    if (semantic::KindOf(attribute) != K::kAttribute ||
-        semantic::Field(attribute, semantic::FieldName::kObject) != site.node) {
-      return nullptr;
+    static constexpr std::array<std::string_view, 10> kCasts = {"long", "int",  "short", "byte",   "char",
+                                                                "bool", "half", "float", "double", "bfloat16"};
+    ts::Node object = site.node;
+    for (int depth = 0; depth < 8; ++depth) {
+      ts::Node attribute = object.Parent();
+      if (semantic::KindOf(attribute) != K::kAttribute ||
+          semantic::Field(attribute, semantic::FieldName::kObject) != object) {
+        return nullptr;
+      }
+      ts::Node call = attribute.Parent();
+      if (semantic::KindOf(call) != K::kCall) return nullptr;
+      const semantic::Site* move = model.SiteOf(call);
+      if (move == nullptr || move->kind != semantic::SiteKind::kCall) return nullptr;
+      if (model.MovesToDevice(*move)) return move;
+      const ts::Node args = move->Arguments();
+      const bool cast = semantic::OneOf(move->name, kCasts) && !args.IsNull() && args.NamedChildCount() == 0;
+      if (!cast) return nullptr;
+      object = call;
     }
-    ts::Node call = attribute.Parent();
-    if (semantic::KindOf(call) != K::kCall) return nullptr;
-    const semantic::Site* move = model.SiteOf(call);
-    if (move == nullptr || move->kind != semantic::SiteKind::kCall || !model.MovesToDevice(*move)) return nullptr;
-    return move;
+    return nullptr;
   }
 
   // `x = torch.zeros(n)` followed by `x = x.to(device)` (or `y = x.cuda()`, `x.cuda()`): moved before any
@@ -189,6 +205,22 @@ class HostTensorThenMove final : public Rule {
     return move;
   }
 
+  // A value that names a device, not another tensor: `.to(other)` takes that tensor's dtype too, and
+  // `device=other` is no device. A string, `torch.device(...)`, `x.device`, or a name that says device,
+  // GPU or rank (`device`, `args.device`, `local_rank`).
+  static bool PlainDevice(const semantic::Model& model, ts::Node value, int scope) {
+    value = semantic::Unparen(value);
+    if (model.TensorKindOf(value, scope) == semantic::TensorKind::kTensor) return false;
+    if (model.Resolve(value, scope).kind == semantic::ValueKind::kString) return true;
+    const K kind = semantic::KindOf(value);
+    if (kind == K::kCall)
+      return model.CanonicalName(semantic::Field(value, semantic::FieldName::kFunction)) == "torch.device";
+    if (kind != K::kIdentifier && kind != K::kAttribute) return false;
+    const std::string_view last = semantic::LastSegment(model.Text(value));
+    return semantic::ContainsIgnoreCase(last, "device") || semantic::ContainsIgnoreCase(last, "gpu") ||
+           semantic::ContainsIgnoreCase(last, "rank");
+  }
+
   // Passes the move's device to the factory and deletes the move: `.to(device)` / `.to(device=d)` with no
   // other argument, or a bare `.cuda()`.
   std::optional<Fix> DeviceFix(const semantic::Model& model, const semantic::Site& factory_site,
@@ -202,7 +234,7 @@ class HostTensorThenMove final : public Rule {
     } else {
       if (args.NamedChildCount() != 1) return std::nullopt;
       const auto arg = model.FindArgument(move, "device", 0);
-      if (!arg) return std::nullopt;
+      if (!arg || !PlainDevice(model, arg->value, move.scope)) return std::nullopt;
       device = std::string(model.Text(arg->value));
     }
     auto insertion = model.AppendKeyword(factory_site, "device", device);
@@ -210,7 +242,7 @@ class HostTensorThenMove final : public Rule {
     const Applicability safety = IsRandom(factory) ? Applicability::kUnsafe : Applicability::kSafe;
     return MakeFix("device", {}, safety,
                    {Edit{{insertion->offset, insertion->offset}, insertion->text},
-                    Edit{{factory_site.node.EndByte(), move.node.EndByte()}, ""}});
+                    Edit{{move.Receiver().EndByte(), move.node.EndByte()}, ""}});
   }
 };
 

@@ -40,6 +40,17 @@ them a module's own `generate` loop that calls `self(idx)`, Lightning and Huggin
 the functions they call, not under a periodic guard, not in the epoch loop). Explicit syncs (`.item()`,
 `.cpu()`, `float(t)`, printing, `synchronize()`) are TL101's.
 
+With the project index (the default; `--no-project` turns it off), a function or method of another file
+of the project that syncs implicitly on every call (a post-processing helper that takes Python's `max()`
+of a device tensor or branches on one, a loss helper that `assert`s on device boxes, a method that calls
+`nonzero`) is reported at the call the step loop makes, with the helper's first such sync as the related
+location. The helper is found as TL101 finds one: a function imported from the project, a method of an
+object built from a class of the project (`decoder = Decoder()`), an inherited method; through the
+helper's own file, the functions it calls on each call count too. A sync counts when it runs on every
+call: not under a periodic guard, and not under a branch that tests a parameter (`if top_k is not None:`
+runs only for some calls) unless what it reads is itself the parameter's value, in which case the call
+is reported only when it passes a tensor.
+
 It does not report:
 - host tensors (a factory without `device=`, `torch.tensor([...])`, `torch.from_numpy`, `.cpu()` results)
   and NumPy arrays: `a[a > 0]` on a NumPy array is not a device read;
@@ -48,8 +59,12 @@ It does not report:
 - values whose tensor type the model cannot tell (a mask passed in as a parameter, a tensor from a
   function of another module): a mask that may be a list of indices or a Python bool stays silent;
 - scripts that never use a GPU (TL101's definition of a CUDA script);
-- syncs inside a function of another file that the step calls (an `assert` on boxes in a loss helper):
-  the model does not follow implicit syncs across files.
+- syncs of a helper of another file that the model cannot reach: a method called on a parameter
+  (`def validation(model, converter): converter.decode(preds)`: the class of `converter` is not known),
+  a module instance called as `criterion(outputs, targets)` whose class is built in another file, a
+  helper whose sync reads a parameter whose tensor type only the caller knows (`if t[i] != 0:` with `t`
+  a slice of a parameter);
+- a second sync of the same helper: the call is reported once, with the helper's first sync.
 
 ## Why is this bad?
 A mask or a data-dependent op cannot size its output until the GPU has computed the mask: PyTorch copies
@@ -104,6 +119,9 @@ other findings on the same events). A trace without CUDA activity cannot show a 
 // Every sentence the rule emits, in English and Chinese (RuleMeta::messages).
 constexpr MessageText kMessages[] = {
     {"implicit-sync", "{sync} on {cadence}", "{sync}，发生在{cadence}"},
+    {"remote-sync", "`{function}()` synchronizes with the GPU without a sync call on {cadence}",
+     "`{function}()` 会在没有同步调用的情况下与 GPU 同步，发生在{cadence}"},
+    {"remote-note", "`{function}` syncs here: {sync}", "`{function}` 在此处同步：{sync}"},
     // Trace evidence (RuleEvidence::Say).
     {"ev-no-payload", "The finding carries no sync kind, so no trace event can be tied to it",
      "该问题没有携带同步类型，无法对应到 trace 中的事件"},
@@ -150,7 +168,10 @@ class ImplicitSyncInStepLoop final : public Rule {
     for (const semantic::Site& site : model.Sites()) {
       if (!site.per_step() || site.off_device) continue;
       const auto sync = model.ImplicitSyncAt(site);
-      if (!sync) continue;
+      if (!sync) {
+        if (site.kind == semantic::SiteKind::kCall) ReportRemote(model, site, out);
+        continue;
+      }
       ImplicitKind kind = ImplicitKind::kDataDependent;
       if (site.kind == semantic::SiteKind::kSubscript) kind = ImplicitKind::kMask;
       if (site.kind == semantic::SiteKind::kCondition || site.kind == semantic::SiteKind::kAssert ||
@@ -164,6 +185,23 @@ class ImplicitSyncInStepLoop final : public Rule {
       diagnostic.payload = ImplicitSyncFinding{kind};
       out.push_back(std::move(diagnostic));
     }
+  }
+
+ private:
+  // A helper of another file of the project that syncs implicitly on every call: reported at the call
+  // the step loop makes, with the helper's sync as the related location (as TL101 does for explicit ones).
+  void ReportRemote(const semantic::Model& model, const semantic::Site& site, std::vector<Diagnostic>& out) const {
+    const auto remote = model.CrossFileSync(site, true);
+    if (!remote) return;
+    Diagnostic diagnostic = MakeDiagnostic(
+        site.node.Range(), "remote-sync",
+        {{"function", remote->function, {}},
+         {"cadence", std::string(ToString(site.cadence)), std::string(ToChinese(site.cadence))}});
+    diagnostic.payload = ImplicitSyncFinding{ImplicitKind::kTruth};
+    diagnostic.related.push_back(
+        MakeRelated(remote->path, remote->line, remote->column, "remote-note",
+                    {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}}));
+    out.push_back(std::move(diagnostic));
   }
 };
 

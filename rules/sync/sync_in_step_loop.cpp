@@ -44,7 +44,17 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   `.item()` on each tensor, an `all_reduce_mean` that returns `.item()`, an inherited method of a
   base class in another module) is reported at the call in the step loop, with the helper's sync as
   the related location. When what the helper syncs comes from its parameters, the call is reported
-  only when it passes a tensor (`update(loss=loss.item())` passes a float).
+  only when it passes a tensor (`update(loss=loss.item())` passes a float). A sync under a branch that
+  tests a parameter (`if top_k is not None:`) runs only for some calls and is not followed, unless it
+  reads the parameter's own value (`if isinstance(v, torch.Tensor): v = v.item()`). A helper that syncs
+  without a sync call (an `if` or `assert` on a device tensor, a mask) is TL102's, reported the same way.
+  A method called on an object whose class the model cannot tell is followed under an
+  `isinstance(obj, C)` guard around the call (`if isinstance(self.sampler, LossAwareSampler):
+  self.sampler.update_with_local_losses(t, losses)`): `C`'s method, or the one it inherits (a subclass
+  that overrides it is not known). Not followed: a helper reached through a parameter whose class another file passes
+  (`def train_one_epoch(model, criterion, ...): criterion(outputs, targets)`, with `criterion` a module
+  built in another file, whose `forward` would run), and arguments whose tensor type the model cannot
+  tell (`update(**loss_dict)` with a dict returned by another module's function): the call stays silent.
 
 It does not include:
 - the epoch loop around the step loop (once per epoch is cheap);
@@ -215,13 +225,9 @@ class SyncInStepLoop final : public Rule {
       // A helper of another file of the project that syncs on every call: reported here, at the call
       // the step loop makes, with the helper's sync as the related location.
       if (const auto remote = model.CrossFileSync(site)) {
-        RelatedLocation related;
-        related.path = remote->path;
-        related.line = remote->line;
-        related.column = remote->column;
-        SetMessage(related, "remote-note",
-                   {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}});
-        Report(site, "remote-sync", {{"function", remote->function, {}}}, FromModel(remote->kind), std::move(related),
+        Report(site, "remote-sync", {{"function", remote->function, {}}}, FromModel(remote->kind),
+               MakeRelated(remote->path, remote->line, remote->column, "remote-note",
+                           {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}}),
                out);
       }
     }

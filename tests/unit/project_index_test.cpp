@@ -43,7 +43,8 @@ TEST_CASE("relative imports, re-exports and inherited methods resolve") {
   index.Add(Summary("pkg/__init__.py", "from .base import Base\n"));
   index.Add(Summary("pkg/base.py",
                     "import torch\nclass Base:\n    def log(self, x):\n        print(x.item())\n"
-                    "    def quiet(self, x):\n        return x\n"));
+                    "    def quiet(self, x):\n        return x\n"
+                    "    def guard(self, x):\n        if torch.isnan(x).any():\n            return 0\n"));
   index.Add(
       Summary("pkg/sub/train.py", "from .. import Base\nfrom ..base import Base as B2\nclass T(Base):\n    pass\n"));
   index.Finish();
@@ -52,12 +53,20 @@ TEST_CASE("relative imports, re-exports and inherited methods resolve") {
   const auto log = index.ResolveMethod(*train, "..Base", "log");
   REQUIRE(log.has_value());
   CHECK(log->function->qualname == "Base.log");
-  CHECK(log->function->syncs);
-  CHECK(log->function->on_params);
-  CHECK(log->function->sync_line == 4);
+  CHECK(log->function->sync.syncs);
+  CHECK(log->function->sync.on_params);
+  CHECK(log->function->sync.line == 4);
   const auto quiet = index.ResolveMethod(*train, "..base.Base", "quiet");
   REQUIRE(quiet.has_value());
-  CHECK_FALSE(quiet->function->syncs);
+  CHECK_FALSE(quiet->function->sync.syncs);
+  CHECK_FALSE(quiet->function->implicit.syncs);
+  CHECK_FALSE(log->function->implicit.syncs);
+  // A branch on a device tensor is an implicit sync, summarised apart from the explicit ones.
+  const auto guard = index.ResolveMethod(*train, "..Base", "guard");
+  REQUIRE(guard.has_value());
+  CHECK_FALSE(guard->function->sync.syncs);
+  CHECK(guard->function->implicit.syncs);
+  CHECK(guard->function->implicit.line == 8);
   // The subclass of the same file, through its base.
   CHECK(index.ResolveMethod(*train, "pkg.sub.train.T", "log").has_value());
   CHECK_FALSE(index.ResolveMethod(*train, "..Base", "missing").has_value());

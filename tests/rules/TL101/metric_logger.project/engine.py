@@ -15,4 +15,6 @@ def train_one_epoch(model, loader, optimizer, device):
         value = all_reduce_mean(loss)  # error: [TL101]
         rarely_syncs(loss, 3)
         utils.log_scalar(1.0)
+        metric_logger.update(lr=optimizer.param_groups[0]["lr"])
+        utils.maybe_synchronize()
     print(loss.item())

@@ -24,3 +24,9 @@ def rarely_syncs(x, step):
 
 def log_scalar(value):
     print(value)
+
+
+def maybe_synchronize(timing=False):
+    # Only when the caller asks for timings: not a sync of every call.
+    if timing:
+        torch.cuda.synchronize()
