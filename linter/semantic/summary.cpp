@@ -177,13 +177,22 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (site.kind != SiteKind::kCall || !OneOf(site.name, kExplicit) || site.Receiver().IsNull()) return std::nullopt;
     return SyncAt(site);
   });
-  const std::vector<PerCall> implicit_syncs = FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
-    if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit)) return std::nullopt;
-    type_steps_left_ = kTypeStepsPerSite;
-    auto sync = ImplicitSyncAt(site);
-    type_steps_left_ = -1;
-    return sync;
+  // Implicit syncs are looked for in files that import torch: elsewhere every `if` would be typed for
+  // nothing (a module of plain Python helpers makes no tensor to branch on, and its parameters' types
+  // are not known).
+  const bool imports_torch = std::any_of(imports_.begin(), imports_.end(), [](const Import& import) {
+    return import.canonical == "torch" || import.canonical.starts_with("torch.");
   });
+  const std::vector<PerCall> implicit_syncs = !imports_torch
+                                                  ? std::vector<PerCall>(scopes_.size())
+                                                  : FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
+                                                      if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit))
+                                                        return std::nullopt;
+                                                      type_steps_left_ = kTypeStepsPerSite;
+                                                      auto sync = ImplicitSyncAt(site);
+                                                      type_steps_left_ = -1;
+                                                      return sync;
+                                                    });
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -301,8 +310,8 @@ void Model::SummarizeValues(FileSummary& out) const {
     call.callee = callee;
     const ts::Node args = site.Arguments();
     int32_t position = 0;
-    for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
-      ts::Node arg = args.NamedChild(i);
+    for (uint32_t a = 0; a < args.NamedChildCount(); ++a) {
+      ts::Node arg = args.NamedChild(a);
       const K k = KindOf(arg);
       if (k == K::kComment) continue;
       if (k == K::kListSplat || k == K::kDictionarySplat) {
@@ -324,8 +333,17 @@ void Model::SummarizeValues(FileSummary& out) const {
     }
     out.calls.push_back(std::move(call));
   }
+  // A period the file cannot resolve (`if step % args.log_interval == 0:`), where it throttles per-step
+  // code: in a step loop of the file, or in a function that runs every step.
   for (const Guard& guard : guards_) {
-    if (guard.periodic && !guard.period.known()) out.parameter_reads = true;
+    if (out.parameter_reads || !guard.periodic || guard.period.known()) continue;
+    bool per_step = scopes_[static_cast<size_t>(guard.scope)].runs_per_step;
+    for (const Loop& loop : loops_) {
+      if (per_step) break;
+      per_step = loop.role == LoopRole::kStep && loop.scope == guard.scope &&
+                 loop.node.Range().Contains(guard.block.Range());
+    }
+    out.parameter_reads = per_step;
   }
 }
 

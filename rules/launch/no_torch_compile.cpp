@@ -121,11 +121,9 @@ class NoTorchCompile final : public Rule {
     const semantic::Model::TrainingSite& training = model.Training();
     if (training.node.IsNull()) return;
     // The target is a pin's floor below 2.0 (`torch>=1.8`) that allows 2.x.
-    const bool from_pin = options.target_torch < TorchVersion{2, 0};
-    Diagnostic diagnostic = from_pin ? MakeDiagnostic(training.range, "no-compile-pin",
-                                                      {{"version", options.target_torch.ToString(), {}}})
-                                     : MakeDiagnostic(training.range, "no-compile",
-                                                      {{"version", options.target_torch.ToString(), {}}});
+    const std::string_view id = options.target_torch < TorchVersion{2, 0} ? "no-compile-pin" : "no-compile";
+    const MessageArg version{"version", options.target_torch.ToString(), {}};
+    Diagnostic diagnostic = MakeDiagnostic(training.range, id, {version});
     diagnostic.payload = CompileFinding{training.loop < 0};
     diagnostic.fix = MakeFix("compile", {}, Applicability::kDisplayOnly, {});
     out.push_back(std::move(diagnostic));

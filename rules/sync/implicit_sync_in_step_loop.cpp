@@ -64,7 +64,10 @@ It does not report:
   a module instance called as `criterion(outputs, targets)` whose class is built in another file, a
   helper whose sync reads a parameter whose tensor type only the caller knows (`if t[i] != 0:` with `t`
   a slice of a parameter);
-- a second sync of the same helper: the call is reported once, with the helper's first sync.
+- a second sync of the same helper: the call is reported once, with the helper's first sync;
+- helpers in a file that does not import torch: their branches are not typed for the project (a module
+  of plain Python helpers makes no tensor to branch on), which keeps the project pass cheap on large
+  trees.
 
 ## Why is this bad?
 A mask or a data-dependent op cannot size its output until the GPU has computed the mask: PyTorch copies

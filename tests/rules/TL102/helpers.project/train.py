@@ -5,6 +5,7 @@ import torch
 
 from util import boxes
 from util.boxes import Decoder, Sampler, clip, decode, first_positive
+from util.plain import threshold
 
 device = torch.device("cuda")
 model = torch.nn.Linear(8, 8).to(device)
@@ -25,6 +26,7 @@ def validate(loader):
             first = first_positive([1.0, 2.0])
             rare = boxes.every_hundred(out, step)
             filtered = sampler.generate(x.to(device))
+            capped = threshold(out, 1.0)
 
 
 for epoch in range(3):
