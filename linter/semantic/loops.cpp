@@ -66,7 +66,6 @@ void Builder::MarkHostBatches() {
     if (KindOf(receiver) != K::kIdentifier) continue;
     const Model::Binding* binding = m_.ReachingBinding(receiver, site.scope);
     if (binding == nullptr || binding->kind != Model::BindingKind::kLoopTarget || binding->loop < 0) continue;
-    if (m_.loops_[static_cast<size_t>(binding->loop)].kind != LoopKind::kFor) continue;
     if (m_.MovesToDevice(site) || cuda_type_cast(site)) marked.push_back(binding->loop);
   }
   for (int loop : marked) m_.loops_[static_cast<size_t>(loop)].host_batch = true;

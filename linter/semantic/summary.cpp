@@ -183,16 +183,15 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   const bool imports_torch = std::any_of(imports_.begin(), imports_.end(), [](const Import& import) {
     return import.canonical == "torch" || import.canonical.starts_with("torch.");
   });
-  const std::vector<PerCall> implicit_syncs = !imports_torch
-                                                  ? std::vector<PerCall>(scopes_.size())
-                                                  : FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
-                                                      if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit))
-                                                        return std::nullopt;
-                                                      type_steps_left_ = kTypeStepsPerSite;
-                                                      auto sync = ImplicitSyncAt(site);
-                                                      type_steps_left_ = -1;
-                                                      return sync;
-                                                    });
+  const auto implicit = [&](const Site& site) -> std::optional<SyncOp> {
+    if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit)) return std::nullopt;
+    type_steps_left_ = kTypeStepsPerSite;
+    auto sync = ImplicitSyncAt(site);
+    type_steps_left_ = -1;
+    return sync;
+  };
+  const std::vector<PerCall> implicit_syncs = imports_torch ? FirstSyncPerCall(implicit)
+                                                            : std::vector<PerCall>(scopes_.size());
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -335,16 +334,15 @@ void Model::SummarizeValues(FileSummary& out) const {
   }
   // A period the file cannot resolve (`if step % args.log_interval == 0:`), where it throttles per-step
   // code: in a step loop of the file, or in a function that runs every step.
-  for (const Guard& guard : guards_) {
-    if (out.parameter_reads || !guard.periodic || guard.period.known()) continue;
-    bool per_step = scopes_[static_cast<size_t>(guard.scope)].runs_per_step;
-    for (const Loop& loop : loops_) {
-      if (per_step) break;
-      per_step = loop.role == LoopRole::kStep && loop.scope == guard.scope &&
-                 loop.node.Range().Contains(guard.block.Range());
-    }
-    out.parameter_reads = per_step;
-  }
+  const auto throttles_steps = [&](const Guard& guard) {
+    if (!guard.periodic || guard.period.known()) return false;
+    if (scopes_[static_cast<size_t>(guard.scope)].runs_per_step) return true;
+    return std::any_of(loops_.begin(), loops_.end(), [&](const Loop& loop) {
+      return loop.role == LoopRole::kStep && loop.scope == guard.scope &&
+             loop.node.Range().Contains(guard.block.Range());
+    });
+  };
+  if (!out.parameter_reads) out.parameter_reads = std::any_of(guards_.begin(), guards_.end(), throttles_steps);
 }
 
 bool Model::ReadsParameters(const Site& call) const {

@@ -162,6 +162,13 @@ inline ts::Node LastChild(ts::Node node) {
   return count == 0 ? ts::Node() : ts::Node(ts_node_child(node.raw(), count - 1));
 }
 
+// The statement after `statement` in its block, skipping comments (a trailing `# ...` is a sibling).
+inline ts::Node NextStatement(ts::Node statement) {
+  ts::Node next = statement.NextNamedSibling();
+  while (!next.IsNull() && KindOf(next) == NodeKind::kComment) next = next.NextNamedSibling();
+  return next;
+}
+
 // Strips parentheses: `((x))` -> `x`. Iterative, so deep nesting is fine.
 ts::Node Unparen(ts::Node node);
 

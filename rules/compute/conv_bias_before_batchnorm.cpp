@@ -128,7 +128,7 @@ class ConvBiasBeforeBatchNorm final : public Rule {
     const semantic::Model& model = context.model;
     std::vector<const semantic::Site*> reported;
     int unsafe = -1;  // computed once, on the first finding
-    auto report = [&](const semantic::Site* conv, const semantic::Site* norm) {
+    auto report = [&](const semantic::Site* conv, const semantic::Site* norm, bool fixable = true) {
       if (conv == nullptr || norm == nullptr) return;
       std::string conv_holder, norm_holder;
       const std::string_view conv_cls = LayerClass(model, *conv, conv_holder);
@@ -159,6 +159,10 @@ class ConvBiasBeforeBatchNorm final : public Rule {
                      : 0;
       }
       const Applicability applicability = unsafe == 1 ? Applicability::kUnsafe : Applicability::kSafe;
+      if (!fixable) {
+        out.push_back(std::move(diagnostic));
+        return;
+      }
       if (bias.has_value() && semantic::KindOf(bias->node) == semantic::NodeKind::kKeywordArgument &&
           model.Text(bias->value) == "True") {
         diagnostic.fix = MakeFix("set-bias", {}, applicability, {Edit{bias->value.Range(), "False"}});
@@ -188,40 +192,34 @@ class ConvBiasBeforeBatchNorm final : public Rule {
     // `make_layers`): the last layer of one write and the first of the next. Behind an `if` the bias is
     // wasted only when the branch runs, so no fix is offered there (`bias=not batch_norm` is the edit).
     auto consecutive_writes = [&](const std::vector<ts::Node>& lists, int scope) {
-      auto statement_of = [](ts::Node list) {
-        const ts::Node write = list.Parent();
-        if (!write.Is("augmented_assignment") && !write.Is("assignment")) return ts::Node();
-        const ts::Node statement = write.Parent();
-        return statement.Is("expression_statement") ? statement : ts::Node();
-      };
+      if (lists.size() < 2) return;
+      // The `layers += [...]` statement of each list (null when the list is not written by one).
+      std::vector<ts::Node> statements;
       for (ts::Node list : lists) {
-        const std::vector<ts::Node> items = list_items(list);
-        if (items.empty() || lists.size() < 2) continue;
+        const ts::Node write = list.Parent();
+        const ts::Node statement = write.Is("augmented_assignment") || write.Is("assignment") ? write.Parent()
+                                                                                              : ts::Node();
+        statements.push_back(statement.Is("expression_statement") ? statement : ts::Node());
+      }
+      for (size_t i = 0; i < lists.size(); ++i) {
+        const std::vector<ts::Node> items = list_items(lists[i]);
+        if (items.empty() || statements[i].IsNull()) continue;
         const semantic::Site* conv = model.ConstructorOf(items.back(), scope);
         std::string holder;
         if (conv == nullptr || !IsConv(LayerClass(model, *conv, holder))) continue;
-        const ts::Node statement = statement_of(list);
-        if (statement.IsNull()) continue;
-        auto skip_comments = [](ts::Node node) {
-          while (!node.IsNull() && semantic::KindOf(node) == semantic::NodeKind::kComment) {
-            node = node.NextNamedSibling();
-          }
-          return node;
-        };
-        ts::Node next = skip_comments(statement.NextNamedSibling());
-        bool conditional = false;
-        if (!next.IsNull() && next.Is("if_statement")) {
+        ts::Node next = semantic::NextStatement(statements[i]);
+        const bool conditional = !next.IsNull() && next.Is("if_statement");
+        if (conditional) {
           const ts::Node block = semantic::Field(next, semantic::FieldName::kConsequence);
-          next = block.IsNull() || block.NamedChildCount() == 0 ? ts::Node() : skip_comments(block.NamedChild(0));
-          conditional = true;
+          next = block.IsNull() || block.NamedChildCount() == 0 ? ts::Node() : block.NamedChild(0);
+          if (!next.IsNull() && semantic::KindOf(next) == semantic::NodeKind::kComment)
+            next = semantic::NextStatement(next);
         }
-        for (ts::Node other : lists) {
-          if (other == list || statement_of(other) != next || next.IsNull()) continue;
-          const std::vector<ts::Node> following = list_items(other);
-          if (following.empty()) continue;
-          const size_t before = out.size();
-          report(conv, model.ConstructorOf(following.front(), scope));
-          if (conditional && out.size() > before) out.back().fix.reset();
+        if (next.IsNull()) continue;
+        for (size_t j = 0; j < lists.size(); ++j) {
+          if (j == i || statements[j] != next) continue;
+          const std::vector<ts::Node> following = list_items(lists[j]);
+          if (!following.empty()) report(conv, model.ConstructorOf(following.front(), scope), !conditional);
         }
       }
     };

@@ -191,8 +191,7 @@ class HostTensorThenMove final : public Rule {
     if (semantic::KindOf(target) != K::kIdentifier) return nullptr;
     ts::Node statement = assignment.Parent();
     if (semantic::KindOf(statement) != K::kExpressionStatement) return nullptr;
-    ts::Node next = statement.NextNamedSibling();
-    while (!next.IsNull() && semantic::KindOf(next) == K::kComment) next = next.NextNamedSibling();
+    const ts::Node next = semantic::NextStatement(statement);
     if (semantic::KindOf(next) != K::kExpressionStatement || next.NamedChildCount() == 0) return nullptr;
     ts::Node expr = next.NamedChild(0);
     if (semantic::KindOf(expr) == K::kAssignment) expr = semantic::LastChild(expr);
