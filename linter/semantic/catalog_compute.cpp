@@ -221,7 +221,21 @@ bool Model::GradDisabledAt(ts::Node node) const {
 
 bool Model::LoopCallsModel(int loop) const {
   const Loop& outer = loops_[static_cast<size_t>(loop)];
-  bool any = false;
+  // A module the file switches to evaluation or training mode (`encoder.eval()`), whatever it was loaded
+  // from (`encoder = checkpoint["encoder"]`): only nn.Module has those methods without arguments.
+  std::vector<std::string_view> switched;
+  for (std::string_view method : {"eval", "train"}) {
+    for (uint32_t index : CallsNamed(method)) {
+      const Site& site = sites_[index];
+      const ts::Node args = site.Arguments();
+      const K receiver = KindOf(Unparen(site.Receiver()));
+      if (KindOf(site.callee) == K::kAttribute && (args.IsNull() || args.NamedChildCount() == 0) &&
+          (receiver == K::kIdentifier || receiver == K::kAttribute)) {
+        switched.push_back(Text(Unparen(site.Receiver())));
+      }
+    }
+  }
+  bool any = !switched.empty();
   for (const Loop& inner : loops_) {
     if (inner.scope != outer.scope || inner.node.StartByte() < outer.node.StartByte() ||
         inner.node.EndByte() > outer.node.EndByte()) {
@@ -235,7 +249,9 @@ bool Model::LoopCallsModel(int loop) const {
         site.node.EndByte() > outer.body.EndByte()) {
       continue;
     }
-    if (IsModelLike(site.callee, site.scope, 0) && !GradDisabledAt(site.node)) return true;
+    const bool module = std::find(switched.begin(), switched.end(), Text(site.callee)) != switched.end() ||
+                        IsModelLike(site.callee, site.scope, 0);
+    if (module && !GradDisabledAt(site.node)) return true;
   }
   return false;
 }

@@ -107,17 +107,22 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
 bool Model::ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const {
   // A function of the file whose every return gives a loader (`def prepare_dataloader(...): return
   // DataLoader(...)`).
-  const uint32_t index = static_cast<uint32_t>(&call - sites_.data());
-  const auto it = std::lower_bound(local_calls_.begin(), local_calls_.end(), index,
-                                   [](const auto& entry, uint32_t i) { return entry.first < i; });
-  if (it == local_calls_.end() || it->first != index || it->second.size() != 1) return false;
-  const int function = it->second.front();
+  const std::vector<int>* callees = LocalCallees(call);
+  if (callees == nullptr || callees->size() != 1) return false;
+  const int function = callees->front();
   const std::vector<ts::Node> returns = ReturnsOf(function);
   if (returns.empty()) return false;
   for (ts::Node value : returns) {
     if (value.IsNull() || !LoaderCallsDepth(value, function, depth + 4, out)) return false;  // fan-out: fewer levels
   }
   return true;
+}
+
+const std::vector<int>* Model::LocalCallees(const Site& call) const {
+  const uint32_t index = static_cast<uint32_t>(&call - sites_.data());
+  const auto it = std::lower_bound(local_calls_.begin(), local_calls_.end(), index,
+                                   [](const auto& entry, uint32_t i) { return entry.first < i; });
+  return it == local_calls_.end() || it->first != index ? nullptr : &it->second;
 }
 
 std::vector<uint32_t> Model::CallersOf(int function) const {

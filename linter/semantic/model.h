@@ -302,6 +302,9 @@ class Model {
     uint32_t line = 0;
     uint32_t column = 0;
     std::string function;  // "misc.all_reduce_mean", "MetricLogger.update"
+    // The function whose sync it is: `function` itself, or one it reaches through other calls of its own
+    // (`compute_loss` -> `to_cpu`), in `path`.
+    std::string syncing_function;
     std::string message;
     std::string message_zh;
     SyncKind kind = SyncKind::kScalar;
@@ -607,13 +610,18 @@ class Model {
     std::string_view method;  // kMethod
   };
   std::vector<Callee> ProjectCallees(const Site& call) const;
+  // The function of the project a callee names, with a project attached.
+  std::optional<ProjectIndex::Function> ResolveCallee(const Callee& callee) const;
   // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);
   // empty when there is none.
   std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
   bool RunsOnEachCall(const Site& site) const;
   bool FromParameters(ts::Node expr, int scope, int depth) const;
   // Whether a guard around the site in its function reads a parameter other than `self`/`cls`.
-  bool GuardedByParameters(const Site& site) const;
+  // `synced`: a name the guard may read freely (the synced value's own, told by the call's argument).
+  bool GuardedByParameters(const Site& site, std::string_view synced = {}) const;
+  // `p.grad is not None`: true after every backward pass, whatever the call passes.
+  bool GradientExists(ts::Node condition) const;
   // summary.cpp: for each scope, the first site whose `find` answers a sync and that runs on each call of
   // its function, directly or through the functions of the file it calls on each call.
   struct PerCall {
@@ -624,6 +632,11 @@ class Model {
   std::vector<PerCall> FirstSyncPerCall(const std::function<std::optional<SyncOp>(const Site&)>& find) const;
   // loaders.cpp: the position a call passes a parameter at (after `self` for methods); -1 if unknown.
   int ParameterPosition(const Binding& parameter) const;
+  // The functions of the file a call can reach (scopes), or null when it reaches none of them.
+  const std::vector<int>* LocalCallees(const Site& call) const;
+  // Whether the file calls the parameter's function, and every call passes a value that `holds` (at the
+  // call's scope).
+  bool EveryCallerPasses(const Binding& parameter, const std::function<bool(ts::Node, int)>& holds) const;
   // The file's calls of a function (indices into sites_): its local call sites, and for a class's
   // `__init__` the calls of the class by name.
   std::vector<uint32_t> CallersOf(int function) const;
@@ -636,6 +649,17 @@ class Model {
                         std::vector<const Binding*>* remote = nullptr) const;
   bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
                          std::vector<const Binding*>* remote = nullptr) const;
+  // summary.cpp: the calls of functions (the file's own and other modules') each function makes on each
+  // call, by scope; what a function returns (FunctionSummary::returns).
+  // The values a call passes (keyword arguments' values), without splats; whether one is a device tensor
+  // or a model (whose parameters are device tensors).
+  void ForEachArgumentValue(const Site& call, const std::function<void(ts::Node)>& visit) const;
+  bool DeviceArgument(const Site& call) const;
+  void SummarizeForwards(const SourceFile& file, std::vector<std::vector<ForwardCall>>& out) const;
+  void SummarizeReturns(int function, FunctionSummary& out) const;
+  // types.cpp: where element `position` (-1: the whole value) of what a call returns lives, when the
+  // callee is a function of the file or, with a project attached, of another module.
+  Placement CallReturnPlacement(const Site& call, int position, int depth) const;
   // summary.cpp, values across files: what Summarize tells other files of the file's fields and calls.
   void SummarizeValues(FileSummary& out) const;
   // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or

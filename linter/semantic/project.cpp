@@ -265,6 +265,7 @@ void ProjectIndex::Finish() {
           {files_[i].get(), &call});
     }
   }
+  ForwardSyncs();
   component_cuda_.assign(n, -1);
   component_facts_.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -272,6 +273,100 @@ void ProjectIndex::Finish() {
     component_facts_[component_[i]] |= files_[i]->catalog_facts;
     if (files_[i]->own_cuda && component_cuda_[component_[i]] < 0) component_cuda_[component_[i]] = static_cast<int>(i);
   }
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::FunctionIn(const FileSummary& file, std::string_view qualname) {
+  const auto it = std::find_if(file.functions.begin(), file.functions.end(),
+                               [&](const FunctionSummary& f) { return f.qualname == qualname; });
+  if (it == file.functions.end()) return std::nullopt;
+  return Function{&file, &*it};
+}
+
+void ProjectIndex::ForwardSyncs() {
+  // A function that runs no sync itself takes the first one a forwarded call reaches, round after round,
+  // until a round finds nothing new: each round reaches one file further (cycles end there too).
+  struct Pending {
+    const FileSummary* file;
+    const FunctionSummary* function;
+  };
+  std::vector<Pending> pending;
+  for (const auto& file : files_) {
+    for (const FunctionSummary& function : file->functions) {
+      if (!function.forwards.empty()) pending.push_back({file.get(), &function});
+    }
+  }
+  if (pending.empty()) return;
+  // The callees, resolved once.
+  std::vector<std::vector<std::optional<Function>>> callees(pending.size());
+  for (size_t i = 0; i < pending.size(); ++i) {
+    for (const ForwardCall& call : pending[i].function->forwards) {
+      const FileSummary& file = *pending[i].file;
+      callees[i].push_back(call.local            ? FunctionIn(file, call.callee)
+                           : call.method.empty() ? ResolveFunction(file, call.callee)
+                                                 : ResolveMethod(file, call.callee, call.method));
+    }
+  }
+  for (int implicit = 0; implicit < 2; ++implicit) {
+    auto& forwarded = forwarded_[implicit];
+    for (int round = 0; round < kMaxHops; ++round) {
+      bool changed = false;
+      for (size_t i = 0; i < pending.size(); ++i) {
+        const FunctionSummary& function = *pending[i].function;
+        const SyncSummary& own = implicit != 0 ? function.implicit : function.sync;
+        if (own.syncs || forwarded.contains(&function)) continue;
+        for (size_t c = 0; c < function.forwards.size(); ++c) {
+          if (!callees[i][c]) continue;
+          const auto reached = SyncOf(*callees[i][c], implicit != 0);
+          if (!reached) continue;
+          const ForwardCall& call = function.forwards[c];
+          // A sync of the callee's own parameters happens when this call passes on this function's
+          // parameters (then this function's callers' arguments tell), or a device tensor of its own.
+          Sync sync = *reached;
+          if (sync.on_params && !call.parameter_argument) {
+            if (!call.device_argument) continue;
+            sync.on_params = false;
+          }
+          forwarded.emplace(&function, sync);
+          changed = true;
+          break;
+        }
+      }
+      if (!changed) break;
+    }
+  }
+}
+
+std::optional<ProjectIndex::Sync> ProjectIndex::SyncOf(const Function& function, bool implicit) const {
+  const SyncSummary& own = implicit ? function.function->implicit : function.function->sync;
+  if (own.syncs) return Sync{function.file, function.function, &own, own.on_params};
+  const auto& forwarded = forwarded_[implicit ? 1 : 0];
+  auto it = forwarded.find(function.function);
+  if (it == forwarded.end()) return std::nullopt;
+  return it->second;
+}
+
+uint8_t ProjectIndex::ReturnPlacement(const Function& function, int position) const {
+  return ReturnPlacementDepth(function, position, 0);
+}
+
+uint8_t ProjectIndex::ReturnPlacementDepth(const Function& function, int position, int depth) const {
+  const FunctionSummary& summary = *function.function;
+  if (depth > kMaxHops || summary.returns.empty()) return 0;
+  // The whole value when the function does not return a tuple: a host tensor's elements are on the
+  // host too.
+  const ReturnSummary* value = nullptr;
+  if (!summary.returns_tuple) {
+    value = &summary.returns.front();
+  } else if (position >= 0 && static_cast<size_t>(position) < summary.returns.size()) {
+    value = &summary.returns[static_cast<size_t>(position)];
+  }
+  if (value == nullptr) return 0;
+  if (value->placement != 0 || value->via.empty()) return value->placement;
+  const auto callee = value->via_local ? FunctionIn(*function.file, value->via)
+                                       : ResolveFunction(*function.file, value->via);
+  if (!callee) return 0;
+  // `return other(x)` as a whole: the caller's element is the other function's element.
+  return ReturnPlacementDepth(*callee, summary.returns_tuple ? -1 : position, depth + 1);
 }
 
 std::span<const ProjectIndex::Incoming> ProjectIndex::CallsOf(const FileSummary& file,

@@ -40,6 +40,31 @@ struct SyncSummary {
   friend bool operator==(const SyncSummary&, const SyncSummary&) = default;
 };
 
+// Where a value a function returns lives, for the placements of other files (`loss, parts =
+// compute_loss(...)` with `return loss, to_cpu(parts)`).
+struct ReturnSummary {
+  uint8_t placement = 0;  // semantic::Placement, the same on every path that returns a value
+  // When unknown here: the function whose result it is, of another module (".utils.to_cpu") or of the
+  // file (`via_local`: its qualname), whose summary tells.
+  std::string via;
+  bool via_local = false;
+  friend bool operator==(const ReturnSummary&, const ReturnSummary&) = default;
+};
+
+// A call of a function or method of another module that a function makes on each of its calls (outside
+// a guard on its parameters), so that the index can follow a sync the callee makes on every call, across
+// as many files as it takes (`compute_loss` in loss.py calls `to_cpu` of utils.py, which calls `.cpu()`).
+struct ForwardCall {
+  std::string callee;  // canonical through the file's imports (".utils.to_cpu"); the class for a method
+  std::string method;  // empty for a function
+  bool local = false;  // a function of the same file: `callee` is its qualname
+  uint32_t line = 0;
+  uint32_t column = 0;
+  bool device_argument = false;     // an argument is a device tensor where the call is made
+  bool parameter_argument = false;  // an argument comes from the calling function's parameters
+  friend bool operator==(const ForwardCall&, const ForwardCall&) = default;
+};
+
 struct FunctionSummary {
   std::string qualname;  // "all_reduce_mean", "MetricLogger.update"
   uint32_t line = 0;     // the `def`
@@ -47,6 +72,11 @@ struct FunctionSummary {
   // Implicit (TL102): an `if`/`while`/`assert` on a device tensor, a boolean mask, a data-dependent op,
   // Python's `max()`/`sum()` over a device tensor (Model::ImplicitSyncAt).
   SyncSummary implicit;
+  // What it returns: one entry for the whole value, or one per element when every `return` that gives
+  // a value gives a tuple of the same size (`returns_tuple`). Empty when nothing is known.
+  bool returns_tuple = false;
+  std::vector<ReturnSummary> returns;
+  std::vector<ForwardCall> forwards;  // only in files that import torch
   friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 
@@ -215,6 +245,20 @@ class ProjectIndex {
   std::optional<Function> ResolveMethod(const FileSummary& from, std::string_view class_dotted,
                                         std::string_view method) const;
 
+  // The sync a function runs on every call: its own, or one that a function of another module it calls
+  // on each call runs (ForwardCall), found by Finish through any number of files. `function` and `file`
+  // are where the sync is; `on_params` as SyncSummary's (only tensor arguments make the call sync).
+  struct Sync {
+    const FileSummary* file = nullptr;
+    const FunctionSummary* function = nullptr;
+    const SyncSummary* sync = nullptr;
+    bool on_params = false;
+  };
+  std::optional<Sync> SyncOf(const Function& function, bool implicit) const;
+  // The placement (a semantic::Placement; 0 when unknown) of what a function returns: element `position`
+  // of its tuple, or the whole value for -1, following `via` into other modules.
+  uint8_t ReturnPlacement(const Function& function, int position) const;
+
   // The calls other files of the index make of the function `qualname` of `file` (`Class.__init__` for a
   // construction of the class), each with the file that makes it. Empty when none does.
   struct Incoming {
@@ -244,6 +288,11 @@ class ProjectIndex {
   // (callee module, qualname) -> the calls of it from other files, found by Finish.
   std::unordered_map<std::string, std::vector<Incoming>> incoming_;
   std::unordered_set<std::string> called_;  // modules in incoming_
+  // Syncs functions run through other modules' functions (SyncOf), found by Finish: explicit, implicit.
+  std::unordered_map<const FunctionSummary*, Sync> forwarded_[2];
+  void ForwardSyncs();
+  static std::optional<Function> FunctionIn(const FileSummary& file, std::string_view qualname);
+  uint8_t ReturnPlacementDepth(const Function& function, int position, int depth) const;
 };
 
 }  // namespace tl::semantic

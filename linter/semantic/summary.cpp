@@ -76,8 +76,9 @@ std::vector<Model::PerCall> Model::FirstSyncPerCall(
     if (synced.IsNull()) synced = site.node;
     const bool on_params = FromParameters(synced, site.scope, 0);
     // `if top_k is not None:` around it: whether it runs depends on the call's arguments, which the call
-    // site cannot tell (a sync of a parameter's own value is told by whether the argument is a tensor).
-    if (!on_params && GuardedByParameters(site)) continue;
+    // site cannot tell. A guard on the synced value itself (`if isinstance(v, torch.Tensor): v.item()`)
+    // is told by whether the argument is a tensor.
+    if (GuardedByParameters(site, on_params ? Text(HeadName(synced)) : std::string_view())) continue;
     per_call[static_cast<size_t>(site.scope)] = {static_cast<int>(i), on_params, *sync};
   }
   for (bool changed = true; changed;) {
@@ -112,12 +113,30 @@ bool Model::RunsOnEachCall(const Site& site) const {
   return true;
 }
 
-bool Model::GuardedByParameters(const Site& site) const {
+bool Model::GradientExists(ts::Node condition) const {
+  // `if p.grad is not None:` over a model's parameters (a gradient-clipping helper): after a backward
+  // pass the gradients exist, whatever model the call passes.
+  condition = Unparen(condition);
+  if (KindOf(condition) != K::kComparison || condition.NamedChildCount() != 2 ||
+      KindOf(Unparen(condition.NamedChild(1))) != K::kNone) {
+    return false;
+  }
+  const ts::Node left = Unparen(condition.NamedChild(0));
+  if (KindOf(left) != K::kAttribute || Text(Field(left, F::kAttribute)) != "grad") return false;
+  for (uint32_t i = 0; i < condition.ChildCount(); ++i) {
+    const std::string_view op = Text(condition.Child(i));
+    if (!condition.Child(i).IsNamed() && op.starts_with("is") && op.ends_with("not")) return true;
+  }
+  return false;
+}
+
+bool Model::GuardedByParameters(const Site& site, std::string_view synced) const {
   for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
+    if (GradientExists(guards_[static_cast<size_t>(g)].condition)) continue;
     bool reads = false;
     ts::Walk(guards_[static_cast<size_t>(g)].condition, [&](ts::Node node) {
       if (reads) return false;
-      if (KindOf(node) == K::kIdentifier) reads = FromParameters(node, site.scope, 0);
+      if (KindOf(node) == K::kIdentifier && Text(node) != synced) reads = FromParameters(node, site.scope, 0);
       return !reads;
     });
     if (reads) return true;
@@ -192,6 +211,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   };
   const std::vector<PerCall> implicit_syncs = imports_torch ? FirstSyncPerCall(implicit)
                                                             : std::vector<PerCall>(scopes_.size());
+  // What the functions return and the calls they make on each call, for the index to follow across
+  // files (in files that import torch, as the implicit syncs).
+  std::vector<std::vector<ForwardCall>> forwards(scopes_.size());
+  if (imports_torch) SummarizeForwards(file, forwards);
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -217,10 +240,93 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (const PerCall& p = implicit_syncs[s]; p.site >= 0) {
       function.implicit = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
     }
+    if (imports_torch) SummarizeReturns(static_cast<int>(s), function);
+    function.forwards = std::move(forwards[s]);
     out.functions.push_back(std::move(function));
   }
   SummarizeValues(out);
   return out;
+}
+
+void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<ForwardCall>>& out) const {
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction ||
+        !RunsOnEachCall(site)) {
+      continue;
+    }
+    // The functions of the file it calls, and those of other modules.
+    std::vector<ForwardCall> calls;
+    const std::vector<int>* local = LocalCallees(site);
+    if (local != nullptr) {
+      for (int callee : *local) {
+        if (std::string qualname = QualName(callee); !qualname.empty()) calls.push_back({std::move(qualname), {}});
+      }
+    } else {
+      for (Callee& callee : ProjectCallees(site)) {
+        calls.push_back({std::move(callee.dotted), std::string(callee.method)});
+      }
+    }
+    if (calls.empty() || GuardedByParameters(site)) continue;
+    bool parameter_argument = false;
+    ForEachArgumentValue(
+        site, [&](ts::Node arg) { parameter_argument = parameter_argument || FromParameters(arg, site.scope, 0); });
+    type_steps_left_ = kTypeStepsPerSite;
+    const bool device_argument = DeviceArgument(site);
+    type_steps_left_ = -1;
+    const LineColumn at = file.lines().Locate(site.node.StartByte());
+    for (ForwardCall& call : calls) {
+      call.local = local != nullptr;
+      call.line = at.line;
+      call.column = at.column;
+      call.device_argument = device_argument;
+      call.parameter_argument = parameter_argument;
+      out[static_cast<size_t>(site.scope)].push_back(std::move(call));
+    }
+  }
+}
+
+void Model::SummarizeReturns(int function, FunctionSummary& out) const {
+  std::vector<ts::Node> values;
+  for (ts::Node value : ReturnsOf(function)) {
+    if (!value.IsNull() && KindOf(Unparen(value)) != K::kNone) values.push_back(Unparen(value));
+  }
+  if (values.empty()) return;
+  const auto tuple_size = [](ts::Node value) {
+    const K k = KindOf(value);
+    return k == K::kExpressionList || k == K::kTuple ? value.NamedChildCount() : 0u;
+  };
+  const uint32_t size = tuple_size(values.front());
+  const bool tuple = size > 0 && std::all_of(values.begin(), values.end(),
+                                             [&](ts::Node value) { return tuple_size(value) == size; });
+  std::vector<ReturnSummary> returns(tuple ? size : 1);
+  bool known = false;
+  for (uint32_t e = 0; e < returns.size(); ++e) {
+    ReturnSummary& element = returns[e];
+    std::optional<Placement> placement;
+    for (ts::Node value : values) {
+      const Placement p = PlacementDepth(tuple ? value.NamedChild(e) : value, function, 0);
+      placement = !placement || *placement == p ? p : Placement::kUnknown;
+    }
+    element.placement = static_cast<uint8_t>(*placement);
+    // `return to_cpu(x)`, one path: the function's own summary says, in the index.
+    if (*placement == Placement::kUnknown && values.size() == 1) {
+      ts::Node value = Unparen(tuple ? values.front().NamedChild(e) : values.front());
+      const Site* call = KindOf(value) == K::kCall ? SiteOf(value) : nullptr;
+      if (call != nullptr) {
+        if (const std::vector<int>* local = LocalCallees(*call)) {
+          if (local->size() == 1) element.via = QualName(local->front());
+          element.via_local = true;
+        } else if (std::vector<Callee> callees = ProjectCallees(*call);
+                   callees.size() == 1 && callees.front().kind == Callee::kFunction) {
+          element.via = std::move(callees.front().dotted);
+        }
+      }
+    }
+    known = known || element.placement != 0 || !element.via.empty();
+  }
+  if (!known) return;
+  out.returns_tuple = tuple;
+  out.returns = std::move(returns);
 }
 
 std::string Model::QualName(int scope) const {
@@ -251,14 +357,18 @@ bool Model::HoldsConfig(ts::Node expr, int scope, int depth) const {
   }
   if (binding->kind != BindingKind::kParameter) return false;
   // `def main(args): train.train(..., args)` with `main(parser.parse_args())`.
-  const int position = ParameterPosition(*binding);
+  return EveryCallerPasses(*binding, [&](ts::Node value, int at) { return HoldsConfig(value, at, depth + 1); });
+}
+
+bool Model::EveryCallerPasses(const Binding& parameter, const std::function<bool(ts::Node, int)>& holds) const {
+  const int position = ParameterPosition(parameter);
   if (position < 0) return false;
-  const std::vector<uint32_t> callers = CallersOf(binding->scope);
+  const std::vector<uint32_t> callers = CallersOf(parameter.scope);
   if (callers.empty()) return false;
   return std::all_of(callers.begin(), callers.end(), [&](uint32_t index) {
     const Site& call = sites_[index];
-    const auto arg = FindArgument(call, binding->name, position);
-    return arg && HoldsConfig(arg->value, call.scope, depth + 1);
+    const auto arg = FindArgument(call, parameter.name, position);
+    return arg && holds(arg->value, call.scope);
   });
 }
 
@@ -461,6 +571,15 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
     if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::move(canonical), {}});
     return out;
   }
+  // `accuracy(scores, targets)` with `from utils import *`: a name the file does not bind may come from
+  // any module it star-imports (the index knows which has it).
+  if (KindOf(call.callee) == K::kIdentifier && !star_imports_.empty() && BindingsOf(call.name).empty() &&
+      FunctionsNamed(call.name).empty()) {
+    for (const std::string& module : star_imports_) {
+      if (!ThirdParty(module)) out.push_back({Callee::kFunction, module + "." + std::string(call.name), {}});
+    }
+    return out;
+  }
   if (KindOf(call.callee) != K::kAttribute) return out;
   ts::Node object = Unparen(call.Receiver());
   const K ok = KindOf(object);
@@ -521,33 +640,47 @@ std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) 
   return {};
 }
 
+void Model::ForEachArgumentValue(const Site& call, const std::function<void(ts::Node)>& visit) const {
+  const ts::Node args = call.Arguments();
+  for (uint32_t i = 0; !args.IsNull() && i < args.NamedChildCount(); ++i) {
+    ts::Node arg = args.NamedChild(i);
+    if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+    const K k = KindOf(arg);
+    if (k != K::kListSplat && k != K::kDictionarySplat && k != K::kComment) visit(arg);
+  }
+}
+
+bool Model::DeviceArgument(const Site& call) const {
+  // A model's parameters live where the model does: `clip_gradients(model, 1.0)` passes device tensors.
+  bool device = false;
+  ForEachArgumentValue(call, [&](ts::Node arg) {
+    device = device || IsDeviceTensor(arg, call.scope) || IsModelLike(arg, call.scope, 0);
+  });
+  return device;
+}
+
+std::optional<ProjectIndex::Function> Model::ResolveCallee(const Callee& callee) const {
+  if (project_ == nullptr || self_summary_ == nullptr) return std::nullopt;
+  return callee.kind == Callee::kFunction ? project_->ResolveFunction(*self_summary_, callee.dotted)
+                                          : project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
+}
+
 std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool implicit) const {
   if (project_ == nullptr || self_summary_ == nullptr || call.kind != SiteKind::kCall) return std::nullopt;
   for (const Callee& callee : ProjectCallees(call)) {
-    const auto found = callee.kind == Callee::kFunction
-                           ? project_->ResolveFunction(*self_summary_, callee.dotted)
-                           : project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
+    const auto found = ResolveCallee(callee);
     if (!found || found->file == self_summary_) continue;
-    const SyncSummary& sync = implicit ? found->function->implicit : found->function->sync;
-    if (!sync.syncs) continue;
-    if (sync.on_params) {
-      // Only a tensor argument makes it sync: `update(loss=loss.item())` passes a float.
-      bool tensor = false;
-      const ts::Node args = call.Arguments();
-      for (uint32_t i = 0; !args.IsNull() && i < args.NamedChildCount() && !tensor; ++i) {
-        ts::Node arg = args.NamedChild(i);
-        if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
-        const K k = KindOf(arg);
-        if (k == K::kListSplat || k == K::kDictionarySplat || k == K::kComment) continue;
-        tensor = IsDeviceTensor(arg, call.scope);
-      }
-      if (!tensor) continue;
-    }
+    const auto reached = project_->SyncOf(*found, implicit);
+    if (!reached) continue;
+    const SyncSummary& sync = *reached->sync;
+    // Only a device argument (a tensor, a model) makes it sync: `update(loss=loss.item())` passes a float.
+    if (reached->on_params && !DeviceArgument(call)) continue;
     RemoteSync out;
-    out.path = found->file->path;
+    out.path = reached->file->path;
     out.line = sync.line;
     out.column = sync.column;
     out.function = found->function->qualname;
+    out.syncing_function = reached->function->qualname;
     out.message = sync.message;
     out.message_zh = sync.message_zh;
     out.kind = static_cast<SyncKind>(sync.kind);

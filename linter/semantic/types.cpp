@@ -60,9 +60,11 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
         canonical.starts_with("transformers.")) {
       return true;
     }
-    // Wrappers that return a module around their first argument.
-    if (canonical == "torch.compile" || last == "DistributedDataParallel" || last == "DataParallel" ||
-        last == "FullyShardedDataParallel") {
+    // Wrappers that only take modules; `torch.compile` also takes functions.
+    if (last == "DistributedDataParallel" || last == "DataParallel" || last == "FullyShardedDataParallel") {
+      return true;
+    }
+    if (canonical == "torch.compile") {
       return KindOf(args) == K::kArgumentList && args.NamedChildCount() > 0 &&
              IsModelLike(args.NamedChild(0), scope, depth + 1);
     }
@@ -105,7 +107,12 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
       (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net"))) {
     return true;
   }
-  return AnyAssignment(expr, [&](const Binding& b) { return IsModelLike(b.value, b.scope, depth + 1); });
+  if (AnyAssignment(expr, [&](const Binding& b) { return IsModelLike(b.value, b.scope, depth + 1); })) return true;
+  // A parameter every call of the file fills with a model (`train_one_epoch(student, ...)` with `student =
+  // DistributedDataParallel(...)`).
+  const Binding* parameter = k == K::kIdentifier ? SingleBinding(text, scope) : nullptr;
+  return parameter != nullptr && parameter->kind == BindingKind::kParameter &&
+         EveryCallerPasses(*parameter, [&](ts::Node value, int at) { return IsModelLike(value, at, depth + 1); });
 }
 
 bool Model::IsLossCall(const Site& call) const {
@@ -238,8 +245,15 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
         }
         // torch.load returns whatever was saved (a checkpoint dict of step counters, configs, tensors).
         if (canonical == "torch.load" || canonical.starts_with("torch.hub.")) return TensorKind::kUnknown;
-        if (canonical.starts_with("torch.nn.") && !canonical.starts_with("torch.nn.functional.")) {
-          return TensorKind::kUnknown;  // a module constructor
+        // torch.nn's constructors make modules (`torch.nn.Linear`), and its utilities return modules,
+        // floats or nothing, except these, which return tensors (a PackedSequence unpacks into two).
+        static constexpr std::array<std::string_view, 4> kNnTensors = {
+            "torch.nn.utils.rnn.", "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.parameters_to_vector",
+            "torch.nn.utils.get_total_norm"};
+        if (canonical.starts_with("torch.nn.") && !canonical.starts_with("torch.nn.functional.") &&
+            std::none_of(kNnTensors.begin(), kNnTensors.end(),
+                         [&](std::string_view prefix) { return canonical.starts_with(prefix); })) {
+          return TensorKind::kUnknown;
         }
         return TensorKind::kTensor;
       }
@@ -307,8 +321,11 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
       ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);
       ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
       const std::string_view callee_name = Text(callee);
+      const std::string_view method = KindOf(callee) == K::kAttribute ? Text(Field(callee, F::kAttribute)) : "";
       if (callee_name == "range") {
         kind = TensorKind::kNotTensor;
+      } else if (method == "parameters" || (method == "named_parameters" && binding.position == 1)) {
+        kind = TensorKind::kTensor;  // `for name, p in model.named_parameters():` a parameter
       } else if (callee_name == "enumerate" && binding.position == 0) {
         kind = TensorKind::kNotTensor;  // the step counter
       } else if (IsDataLoaderLike(iterable, binding.scope)) {
@@ -372,6 +389,12 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
       }
       const std::string canonical = CanonicalName(callee);
       if (!canonical.starts_with("torch.")) {
+        // A function of the file or of another module of the project: where its return value lives.
+        if (const Site* site = SiteOf(expr); site != nullptr) {
+          if (const Placement returned = CallReturnPlacement(*site, -1, depth); returned != Placement::kUnknown) {
+            return returned;
+          }
+        }
         // A tensor method keeps the tensor where it is: `x.float()`, `x.sum()`.
         if (KindOf(callee) == K::kAttribute) return PlacementDepth(Field(callee, F::kObject), scope, depth + 1);
         return Placement::kUnknown;
@@ -411,11 +434,52 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
         const bool host = binding->loop >= 0 && loops_[static_cast<size_t>(binding->loop)].host_batch;
         return host ? Placement::kHost : Placement::kUnknown;
       }
-      if (binding->position != -1 || binding->kind != BindingKind::kAssign) return Placement::kUnknown;
-      return PlacementDepth(binding->value, binding->scope, depth + 1);
+      if (binding->kind != BindingKind::kAssign) return Placement::kUnknown;
+      if (binding->position == -1) return PlacementDepth(binding->value, binding->scope, depth + 1);
+      // `loss, parts = compute_loss(...)`, `a, b = x.cpu(), y`: one element of what is unpacked.
+      const ts::Node value = Unparen(binding->value);
+      const K vk = KindOf(value);
+      if ((vk == K::kExpressionList || vk == K::kTuple) && binding->pattern_size != 0 &&
+          binding->pattern_size == value.NamedChildCount()) {
+        return PlacementDepth(value.NamedChild(static_cast<uint32_t>(binding->position)), binding->scope, depth + 1);
+      }
+      const Site* call = vk == K::kCall && binding->pattern_size != 0 ? SiteOf(value) : nullptr;
+      return call != nullptr ? CallReturnPlacement(*call, binding->position, depth + 1) : Placement::kUnknown;
     }
     default: return Placement::kUnknown;
   }
+}
+
+Placement Model::CallReturnPlacement(const Site& call, int position, int depth) const {
+  if (call.kind != SiteKind::kCall || depth > 12) return Placement::kUnknown;
+  if (const std::vector<int>* local = LocalCallees(call)) {
+    // A function of the file: every `return` that gives a value agrees.
+    if (local->size() != 1) return Placement::kUnknown;
+    const int function = local->front();
+    std::optional<Placement> placement;
+    for (ts::Node value : ReturnsOf(function)) {
+      value = Unparen(value);
+      if (value.IsNull() || KindOf(value) == K::kNone) continue;
+      const K k = KindOf(value);
+      const bool tuple = k == K::kExpressionList || k == K::kTuple;
+      Placement p = Placement::kUnknown;
+      if (position < 0 || !tuple) {
+        p = PlacementDepth(value, function, depth + 1);  // a host tensor's elements are on the host too
+      } else if (static_cast<uint32_t>(position) < value.NamedChildCount()) {
+        p = PlacementDepth(value.NamedChild(static_cast<uint32_t>(position)), function, depth + 1);
+      }
+      placement = !placement || *placement == p ? p : Placement::kUnknown;
+      if (*placement == Placement::kUnknown) break;
+    }
+    return placement.value_or(Placement::kUnknown);
+  }
+  if (project_ == nullptr || self_summary_ == nullptr) return Placement::kUnknown;
+  // The first callee the index knows (of the modules a bare name may come from, the one that has it).
+  for (const Callee& callee : ProjectCallees(call)) {
+    if (const auto found = ResolveCallee(callee))
+      return static_cast<Placement>(project_->ReturnPlacement(*found, position));
+  }
+  return Placement::kUnknown;
 }
 
 }  // namespace tl::semantic

@@ -26,7 +26,12 @@ the loop (or around every model call in it) in its function, a `torch.set_grad_e
 statement before it in the same function, such a decorator on the function (`@torch.no_grad()`), or
 such a `with` around a call of the function elsewhere in the same file (followed through the file's
 calls). The
-context managers are matched through imports.
+context managers are matched through imports. "The model" is what the semantic model takes for one
+(a module of `torch.nn`, torchvision, timm or Transformers, a class of the file built on `nn.Module`,
+a name like `model` or `net`), or any name the file switches to evaluation or training mode with
+`.eval()` or `.train()` without arguments: modules loaded from a checkpoint (`encoder =
+checkpoint["encoder"]; encoder.eval()`) count. A callable the file never puts in a mode and that
+nothing else types as a module (`scorer = checkpoint["scorer"]`) is not taken for the model.
 
 Not reported: Lightning's `validation_step`/`test_step`/`predict_step` and Hugging Face's
 `prediction_step` (the framework turns autograd off), a loop whose function is only called from

@@ -46,7 +46,8 @@ of a device tensor or branches on one, a loss helper that `assert`s on device bo
 `nonzero`) is reported at the call the step loop makes, with the helper's first such sync as the related
 location. The helper is found as TL101 finds one: a function imported from the project, a method of an
 object built from a class of the project (`decoder = Decoder()`), an inherited method; through the
-helper's own file, the functions it calls on each call count too. A sync counts when it runs on every
+helper's own file, the functions it calls on each call count too, and so do the functions of other
+files of the project it calls on each call, through any number of files. A sync counts when it runs on every
 call: not under a periodic guard, and not under a branch that tests a parameter (`if top_k is not None:`
 runs only for some calls) unless what it reads is itself the parameter's value, in which case the call
 is reported only when it passes a tensor.
@@ -57,7 +58,9 @@ It does not report:
 - `repeat_interleave` with integer repeats (`x.repeat_interleave(2, dim=0)`): PyTorch expands it without
   reading the device;
 - values whose tensor type the model cannot tell (a mask passed in as a parameter, a tensor from a
-  function of another module): a mask that may be a list of indices or a Python bool stays silent;
+  function of another module): a mask that may be a list of indices or a Python bool stays silent. The
+  parameters a loop over `model.parameters()` or `model.named_parameters()` yields are tensors, so a
+  clipping helper's `if clip_coef < 1:` on a gradient's norm is reported;
 - scripts that never use a GPU (TL101's definition of a CUDA script);
 - syncs of a helper of another file that the model cannot reach: a method called on a parameter
   (`def validation(model, converter): converter.decode(preds)`: the class of `converter` is not known),
@@ -203,7 +206,7 @@ class ImplicitSyncInStepLoop final : public Rule {
     diagnostic.payload = ImplicitSyncFinding{ImplicitKind::kTruth};
     diagnostic.related.push_back(
         MakeRelated(remote->path, remote->line, remote->column, "remote-note",
-                    {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}}));
+                    {{"function", remote->syncing_function, {}}, {"sync", remote->message, remote->message_zh}}));
     out.push_back(std::move(diagnostic));
   }
 };

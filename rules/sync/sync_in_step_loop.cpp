@@ -46,7 +46,12 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   the related location. When what the helper syncs comes from its parameters, the call is reported
   only when it passes a tensor (`update(loss=loss.item())` passes a float). A sync under a branch that
   tests a parameter (`if top_k is not None:`) runs only for some calls and is not followed, unless it
-  reads the parameter's own value (`if isinstance(v, torch.Tensor): v = v.item()`). A helper that syncs
+  reads the parameter's own value (`if isinstance(v, torch.Tensor): v = v.item()`), or is
+  `if p.grad is not None:` (true after every backward pass: a gradient-clipping helper that calls
+  `.item()` on each parameter's norm syncs on every call). Helpers are followed through any number of
+  files and functions: `compute_loss` in `loss.py` that returns `to_cpu(parts)`, with `to_cpu` in
+  `utils.py` calling `.cpu()`, is reported at the `compute_loss(...)` call, with the `.cpu()` as the
+  related location. A helper that syncs
   without a sync call (an `if` or `assert` on a device tensor, a mask) is TL102's, reported the same way.
   A method called on an object whose class the model cannot tell is followed under an
   `isinstance(obj, C)` guard around the call (`if isinstance(self.sampler, LossAwareSampler):
@@ -83,7 +88,9 @@ It does not include:
 - values that are plainly not tensors (`.shape`, `len()`, Python numbers, results of `.item()`
   itself, `dict.items()`, NumPy values) and tensors made on the host and never moved: a factory
   without `device=` (`torch.randint(0, 10, (1,))`), `torch.tensor([...])`, `torch.from_numpy(a)`,
-  `.cpu()` results. A batch field that the loop never moves is on the host when the loop moves other
+  `.cpu()` results, and what a function returns when every `return` gives a host value, also across
+  files and per element of a returned tuple (`loss, parts = compute_loss(...)` with `return loss,
+  to_cpu(parts)`: `float(parts[0])` reads the host). A batch field that the loop never moves is on the host when the loop moves other
   fields itself (`images = images.to(device)` says the loader yields host tensors, so `lengths.tolist()`
   of an unmoved `lengths` is no sync), also through indexing (`labels[order]`); a move on one branch
   only, or a rebinding in an inner loop, leaves it unknown. A value whose placement is unknown follows
@@ -227,7 +234,7 @@ class SyncInStepLoop final : public Rule {
       if (const auto remote = model.CrossFileSync(site)) {
         Report(site, "remote-sync", {{"function", remote->function, {}}}, FromModel(remote->kind),
                MakeRelated(remote->path, remote->line, remote->column, "remote-note",
-                           {{"function", remote->function, {}}, {"sync", remote->message, remote->message_zh}}),
+                           {{"function", remote->syncing_function, {}}, {"sync", remote->message, remote->message_zh}}),
                out);
       }
     }

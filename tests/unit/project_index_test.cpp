@@ -125,6 +125,77 @@ TEST_CASE("calls from other files reach a function's parameters, with what each 
   CHECK(index.CallsOf(*index.Find("train"), "missing").empty());
 }
 
+TEST_CASE("syncs and return placements follow calls through other files; cycles end") {
+  ProjectIndex index;
+  index.Add(Summary("util.py",
+                    "import torch\ndef to_cpu(t):\n    return t.detach().cpu()\n"
+                    "def keep(t):\n    return t.detach()\n"
+                    "def finite(t):\n    if torch.isnan(t).any():\n        return 0\n"));
+  index.Add(Summary("loss.py",
+                    "import torch\nimport util\nfrom util import to_cpu, keep\n"
+                    "def parts(x):\n    return x.mean(), to_cpu(torch.stack([x, x]))\n"
+                    "def kept(x):\n    return keep(x)\n"
+                    "def _copy(x):\n    return to_cpu(x)\n"
+                    "def outer(x):\n    return _copy(x)\n"
+                    "def host_in(x):\n    to_cpu(torch.zeros(2))\n"
+                    "def maybe(x, verbose):\n    if verbose:\n        to_cpu(x)\n"
+                    "def checked(x):\n    util.finite(x)\n"));
+  index.Add(Summary("train.py", "import torch\nimport loss\ndef step(x):\n    return loss.outer(x)\n"));
+  // An import cycle whose functions call each other and never sync.
+  index.Add(Summary("a.py", "import torch\nimport b\ndef f(x):\n    return b.g(x)\n"));
+  index.Add(Summary("b.py", "import torch\nimport a\ndef g(x):\n    return a.f(x)\n"));
+  index.Finish();
+  const FileSummary* train = index.Find("train");
+  REQUIRE(train != nullptr);
+  auto sync_of = [&](std::string_view dotted) -> std::optional<ProjectIndex::Sync> {
+    const auto function = index.ResolveFunction(*train, dotted);
+    REQUIRE(function.has_value());
+    return index.SyncOf(*function, false);
+  };
+  auto placement = [&](std::string_view dotted, int position) {
+    const auto function = index.ResolveFunction(*train, dotted);
+    REQUIRE(function.has_value());
+    return static_cast<Placement>(index.ReturnPlacement(*function, position));
+  };
+  // `parts` copies a tensor it makes (of its parameter): the copy is in util.py.
+  const auto parts = sync_of("loss.parts");
+  REQUIRE(parts.has_value());
+  CHECK_FALSE(parts->on_params);
+  CHECK(parts->file->path == "util.py");
+  CHECK(parts->function->qualname == "to_cpu");
+  CHECK(parts->sync->line == 3);
+  // Two files and a function of loss.py deep.
+  const auto step = sync_of("train.step");
+  REQUIRE(step.has_value());
+  CHECK(step->function->qualname == "to_cpu");
+  CHECK(step->on_params);  // what it copies is its parameter: a tensor argument makes a call sync
+  CHECK(sync_of("loss.outer").has_value());
+  // A host tensor passed in, a call behind a parameter's guard, a function that keeps the device.
+  CHECK_FALSE(sync_of("loss.host_in").has_value());
+  CHECK_FALSE(sync_of("loss.maybe").has_value());
+  CHECK_FALSE(sync_of("loss.kept").has_value());
+  CHECK_FALSE(sync_of("a.f").has_value());
+  CHECK_FALSE(sync_of("b.g").has_value());
+  // Implicit syncs are followed apart from the explicit ones.
+  const auto checked = index.ResolveFunction(*train, "loss.checked");
+  REQUIRE(checked.has_value());
+  CHECK_FALSE(index.SyncOf(*checked, false).has_value());
+  const auto implicit = index.SyncOf(*checked, true);
+  REQUIRE(implicit.has_value());
+  CHECK(implicit->function->qualname == "finite");
+  CHECK(implicit->file->path == "util.py");
+  CHECK_FALSE(index.SyncOf(*index.ResolveFunction(*train, "loss.outer"), true).has_value());
+  // Return placements: per element of a tuple, through other files and the file's own functions.
+  CHECK(placement("loss.parts", 1) == Placement::kHost);
+  CHECK(placement("loss.parts", 0) == Placement::kUnknown);
+  CHECK(placement("loss.parts", -1) == Placement::kUnknown);  // a tuple as a whole
+  CHECK(placement("loss.parts", 7) == Placement::kUnknown);
+  CHECK(placement("loss.outer", -1) == Placement::kHost);
+  CHECK(placement("train.step", 0) == Placement::kHost);  // an element of a host tensor
+  CHECK(placement("loss.kept", -1) == Placement::kUnknown);
+  CHECK(placement("a.f", -1) == Placement::kUnknown);
+}
+
 TEST_CASE("a project module named like torch does not capture torch's names") {
   ProjectIndex index;
   index.Add(Summary("torch.py", "def item(x):\n    return x.item()\n"));

@@ -1,2 +1,3 @@
+# torchlint-test: select=TL101
 def sync_everything(x):
-    return x.item()
+    return x.item()  # related: [TL101]

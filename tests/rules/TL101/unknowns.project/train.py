@@ -1,6 +1,6 @@
 # torchlint-test: select=TL101
 # Shapes the index answers or leaves unknown, never hangs on: `sys.path` edits, a star import of a
-# project module (not followed), a module of the project that shadows a torch name.
+# project module (followed: the index has the name), a module of the project that shadows a torch name.
 import sys
 
 sys.path.insert(0, "lib")
@@ -19,6 +19,6 @@ def train(loader):
         loss = (model(x.cuda()) - y.cuda()).pow(2).mean()
         loss.backward()
         optimizer.step()
-        sync_everything(loss)
+        sync_everything(loss)  # error: [TL101]
         vendored_sync.pull(loss)  # error: [TL101]
         torch_alias.nn.functional.relu(loss)
