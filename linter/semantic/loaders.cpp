@@ -385,12 +385,42 @@ bool Model::PassedRepeatedly(const Site& loader) const {
   return false;
 }
 
+bool Model::ListOfLoadersHolds(ts::Node list, int scope, const Site& loader) const {
+  // A name (or `self.x`) bound once to `[]`, that the file only ever appends loaders to.
+  list = Unparen(list);
+  if (KindOf(list) != K::kIdentifier && KindOf(list) != K::kAttribute) return false;
+  const Binding* binding = SingleBinding(Text(list), scope);
+  if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
+      KindOf(Unparen(binding->value)) != K::kList || Unparen(binding->value).NamedChildCount() != 0) {
+    return false;
+  }
+  const std::string_view name = Text(list);
+  const bool member = KindOf(list) == K::kAttribute;  // `self.x` is read from the class's methods
+  bool found = false;
+  for (uint32_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    if (site.kind != SiteKind::kCall || site.Receiver().IsNull() || Text(Unparen(site.Receiver())) != name) continue;
+    if (!member && site.scope != binding->scope) continue;
+    static constexpr std::array<std::string_view, 5> kChanges = {"append", "extend", "insert", "__setitem__", "clear"};
+    if (!OneOf(site.name, kChanges)) continue;
+    if (site.name != "append" || site.Arguments().IsNull() || site.Arguments().NamedChildCount() != 1) return false;
+    const Site* added = LoaderCallOf(site.Arguments().NamedChild(0), site.scope);
+    if (added == nullptr) return false;
+    found = found || added == &loader;
+  }
+  // `L[i] = x` written to a plain name: something else may stand there.
+  if (!member && std::binary_search(item_writes_.begin(), item_writes_.end(), name, NameLess{})) return false;
+  return found;
+}
+
 bool Model::Reiterated(const Site& loader) const {
   // The loader itself, or a name every assignment of which in its scope builds a loader (`loader =
   // DataLoader(...)` in both branches of an `if`), this one among them.
   auto holds = [&](ts::Node expr, int scope) {
     if (LoaderCallOf(expr, scope) == &loader) return true;
     expr = Unparen(expr);
+    // `iter(self.loaders[i])`: an element of a list of loaders, this one among them.
+    if (KindOf(expr) == K::kSubscript) return ListOfLoadersHolds(Field(expr, F::kValue), scope, loader);
     if (KindOf(expr) != K::kIdentifier) return false;
     bool found = false;
     bool all = true;

@@ -662,6 +662,10 @@ class Model {
   // The keywords of a `functools.partial(f, ...)` call that the file's calls of the partial may pass
   // again (a later keyword replaces the partial's).
   std::vector<std::string_view> PartialOverrides(const Site& partial) const;
+  // Whether `list` names a list bound once to `[]` whose every change in the file is an `append` of a
+  // loader, the one built at `loader` among them (`iter(self.loaders[i])` rebuilds one of them). Item
+  // writes to `self.x[i]` are not recorded by the builder and are not seen.
+  bool ListOfLoadersHolds(ts::Node list, int scope, const Site& loader) const;
   bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
                         std::vector<const Binding*>* remote = nullptr) const;
   bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,

@@ -19,7 +19,8 @@ CPU count: `os.cpu_count()`, `multiprocessing.cpu_count()`, `len(os.sched_getaff
 epoch loop), by a loop in a function of the file that is called from inside a loop (a `train_one_epoch`
 called once per epoch), by `yield from loader` inside a loop that does not build it (`while True: yield
 from loader`, a generator over the data without end), or by `iter(loader)` in an `except StopIteration:`
-handler (the iterator rebuilt each time it runs out, which starts the workers again). The loader is followed through names, `self.` attributes assigned once, wrappers
+handler (the iterator rebuilt each time it runs out, which starts the workers again), also of an element
+of a list bound to `[]` that the file only appends loaders to (`iter(self.loaders[i])`). The loader is followed through names, `self.` attributes assigned once, wrappers
 (`enumerate`, `tqdm`, `zip`, `iter`), the parameters of functions of the file (and of a class's `__init__`)
 whose call sites all pass the same loader, functions of the file that return it (`self._prepare_dataloader
 (dataset)`), and either branch of `make(x) if x else None`. `num_workers` may be wrapped in `int(...)` or
