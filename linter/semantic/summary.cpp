@@ -415,9 +415,13 @@ std::vector<Model::RemoteArgument> Model::RemoteArguments(const Binding& paramet
   std::vector<RemoteArgument> out;
   if (project_ == nullptr || self_summary_ == nullptr || parameter.kind != BindingKind::kParameter) return out;
   const std::string qualname = QualName(parameter.scope);
+  if (qualname.empty()) return out;
+  // The index first: most functions have no callers in other files, and CallersOf scans the file's sites
+  // for a class's constructions.
+  const std::span<const ProjectIndex::Incoming> incoming_calls = project_->CallsOf(*self_summary_, qualname);
+  if (incoming_calls.empty() || !CallersOf(parameter.scope).empty()) return out;
   const int position = ParameterPosition(parameter);
-  if (qualname.empty() || !CallersOf(parameter.scope).empty()) return out;
-  for (const ProjectIndex::Incoming& incoming : project_->CallsOf(*self_summary_, qualname)) {
+  for (const ProjectIndex::Incoming& incoming : incoming_calls) {
     const auto& arguments = incoming.call->arguments;
     const auto it = std::find_if(arguments.begin(), arguments.end(), [&](const CallArgument& a) {
       return a.keyword.empty() ? position >= 0 && a.position == position : a.keyword == parameter.name;
