@@ -42,7 +42,9 @@ does not call the function again each time.
 
 It does not report:
 - loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve (a field of a
-  config file, a count computed at run time);
+  config file such as Hydra's YAML, a YACS `CfgNode` default (`_C.DATA.NUM_WORKERS = 8`) that reaches
+  the loader through another file's `get_config()`, a count computed at run time such as
+  `args.workers * torch.cuda.device_count()`);
 - loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop, a
   generator that yields from its loader once, an iterator that is never rebuilt),
   and loaders built again inside the loop or function that repeats the iteration, or by a factory
