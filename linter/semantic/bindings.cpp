@@ -133,6 +133,20 @@ bool Model::IsCpuCount(ts::Node expr, int scope) const {
 
 Value Model::Resolve(ts::Node expr, int scope) const { return ResolveDepth(expr, scope, 0); }
 
+namespace {
+
+// The value every one of `values` is (other files' callers or configurations agreeing); unknown when they
+// differ, one is unknown, or there are none.
+Value SameValue(const std::vector<Value>& values) {
+  const bool same = std::all_of(values.begin(), values.end(), [&](const Value& v) {
+    return v.known() && v.kind == values.front().kind && v.int_value == values.front().int_value &&
+           v.float_value == values.front().float_value && v.string_value == values.front().string_value;
+  });
+  return same && !values.empty() ? values.front() : Value{};
+}
+
+}  // namespace
+
 Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
   Value out;
   if (depth > kMaxDepth) return out;
@@ -228,6 +242,11 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
     }
     case K::kIdentifier: {
       const Binding* binding = SingleBinding(Text(expr), scope);
+      // A parameter that only other files' calls fill: the value when all of them pass the same one.
+      if (std::vector<Value> remote;
+          binding != nullptr && binding->kind == BindingKind::kParameter && RemoteParameterValues(*binding, remote)) {
+        return SameValue(remote);
+      }
       if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) return out;
       return ResolveDepth(binding->value, binding->scope, depth + 1);
     }
@@ -240,13 +259,7 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       }
       // `args.log_interval` with `args` a parameter that other files fill with their configuration:
       // the value when all of them give the field the same one.
-      if (std::vector<Value> remote; RemoteFieldValues(object, attribute, scope, remote)) {
-        const bool same = std::all_of(remote.begin(), remote.end(), [&](const Value& v) {
-          return v.known() && v.kind == remote.front().kind && v.int_value == remote.front().int_value &&
-                 v.float_value == remote.front().float_value && v.string_value == remote.front().string_value;
-        });
-        return same && !remote.empty() ? remote.front() : out;
-      }
+      if (std::vector<Value> remote; RemoteFieldValues(object, attribute, scope, remote)) return SameValue(remote);
       // `args.workers`: an argparse default. Any plain name reads it (the namespace is usually
       // passed around as args/opt/cfg), except self, whose attributes are the object's own.
       if (KindOf(object) == K::kIdentifier && Text(object) != "self") {

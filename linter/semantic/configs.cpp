@@ -818,6 +818,7 @@ void ValueFlow::Identifier(ts::Node expr, int scope, int depth, std::vector<Valu
     }
   }
   if (binding->kind == Model::BindingKind::kParameter) {
+    if (m_.RemoteParameterValues(*binding, out)) return;  // filled by other files' calls only
     // A recursive function passes its parameter back to itself: the values that come around again
     // add nothing the first pass did not find, except what the model cannot bound.
     if (std::find(active_.begin(), active_.end(), binding) != active_.end()) {
@@ -1005,12 +1006,7 @@ std::vector<ValueFlow::Place> ValueFlow::Arguments(const Model::Binding& paramet
   }
   const Scope& parent = m_.scopes_[static_cast<size_t>(function.parent)];
   const bool method = parent.kind == ScopeKind::kClass;
-  bool is_static = false;
-  if (ts::Node decorated = function.decorated; !decorated.IsNull()) {
-    is_static = m_.Text(decorated).substr(0, function.node.StartByte() - decorated.StartByte()).find("staticmethod") !=
-                std::string_view::npos;
-  }
-  if (method && !is_static && position >= 0) {
+  if (method && !m_.IsStaticMethod(parameter.scope) && position >= 0) {
     if (position == 0) found = false;  // self
     --position;
   }

@@ -176,8 +176,17 @@ int Model::ParameterPosition(const Binding& parameter) const {
     }
   }
   if (position < 0) return -1;
-  const bool method = function.parent >= 0 && scopes_[static_cast<size_t>(function.parent)].kind == ScopeKind::kClass;
+  const bool method = function.parent >= 0 && scopes_[static_cast<size_t>(function.parent)].kind == ScopeKind::kClass &&
+                      !IsStaticMethod(parameter.scope);
   return method ? position - 1 : position;  // `self`
+}
+
+bool Model::IsStaticMethod(int scope) const {
+  const Scope& function = scopes_[static_cast<size_t>(scope)];
+  if (function.decorated.IsNull()) return false;
+  const std::string_view decorators =
+      Text(function.decorated).substr(0, function.node.StartByte() - function.decorated.StartByte());
+  return decorators.find("staticmethod") != std::string_view::npos;
 }
 
 std::vector<int> Model::LoopsOverLoader(const Site& loader) const {
@@ -203,6 +212,143 @@ bool Model::ScopeRunsInLoop(int scope) const {
       if (std::find(functions.begin(), functions.end(), call.scope) == functions.end()) {
         functions.push_back(call.scope);
       }
+    }
+  }
+  return false;
+}
+
+bool Model::LoopRepeatsOver(int loop, const Site& source) const {
+  const Loop& over = loops_[static_cast<size_t>(loop)];
+  bool outer = false;
+  for (int p = over.parent; p >= 0; p = loops_[static_cast<size_t>(p)].parent) {
+    outer = true;
+    if (!loops_[static_cast<size_t>(p)].node.Range().Contains(source.node.Range())) return true;
+  }
+  return !outer && source.scope != over.scope && StartsRepeatedly(loop);
+}
+
+std::pair<const Site*, int> Model::ResultSource(ts::Node expr, int scope, int depth) const {
+  for (; depth < kMaxDepth; ++depth) {
+    expr = Unparen(expr);
+    const K k = KindOf(expr);
+    if (k == K::kCall) {
+      const Site* site = SiteOf(expr);
+      if (site == nullptr || site->kind != SiteKind::kCall) return {nullptr, -1};
+      if (!OneOf(site->name, kWrappers) || site->name == "zip") return {site, -1};
+      if (site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) return {nullptr, -1};
+      expr = site->Arguments().NamedChild(0);  // enumerate(x), tqdm(x), iter(x)
+      continue;
+    }
+    if (k != K::kIdentifier && k != K::kAttribute) return {nullptr, -1};
+    const Binding* binding = SingleBinding(Text(expr), scope);
+    if (binding == nullptr && k == K::kIdentifier) binding = ReachingBinding(expr, scope);
+    if (binding == nullptr || binding->value == expr) return {nullptr, -1};
+    if (binding->kind == BindingKind::kParameter) {
+      // The result every call of the function in the file passes.
+      const int position = ParameterPosition(*binding);
+      const std::vector<uint32_t> callers = CallersOf(binding->scope);
+      if (position < 0 || callers.empty()) return {nullptr, -1};
+      std::pair<const Site*, int> found{nullptr, -1};
+      for (uint32_t index : callers) {
+        const Site& call = sites_[index];
+        const auto arg = FindArgument(call, binding->name, position);
+        const auto source = arg ? ResultSource(arg->value, call.scope, depth + 4) : std::pair<const Site*, int>{};
+        if (source.first == nullptr || (found.first != nullptr && source != found)) return {nullptr, -1};
+        found = source;
+      }
+      return found;
+    }
+    if (binding->kind != BindingKind::kAssign) return {nullptr, -1};
+    if (binding->position == -1) {
+      expr = binding->value;
+      scope = binding->scope;
+      continue;
+    }
+    // `train_loader, val_loader = make_loaders()`: an element of what the call returns; `a, b = x, y`
+    // pairs them.
+    const ts::Node value = Unparen(binding->value);
+    if (binding->pattern_size == 0 || binding->position < 0 || binding->position >= 31) return {nullptr, -1};
+    if (KindOf(value) == K::kCall) {
+      const Site* site = SiteOf(value);
+      if (site == nullptr || site->kind != SiteKind::kCall) return {nullptr, -1};
+      return {site, binding->position};
+    }
+    if ((KindOf(value) != K::kTuple && KindOf(value) != K::kExpressionList) ||
+        value.NamedChildCount() != binding->pattern_size) {
+      return {nullptr, -1};
+    }
+    expr = value.NamedChild(static_cast<uint32_t>(binding->position));
+    scope = binding->scope;
+  }
+  return {nullptr, -1};
+}
+
+std::vector<uint32_t> Model::ReiteratedResultBits() const {
+  std::vector<uint32_t> bits(sites_.size(), 0);
+  // ScopeRunsInLoop once per scope: every call of the file is asked.
+  std::vector<int8_t> scope_repeats(scopes_.size(), -1);
+  const auto runs_repeatedly = [&](const Site& site) {
+    if (site.loop >= 0) return true;
+    int8_t& repeats = scope_repeats[static_cast<size_t>(site.scope)];
+    if (repeats < 0) repeats = ScopeRunsInLoop(site.scope) ? 1 : 0;
+    return repeats == 1;
+  };
+  // Only calls of functions other files define, whose own run is once: a call in a loop builds anew.
+  const auto mark = [&](std::pair<const Site*, int> source) {
+    if (source.first == nullptr || source.first->name == "DataLoader" || runs_repeatedly(*source.first)) return;
+    const size_t index = static_cast<size_t>(source.first - sites_.data());
+    if (index >= callee_canonical_.size() || callee_canonical_[index].empty()) return;
+    bits[index] |= 1u << static_cast<uint32_t>(source.second + 1);
+  };
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    const Loop& loop = loops_[i];
+    if (loop.kind != LoopKind::kFor || loop.iterable.IsNull()) continue;
+    const auto source = ResultSource(loop.iterable, loop.scope, 0);
+    if (source.first != nullptr && LoopRepeatsOver(static_cast<int>(i), *source.first)) mark(source);
+  }
+  // Handed to a call that runs more than once (`train_one_epoch(model, loader)` in the epoch loop).
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || site.Arguments().IsNull() || !runs_repeatedly(site)) continue;
+    const ts::Node args = site.Arguments();
+    for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
+      ts::Node arg = args.NamedChild(i);
+      if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+      const K k = KindOf(Unparen(arg));
+      if (k != K::kIdentifier && k != K::kAttribute) continue;
+      if (const auto source = ResultSource(arg, site.scope, 0); source.first != &site) mark(source);
+    }
+  }
+  // `while True: yield from loader`, `iter(loader)` again when it runs out.
+  for (const YieldFrom& y : yield_froms_) {
+    if (y.loop >= 0) mark(ResultSource(y.value, y.scope, 0));
+  }
+  for (uint32_t index : CallsNamed("iter")) {
+    const Site& site = sites_[index];
+    if (site.Arguments().IsNull() || site.Arguments().NamedChildCount() != 1) continue;
+    if (std::any_of(stop_iteration_handlers_.begin(), stop_iteration_handlers_.end(),
+                    [&](const TextRange& handler) { return handler.Contains(site.node.Range()); })) {
+      mark(ResultSource(site.Arguments().NamedChild(0), site.scope, 0));
+    }
+  }
+  return bits;
+}
+
+bool Model::ReiteratedElsewhere(const Site& loader) const {
+  if (project_ == nullptr || self_summary_ == nullptr) return false;
+  // The functions of the file that return the loader, and where in their result.
+  for (const auto& [function, value] : returns_) {
+    if (value.IsNull()) continue;
+    uint32_t parts = LoaderCallOf(value, function) == &loader ? 1u : 0u;
+    const ts::Node tuple = Unparen(value);
+    if (KindOf(tuple) == K::kTuple || KindOf(tuple) == K::kExpressionList) {
+      for (uint32_t i = 0; i < tuple.NamedChildCount() && i < 31; ++i) {
+        if (LoaderCallOf(tuple.NamedChild(i), function) == &loader) parts |= 1u << (i + 1);
+      }
+    }
+    const std::string qualname = parts == 0 ? std::string() : QualName(function);
+    if (qualname.empty()) continue;
+    for (const ProjectIndex::Incoming& incoming : project_->CallsOf(*self_summary_, qualname)) {
+      if ((incoming.call->reiterated_results & parts) != 0) return true;
     }
   }
   return false;
@@ -244,12 +390,42 @@ bool Model::PassedRepeatedly(const Site& loader) const {
   return false;
 }
 
+bool Model::ListOfLoadersHolds(ts::Node list, int scope, const Site& loader) const {
+  // A name (or `self.x`) bound once to `[]`, that the file only ever appends loaders to.
+  list = Unparen(list);
+  if (KindOf(list) != K::kIdentifier && KindOf(list) != K::kAttribute) return false;
+  const Binding* binding = SingleBinding(Text(list), scope);
+  if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
+      KindOf(Unparen(binding->value)) != K::kList || Unparen(binding->value).NamedChildCount() != 0) {
+    return false;
+  }
+  const std::string_view name = Text(list);
+  const bool member = KindOf(list) == K::kAttribute;  // `self.x` is read from the class's methods
+  bool found = false;
+  for (uint32_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    if (site.kind != SiteKind::kCall || site.Receiver().IsNull() || Text(Unparen(site.Receiver())) != name) continue;
+    if (!member && site.scope != binding->scope) continue;
+    static constexpr std::array<std::string_view, 5> kChanges = {"append", "extend", "insert", "__setitem__", "clear"};
+    if (!OneOf(site.name, kChanges)) continue;
+    if (site.name != "append" || site.Arguments().IsNull() || site.Arguments().NamedChildCount() != 1) return false;
+    const Site* added = LoaderCallOf(site.Arguments().NamedChild(0), site.scope);
+    if (added == nullptr) return false;
+    found = found || added == &loader;
+  }
+  // `L[i] = x` written to a plain name: something else may stand there.
+  if (!member && std::binary_search(item_writes_.begin(), item_writes_.end(), name, NameLess{})) return false;
+  return found;
+}
+
 bool Model::Reiterated(const Site& loader) const {
   // The loader itself, or a name every assignment of which in its scope builds a loader (`loader =
   // DataLoader(...)` in both branches of an `if`), this one among them.
   auto holds = [&](ts::Node expr, int scope) {
     if (LoaderCallOf(expr, scope) == &loader) return true;
     expr = Unparen(expr);
+    // `iter(self.loaders[i])`: an element of a list of loaders, this one among them.
+    if (KindOf(expr) == K::kSubscript) return ListOfLoadersHolds(Field(expr, F::kValue), scope, loader);
     if (KindOf(expr) != K::kIdentifier) return false;
     bool found = false;
     bool all = true;

@@ -9,7 +9,9 @@
 // `args.name`), every value an expression can take through the file's config classes, config objects
 // and dicts and the arguments at its call sites (ResolveAll), and whether the script can run on CUDA.
 // With a project attached, a parameter of a function the file never calls also reads what other files'
-// calls pass it: their parsed options' fields (`args.log_interval`), their loaders' `pin_memory`.
+// calls pass it: their parsed options' fields (`args.log_interval`), their loaders' `pin_memory`, the
+// constants they pass (`num_workers=4`, through `functools.partial` too), and a loader a function of the
+// file returns is iterated per epoch when a caller in another file iterates that part of the result so.
 // Anything it cannot resolve stays unknown; it never guesses a value. Nodes borrowed from the tree
 // stay valid while the tree lives.
 #pragma once
@@ -385,6 +387,15 @@ class Model {
   // DataLoader(...)`) and that function runs more than once (in a loop, or in a function a loop calls):
   // each of its calls builds a new loader.
   bool FactoryRunsRepeatedly(const Site& loader) const;
+  // Whether the loop `loop` (over a value built at `source`) starts more than once for one building of
+  // it: inside a loop of its function that does not build it again, or, in another function of the file
+  // than the one that builds it, in a function called from inside a loop.
+  bool LoopRepeatsOver(int loop, const Site& source) const;
+  // With a project attached: whether the loader built at `loader` is what a function of the file returns
+  // (the whole result, or an element of a returned tuple) and some other file that calls the function
+  // iterates that part of its result more than once without calling it again (OutgoingCall's
+  // `reiterated_results`).
+  bool ReiteratedElsewhere(const Site& loader) const;
   // A batch of a loader: a loop target of a loop over a DataLoader call (not enumerate's counter), or a
   // value unpacked, indexed or assigned from one. Returns the loader's call, or null.
   const Site* BatchLoader(ts::Node expr, int scope) const;
@@ -645,6 +656,29 @@ class Model {
   // The loaders an expression (or a batch) can stand for, added to `out` once each; false when some
   // path cannot be told.
   // `remote`, when given, collects the parameters that no call of the file fills (another file may).
+  // loaders.cpp, results across files: the call whose result (or element `second` of its returned
+  // tuple; -1 for the whole) an expression stands for, through names, `self.` attributes, wrappers
+  // (`enumerate`, `tqdm`, `iter`) and the parameters of functions the file calls with one such result;
+  // {null, -1} when it cannot be told.
+  std::pair<const Site*, int> ResultSource(ts::Node expr, int scope, int depth) const;
+  // For each call of the file (by site index), the OutgoingCall::reiterated_results bits of what it
+  // returns: iterated by a loop that starts more than once, handed to a call that runs more than once,
+  // `yield from` in a loop, or `iter()` in an `except StopIteration:` handler; 0 for a call that itself
+  // runs more than once (each run builds the value again).
+  std::vector<uint32_t> ReiteratedResultBits() const;
+  // Whether a function scope is a `@staticmethod` (its first parameter is not `self`).
+  bool IsStaticMethod(int scope) const;
+  // With a project attached, for a parameter of a function the file never calls: the values the calls of
+  // other files pass it (its default where one leaves it out; unknown where a splat may fill it or the
+  // caller's argument is not a constant). False when there are no such calls.
+  bool RemoteParameterValues(const Binding& parameter, std::vector<Value>& out) const;
+  // The keywords of a `functools.partial(f, ...)` call that the file's calls of the partial may pass
+  // again (a later keyword replaces the partial's).
+  std::vector<std::string_view> PartialOverrides(const Site& partial) const;
+  // Whether `list` names a list bound once to `[]` whose every change in the file is an `append` of a
+  // loader, the one built at `loader` among them (`iter(self.loaders[i])` rebuilds one of them). Item
+  // writes to `self.x[i]` are not recorded by the builder and are not seen.
+  bool ListOfLoadersHolds(ts::Node list, int scope, const Site& loader) const;
   bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
                         std::vector<const Binding*>* remote = nullptr) const;
   bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
@@ -677,6 +711,7 @@ class Model {
   struct RemoteArgument {
     const FileSummary* caller = nullptr;
     const CallArgument* argument = nullptr;
+    const OutgoingCall* call = nullptr;
   };
   std::vector<RemoteArgument> RemoteArguments(const Binding& parameter) const;
   // `args.log_interval` with `args` such a parameter: the values the callers' configurations give the

@@ -7,9 +7,10 @@
 // in one component (a component with one CUDA file runs on CUDA), and finds the function a call names,
 // through re-exports and inherited methods. For values across files, a summary also holds the fields its
 // configuration objects give (argparse defaults, constants written to a config) and its calls of other
-// modules' functions with what each argument is (the file's configuration, a pinned or unpinned loader),
-// so that a function can read what its parameters bring from another file. Rules never read it: they ask
-// the model, which asks it.
+// modules' functions with what each argument is (the file's configuration, a pinned or unpinned loader, a
+// constant) and which parts of each call's result the file iterates more than once, so that a function
+// can read what its parameters bring from another file and how its returned loaders are used there.
+// Rules never read it: they ask the model, which asks it.
 #pragma once
 
 #include <cstdint>
@@ -116,12 +117,22 @@ struct CallArgument {
   int32_t position = -1;  // among the positional arguments; -1 for a keyword
   std::string keyword;
   uint8_t facts = 0;  // ArgumentFact bits; 0 for anything else
+  // The constant the calling file resolves the argument to (`num_workers=4`, `args.workers` with an
+  // argparse default of 4), as a semantic::ValueKind and its value; kUnknown (0) for anything else.
+  uint8_t value_kind = 0;
+  int64_t int_value = 0;
+  double float_value = 0;
+  std::string string_value;
   friend bool operator==(const CallArgument&, const CallArgument&) = default;
 };
 struct OutgoingCall {
   std::string callee;                   // canonical through the file's imports ("train.train", ".evaluate.evaluate")
   std::vector<CallArgument> arguments;  // every argument but the splats
   bool splat = false;                   // `*args` / `**kwargs`: may fill any parameter
+  // The parts of what the call returns that the calling file iterates more than once without calling
+  // again (a loader the callee builds, looped over once per epoch): bit 0 for the whole result, bit i + 1
+  // for element i of a returned tuple (`train_loader, val_loader = make_loaders()`), i < 31.
+  uint32_t reiterated_results = 0;
   friend bool operator==(const OutgoingCall&, const OutgoingCall&) = default;
 };
 

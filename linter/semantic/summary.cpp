@@ -408,17 +408,31 @@ void Model::SummarizeValues(FileSummary& out) const {
       out.fields.push_back(FieldOf(write.field, write.value.IsNull() ? Value{} : Resolve(write.value, write.scope)));
     }
   }
-  // The calls of functions of other modules, with what each argument is.
+  // The calls of functions of other modules, with what each argument is and which parts of their results
+  // the file iterates more than once.
+  const std::vector<uint32_t> reiterated = ReiteratedResultBits();
   for (size_t i = 0; i < sites_.size(); ++i) {
     const Site& site = sites_[i];
     if (!out.parameter_reads && site.kind == SiteKind::kCall) out.parameter_reads = ReadsParameters(site);
     if (site.kind != SiteKind::kCall || site.Arguments().IsNull() || i >= callee_canonical_.size()) continue;
-    const std::string& callee = callee_canonical_[i];
+    std::string callee = callee_canonical_[i];
+    // `functools.partial(Task.iter_batches, num_workers=0)`: a call of the function with those arguments
+    // bound, and any others left to whoever calls the partial (a splat).
+    const bool partial = callee == "functools.partial";
+    if (partial) {
+      const ts::Node args = site.Arguments();
+      callee = args.NamedChildCount() == 0 || KindOf(args.NamedChild(0)) == K::kKeywordArgument
+                   ? std::string()
+                   : CanonicalName(args.NamedChild(0));
+    }
     if (callee.empty() || ThirdParty(callee)) continue;
     OutgoingCall call;
-    call.callee = callee;
+    call.callee = std::move(callee);
+    call.splat = partial;
+    call.reiterated_results = reiterated[i];
+    const std::vector<std::string_view> overridden = partial ? PartialOverrides(site) : std::vector<std::string_view>();
     const ts::Node args = site.Arguments();
-    int32_t position = 0;
+    int32_t position = partial ? -1 : 0;  // the partial's first argument is the function
     for (uint32_t a = 0; a < args.NamedChildCount(); ++a) {
       ts::Node arg = args.NamedChild(a);
       const K k = KindOf(arg);
@@ -431,12 +445,21 @@ void Model::SummarizeValues(FileSummary& out) const {
       if (k == K::kKeywordArgument) {
         argument.keyword = std::string(Text(Field(arg, F::kName)));
         arg = Field(arg, F::kValue);
+        if (std::find(overridden.begin(), overridden.end(), argument.keyword) != overridden.end()) continue;
+      } else if (position++ < 0) {
+        continue;
       } else {
-        argument.position = position++;
+        argument.position = position - 1;
       }
       if (HoldsConfig(arg, site.scope, 0)) argument.facts |= kArgConfig;
       if (const Site* loader = LoaderCallOf(arg, site.scope); loader != nullptr) {
         argument.facts |= PinsMemory(*loader) ? kArgPinnedLoader : kArgUnpinnedLoader;
+      }
+      if (const Value value = Resolve(arg, site.scope); value.known()) {
+        argument.value_kind = static_cast<uint8_t>(value.kind);
+        argument.int_value = value.int_value;
+        argument.float_value = value.float_value;
+        argument.string_value = std::string(value.string_value);
       }
       call.arguments.push_back(std::move(argument));
     }
@@ -455,6 +478,31 @@ void Model::SummarizeValues(FileSummary& out) const {
   if (!out.parameter_reads) out.parameter_reads = std::any_of(guards_.begin(), guards_.end(), throttles_steps);
 }
 
+std::vector<std::string_view> Model::PartialOverrides(const Site& partial) const {
+  // The keywords the calls of a name bound to the partial pass again (a later keyword wins); every
+  // keyword when one of them passes `**kwargs`.
+  std::vector<std::string_view> out;
+  for (const Binding& binding : bindings_) {
+    if (binding.kind != BindingKind::kAssign || binding.position != -1 || binding.value != partial.node) continue;
+    for (uint32_t index : CallsNamed(binding.name)) {
+      const Site& call = sites_[index];
+      if (Text(call.callee) != binding.name || call.Arguments().IsNull()) continue;
+      const ts::Node args = call.Arguments();
+      for (uint32_t a = 0; a < args.NamedChildCount(); ++a) {
+        const ts::Node arg = args.NamedChild(a);
+        if (KindOf(arg) == K::kKeywordArgument) out.push_back(Text(Field(arg, F::kName)));
+        if (KindOf(arg) != K::kDictionarySplat) continue;
+        const ts::Node bound = partial.Arguments();
+        for (uint32_t b = 0; b < bound.NamedChildCount(); ++b) {
+          if (KindOf(bound.NamedChild(b)) == K::kKeywordArgument)
+            out.push_back(Text(Field(bound.NamedChild(b), F::kName)));
+        }
+      }
+    }
+  }
+  return out;
+}
+
 bool Model::ReadsParameters(const Site& call) const {
   if (scopes_[static_cast<size_t>(call.scope)].kind != ScopeKind::kFunction) return false;
   if (call.name == "DataLoader") {
@@ -463,7 +511,8 @@ bool Model::ReadsParameters(const Site& call) const {
       const auto arg = FindArgument(call, keyword, -1);
       if (arg && !Resolve(arg->value, call.scope).known()) return true;
     }
-    return false;
+    // A function that may return the loader to callers in other files, which may iterate it per epoch.
+    return !QualName(call.scope).empty() && !ReturnsOf(call.scope).empty();
   }
   if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return false;
   // The copy of a batch of a loader that a parameter no call of the file fills brings.
@@ -476,16 +525,42 @@ std::vector<Model::RemoteArgument> Model::RemoteArguments(const Binding& paramet
   std::vector<RemoteArgument> out;
   if (project_ == nullptr || self_summary_ == nullptr || parameter.kind != BindingKind::kParameter) return out;
   const std::string qualname = QualName(parameter.scope);
+  if (qualname.empty()) return out;
+  // The index first: most functions have no callers in other files, and CallersOf scans the file's sites
+  // for a class's constructions.
+  const std::span<const ProjectIndex::Incoming> incoming_calls = project_->CallsOf(*self_summary_, qualname);
+  if (incoming_calls.empty() || !CallersOf(parameter.scope).empty()) return out;
   const int position = ParameterPosition(parameter);
-  if (qualname.empty() || !CallersOf(parameter.scope).empty()) return out;
-  for (const ProjectIndex::Incoming& incoming : project_->CallsOf(*self_summary_, qualname)) {
+  for (const ProjectIndex::Incoming& incoming : incoming_calls) {
     const auto& arguments = incoming.call->arguments;
     const auto it = std::find_if(arguments.begin(), arguments.end(), [&](const CallArgument& a) {
       return a.keyword.empty() ? position >= 0 && a.position == position : a.keyword == parameter.name;
     });
-    out.push_back({incoming.caller, it == arguments.end() ? nullptr : &*it});
+    out.push_back({incoming.caller, it == arguments.end() ? nullptr : &*it, incoming.call});
   }
   return out;
+}
+
+bool Model::RemoteParameterValues(const Binding& parameter, std::vector<Value>& out) const {
+  if (project_ == nullptr) return false;
+  const std::vector<RemoteArgument> arguments = RemoteArguments(parameter);
+  if (arguments.empty()) return false;
+  for (const RemoteArgument& remote : arguments) {
+    if (remote.argument == nullptr) {
+      // Left out: the default, unless a splat may fill it.
+      const bool defaulted = !remote.call->splat && !parameter.value.IsNull();
+      out.push_back(defaulted ? Resolve(parameter.value, scopes_[static_cast<size_t>(parameter.scope)].parent)
+                              : Value{});
+      continue;
+    }
+    Value value;
+    value.kind = static_cast<ValueKind>(remote.argument->value_kind);
+    value.int_value = remote.argument->int_value;
+    value.float_value = remote.argument->float_value;
+    value.string_value = remote.argument->string_value;
+    out.push_back(value);
+  }
+  return true;
 }
 
 bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const {

@@ -13,8 +13,15 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for `torch.utils.data.DataLoader` calls whose `num_workers` is missing or resolves to `0`:
 the keyword argument, the sixth positional argument, a key of a dict literal passed as `**kwargs`,
-and an argparse default read as `args.name` are all followed. A value torchlint cannot resolve (a
-function's result, an environment variable, a parameter) is never reported.
+and an argparse default read as `args.name` are all followed. A parameter of a function that only
+other files of the project call (run with the project, as `check` does on a folder) takes the
+constants their calls pass it, and its default where a call leaves it out:
+`functools.partial(Task.iter_batches, num_workers=0)` passes 0 (unless a call of the partial passes
+`num_workers` again), and a `@staticmethod` called through its class counts its arguments from the first
+parameter. A value
+torchlint cannot resolve (a function's result, an environment variable, a parameter of a function the
+file calls itself with unknown values, or one a call may fill through `*args` or `**kwargs`) is never
+reported.
 
 ## Why is this bad?
 With `num_workers=0` (the default) the training process itself reads, decodes and collates every

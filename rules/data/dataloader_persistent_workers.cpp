@@ -2,6 +2,8 @@
 // without `persistent_workers=True`, so every epoch shuts its workers down and starts new ones.
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "crosscheck/evidence.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
@@ -17,7 +19,8 @@ CPU count: `os.cpu_count()`, `multiprocessing.cpu_count()`, `len(os.sched_getaff
 epoch loop), by a loop in a function of the file that is called from inside a loop (a `train_one_epoch`
 called once per epoch), by `yield from loader` inside a loop that does not build it (`while True: yield
 from loader`, a generator over the data without end), or by `iter(loader)` in an `except StopIteration:`
-handler (the iterator rebuilt each time it runs out, which starts the workers again). The loader is followed through names, `self.` attributes assigned once, wrappers
+handler (the iterator rebuilt each time it runs out, which starts the workers again), also of an element
+of a list bound to `[]` that the file only appends loaders to (`iter(self.loaders[i])`). The loader is followed through names, `self.` attributes assigned once, wrappers
 (`enumerate`, `tqdm`, `zip`, `iter`), the parameters of functions of the file (and of a class's `__init__`)
 whose call sites all pass the same loader, functions of the file that return it (`self._prepare_dataloader
 (dataset)`), and either branch of `make(x) if x else None`. `num_workers` may be wrapped in `int(...)` or
@@ -25,18 +28,33 @@ come from a `**kwargs` dict (a literal, `{...} if use_cuda else {}`, or a dict e
 `update({...})`): a count set on the GPU path only counts. `num_workers=args.workers` read through a
 parameter of a function that its own file never calls takes the value other files of the project give
 the field where they call it with their parsed options or config (TL101 says how); a caller that passes
-something else, or whose options lack the field, leaves it unknown.
+something else, or whose options lack the field, leaves it unknown. Likewise `num_workers=num_workers`
+(or `persistent_workers=`) read from a parameter of such a function takes the constants the other files'
+calls pass it (`make_loader(ds, num_workers=4)`, `args.workers` with its argparse default), and its
+default where a call leaves it out; a call that passes anything else, or may fill it through `*args` or
+`**kwargs`, leaves it unknown.
+
+A loader that a function of the file returns (the whole result, or an element of a returned tuple:
+`return train_loader, val_loader`) is reported when another file of the project that calls the function
+iterates that part of the result more than once, as above (a loop in its epoch loop, a call of its own
+`train_one_epoch` in a loop, `yield from` in a loop, `iter()` in an `except StopIteration:` handler), and
+does not call the function again each time.
 
 It does not report:
 - loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve (a field of a
-  config file, a count computed at run time);
+  config file such as Hydra's YAML, a YACS `CfgNode` default (`_C.DATA.NUM_WORKERS = 8`) that reaches
+  the loader through another file's `get_config()`, a count computed at run time such as
+  `args.workers * torch.cuda.device_count()`);
 - loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop, a
   generator that yields from its loader once, an iterator that is never rebuilt),
   and loaders built again inside the loop or function that repeats the iteration, or by a factory
   function called once per epoch (each pass makes a new loader, whose workers `persistent_workers`
   cannot keep);
-- loaders that are iterated in another file of the project, or by a framework (a Lightning
-  `train_dataloader()` hook, a Hugging Face `Trainer`): the model does not see those loops;
+- loaders that another file iterates but does not get from a function of this file (a loader handed to
+  a function of another file is that file's to report, and is followed there), loaders a caller gets
+  from a function called in a loop (each call builds a new one), results kept in lists or dicts, and
+  loaders iterated by a framework (a Lightning `train_dataloader()` hook, a Hugging Face `Trainer`): the
+  model does not see those loops;
 - a `persistent_workers=` value it cannot resolve;
 - a target older than PyTorch 1.7, which has no `persistent_workers`: one given by `--target-torch`
   or the config, or a pin that allows nothing newer (`torch<1.7`). A pin whose floor is older but that
@@ -153,7 +171,10 @@ class DataLoaderPersistentWorkers final : public Rule {
       if (!count || count->least <= 0) continue;
       const MessageArg workers_arg = WorkersArg(*count);
       const int64_t* workers = &count->least;
-      if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call) && !model.Reiterated(call)) continue;
+      if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call) && !model.Reiterated(call) &&
+          !model.ReiteratedElsewhere(call)) {
+        continue;
+      }
       // A factory called once per epoch builds a new loader each time, whose workers cannot persist.
       if (model.FactoryRunsRepeatedly(call)) continue;
       if (auto arg = model.FindArgument(call, "persistent_workers", -1)) {
@@ -228,18 +249,8 @@ class DataLoaderPersistentWorkers final : public Rule {
   // Iterated more than once by the same loader: a loader built again inside the loop (or the function)
   // that repeats the iteration gets new workers anyway, and persistent workers would not outlive it.
   static bool IteratedRepeatedly(const semantic::Model& model, const semantic::Site& call) {
-    const auto& loops = model.Loops();
-    for (int index : model.LoopsOverLoader(call)) {
-      const semantic::Loop& loop = loops[static_cast<size_t>(index)];
-      bool outer = false;
-      for (int p = loop.parent; p >= 0; p = loops[static_cast<size_t>(p)].parent) {
-        outer = true;
-        if (!loops[static_cast<size_t>(p)].node.Range().Contains(call.node.Range())) return true;
-      }
-      if (outer || call.scope == loop.scope) continue;
-      if (model.StartsRepeatedly(index)) return true;
-    }
-    return false;
+    const std::vector<int> loops = model.LoopsOverLoader(call);
+    return std::any_of(loops.begin(), loops.end(), [&](int loop) { return model.LoopRepeatsOver(loop, call); });
   }
 };
 

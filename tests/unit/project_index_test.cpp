@@ -196,6 +196,45 @@ TEST_CASE("syncs and return placements follow calls through other files; cycles 
   CHECK(placement("a.f", -1) == Placement::kUnknown);
 }
 
+TEST_CASE("calls from other files carry their constants and which parts of their results repeat") {
+  ProjectIndex index;
+  index.Add(Summary("train.py",
+                    "from functools import partial\nimport data\n"
+                    "def epoch(loader):\n    for x in loader:\n        pass\n"
+                    "train, val = data.make(ds, 4)\nonce = data.single(ds, num_workers=2, flag=True)\n"
+                    "for e in range(3):\n    epoch(train)\n    fresh = data.single(ds)\n    for x in fresh:\n"
+                    "        pass\n"
+                    "for x in val:\n    pass\nfor x in once:\n    pass\n"
+                    "it = partial(data.Task.batches, num_workers=0, size=8)\nfor x in it(size=16):\n    pass\n"));
+  index.Add(Summary("data.py",
+                    "def make(ds, workers):\n    pass\ndef single(ds, num_workers=1, flag=False):\n"
+                    "    pass\nclass Task:\n    @staticmethod\n    def batches(num_workers, size):\n"
+                    "        pass\n"));
+  index.Finish();
+  const FileSummary* data = index.Find("data");
+  REQUIRE(data != nullptr);
+  const auto make = index.CallsOf(*data, "make");
+  REQUIRE(make.size() == 1);
+  // `train, val = data.make(...)`: element 0 goes to a call in the epoch loop, element 1 is looped over once.
+  CHECK(make[0].call->reiterated_results == 0b10u);
+  REQUIRE(make[0].call->arguments.size() == 2);
+  CHECK(make[0].call->arguments[1].value_kind == static_cast<uint8_t>(ValueKind::kInt));
+  CHECK(make[0].call->arguments[1].int_value == 4);
+  CHECK(make[0].call->arguments[0].value_kind == 0);  // `ds`: not a constant
+  const auto single = index.CallsOf(*data, "single");
+  REQUIRE(single.size() == 2);
+  CHECK(single[0].call->reiterated_results == 0);  // iterated once
+  CHECK(single[0].call->arguments[2].value_kind == static_cast<uint8_t>(ValueKind::kBool));
+  CHECK(single[1].call->reiterated_results == 0);  // called again each epoch: a new result each time
+  // A partial is a call of its function with the keywords the calls of the partial do not pass again.
+  const auto batches = index.CallsOf(*data, "Task.batches");
+  REQUIRE(batches.size() == 1);
+  CHECK(batches[0].call->splat);
+  REQUIRE(batches[0].call->arguments.size() == 1);
+  CHECK(batches[0].call->arguments[0].keyword == "num_workers");
+  CHECK(batches[0].call->arguments[0].int_value == 0);
+}
+
 TEST_CASE("a project module named like torch does not capture torch's names") {
   ProjectIndex index;
   index.Add(Summary("torch.py", "def item(x):\n    return x.item()\n"));
