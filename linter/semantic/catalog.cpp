@@ -236,6 +236,32 @@ std::vector<uint32_t> Model::AccumulatingBackwards() const {
     }
     if (accumulates && !stepped) out.push_back(i);
   }
+  if (project_ == nullptr) return out;
+  // A helper of the project that runs `backward()` on every call and steps the optimizer only when a
+  // parameter says so (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). The loop
+  // around it may look like an evaluation loop (its backward is in the helper): any per-step loop counts.
+  for (uint32_t i = 0; i < sites_.size(); ++i) {
+    const Site& site = sites_[i];
+    if (site.kind != SiteKind::kCall || !site.per_step() || site.loop < 0) continue;
+    const ts::Node args = site.Arguments();
+    bool periodic_argument = false;
+    for (uint32_t a = 0; !args.IsNull() && a < args.NamedChildCount() && !periodic_argument; ++a) {
+      ts::Node arg = args.NamedChild(a);
+      if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+      periodic_argument = PeriodicCondition(arg, site.scope);
+    }
+    if (!periodic_argument) continue;
+    for (const Callee& callee : ProjectCallees(site)) {
+      const auto found = ResolveCallee(callee);
+      if (!found || found->function->step.backward_line == 0 || found->function->step.guard.empty()) continue;
+      const StepSummary& step = found->function->step;
+      const auto arg = FindArgument(site, step.guard, step.guard_position);
+      if (arg && PeriodicCondition(arg->value, site.scope)) {
+        out.push_back(i);
+        break;
+      }
+    }
+  }
   return out;
 }
 

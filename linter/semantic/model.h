@@ -9,7 +9,8 @@
 // `args.name`), every value an expression can take through the file's config classes, config objects
 // and dicts and the arguments at its call sites (ResolveAll), and whether the script can run on CUDA.
 // With a project attached, a parameter of a function the file never calls also reads what other files'
-// calls pass it: their parsed options' fields (`args.log_interval`), their loaders' `pin_memory`.
+// calls pass it: their parsed options' fields (`args.log_interval`), their loaders' `pin_memory`, the
+// class of the object they pass (whose `forward`, `__call__` and methods it then follows).
 // Anything it cannot resolve stays unknown; it never guesses a value. Nodes borrowed from the tree
 // stay valid while the tree lives.
 #pragma once
@@ -602,11 +603,34 @@ class Model {
   std::vector<ts::Node> tf32_disables_;
 
   struct Callee {
-    enum Kind : uint8_t { kFunction, kMethod } kind = kFunction;
+    // kInstance: a method of an instance whose class the model knows (`cls`); an empty `method` is the
+    // call of the instance itself (`criterion(outputs, targets)`: ProjectIndex::CallOperator).
+    enum Kind : uint8_t { kFunction, kMethod, kInstance } kind = kFunction;
     std::string dotted;       // the function, or the class of the method
-    std::string_view method;  // kMethod
+    std::string_view method;  // kMethod, kInstance
+    ProjectIndex::ClassRef cls;
   };
   std::vector<Callee> ProjectCallees(const Site& call) const;
+  // The function or method of the project a callee names.
+  std::optional<ProjectIndex::Function> ResolveCallee(const Callee& callee) const;
+  // instances.cpp. The expression with the module wrappers that keep its class taken off
+  // (`DistributedDataParallel(model)`, `model.cuda()`, `model.to(device)`).
+  ts::Node SameObject(ts::Node expr) const;
+  // Where a value comes from, as far as its class goes: a call of a class or function of the project (by
+  // canonical name, or the bare name of one of the file's own), an element of the tuple one returns, through
+  // the name's bindings (which must all agree; a module loaded from a checkpoint's entry is taken to be of
+  // the class the others build) and the arguments the file's own calls pass a parameter.
+  ValueSource SourceOf(ts::Node expr, int scope, int depth) const;
+  // The class of the project an expression holds: SourceOf resolved through the index, or for a parameter
+  // that no call of the file fills, the class every call from other files passes (all must agree).
+  std::optional<ProjectIndex::ClassRef> ClassOf(ts::Node expr, int scope) const;
+  // Whether a call may be a method (or the call) of an instance whose class another file tells: its
+  // callee's head is a parameter or a name with a SourceOf. For the project pass to check the file again.
+  bool MayHoldInstance(const Site& call) const;
+  // `(i + 1) % N == 0`, `not i % N` with N above 1 or unknown: true once every N iterations.
+  bool PeriodicCondition(ts::Node expr, int scope) const;
+  // What a call of the function does to the training step (StepSummary).
+  StepSummary StepOf(const SourceFile& file, int function) const;
   // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);
   // empty when there is none.
   std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
@@ -638,6 +662,8 @@ class Model {
                          std::vector<const Binding*>* remote = nullptr) const;
   // summary.cpp, values across files: what Summarize tells other files of the file's fields and calls.
   void SummarizeValues(FileSummary& out) const;
+  // The sources of what a function returns (FunctionSummary::returned_source, returned_elements).
+  void SummarizeReturns(int function, FunctionSummary& out) const;
   // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or
   // `persistent_workers=` do not resolve in the file, the copy of a batch of a parameter's loader.
   bool ReadsParameters(const Site& call) const;

@@ -8,9 +8,6 @@
 #include "linter/semantic/builder.h"
 
 namespace tl::semantic {
-namespace {
-
-// Prefixes of names that are never functions of the checked project.
 bool ThirdParty(std::string_view canonical) {
   static constexpr std::array<std::string_view, 14> kPrefixes = {
       "torch",  "numpy", "math",         "os",   "sys",        "time",      "json",
@@ -18,6 +15,8 @@ bool ThirdParty(std::string_view canonical) {
   const std::string_view head = canonical.substr(0, canonical.find('.'));
   return OneOf(head, kPrefixes);
 }
+
+namespace {
 
 // The leftmost name of `a.b(c).d[0]`.
 ts::Node HeadName(ts::Node expr) {
@@ -158,7 +157,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   for (const Site& site : sites_) {
     if (site.per_step()) {
       out.device_candidates = true;
-      if (!ProjectCallees(site).empty()) out.project_calls = true;
+      if (!out.project_calls && (!ProjectCallees(site).empty() || MayHoldInstance(site))) out.project_calls = true;
     }
     // A DataLoader, and a tensor factory that may be moved at once (TL205 reports it at any cadence).
     if (site.kind == SiteKind::kCall && (site.name == "DataLoader" || !DataFreeFactory(site).empty())) {
@@ -217,10 +216,42 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (const PerCall& p = implicit_syncs[s]; p.site >= 0) {
       function.implicit = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
     }
+    SummarizeReturns(static_cast<int>(s), function);
+    function.step = StepOf(file, static_cast<int>(s));
     out.functions.push_back(std::move(function));
   }
   SummarizeValues(out);
   return out;
+}
+
+void Model::SummarizeReturns(int function, FunctionSummary& out) const {
+  const std::vector<ts::Node> returns = ReturnsOf(function);
+  for (size_t r = 0; r < returns.size(); ++r) {
+    const ts::Node value = Unparen(returns[r]);
+    if (value.IsNull()) return;
+    const K k = KindOf(value);
+    if (k == K::kExpressionList || k == K::kTuple) {
+      // `return model, criterion, postprocessors`: each element's source, where every return agrees.
+      std::vector<ValueSource> elements;
+      for (uint32_t i = 0; i < value.NamedChildCount(); ++i) {
+        elements.push_back(SourceOf(value.NamedChild(i), function, 0));
+      }
+      if (r > 0 && elements != out.returned_elements) {
+        out.returned_elements.clear();
+        return;
+      }
+      out.returned_elements = std::move(elements);
+      continue;
+    }
+    ValueSource source = SourceOf(value, function, 0);
+    if (!source.known() || !out.returned_elements.empty() || (r > 0 && !(source == out.returned_source))) {
+      out.returned_source = {};
+      out.returned_elements.clear();
+      return;
+    }
+    out.returned_source = std::move(source);
+  }
+  if (!out.returned_elements.empty() && out.returned_source.known()) out.returned_source = {};
 }
 
 std::string Model::QualName(int scope) const {
@@ -325,6 +356,7 @@ void Model::SummarizeValues(FileSummary& out) const {
         argument.position = position++;
       }
       if (HoldsConfig(arg, site.scope, 0)) argument.facts |= kArgConfig;
+      argument.source = SourceOf(arg, site.scope, 0);
       if (const Site* loader = LoaderCallOf(arg, site.scope); loader != nullptr) {
         argument.facts |= PinsMemory(*loader) ? kArgPinnedLoader : kArgUnpinnedLoader;
       }
@@ -458,7 +490,12 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
   if (call.kind != SiteKind::kCall) return out;
   // `utils.all_reduce_mean(x)`, `all_reduce_mean(x)` imported from a module of the project.
   if (std::string canonical = CanonicalName(call.callee); !canonical.empty()) {
-    if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::move(canonical), {}});
+    if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::move(canonical), {}, {}});
+    return out;
+  }
+  if (KindOf(call.callee) == K::kIdentifier) {
+    // `criterion(outputs, targets)` with an instance of a class of the project: its `__call__` or `forward`.
+    if (auto cls = ClassOf(call.callee, call.scope)) out.push_back({Callee::kInstance, {}, {}, std::move(*cls)});
     return out;
   }
   if (KindOf(call.callee) != K::kAttribute) return out;
@@ -478,7 +515,7 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
       for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
         std::string canonical = CanonicalName(bases.NamedChild(i));
         if (!canonical.empty() && !ThirdParty(canonical)) {
-          out.push_back({Callee::kMethod, std::move(canonical), call.name});
+          out.push_back({Callee::kMethod, std::move(canonical), call.name, {}});
         }
       }
       return out;
@@ -486,18 +523,35 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
     // `if isinstance(self.sampler, LossAwareSampler): self.sampler.update(...)`: the guard says the class
     // (a subclass may override the method; the class's own is what the model knows).
     if (std::string narrowed = IsinstanceClass(call, text); !narrowed.empty()) {
-      if (!ThirdParty(narrowed)) out.push_back({Callee::kMethod, std::move(narrowed), call.name});
+      if (!ThirdParty(narrowed)) out.push_back({Callee::kMethod, std::move(narrowed), call.name, {}});
       return out;
     }
     const Binding* binding = SingleBinding(text, call.scope);
-    if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
-        KindOf(Unparen(binding->value)) != K::kCall) {
-      return out;
+    if (binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1 &&
+        KindOf(Unparen(binding->value)) == K::kCall) {
+      std::string canonical = CanonicalName(Field(Unparen(binding->value), F::kFunction));
+      if (!canonical.empty() && !ThirdParty(canonical)) {
+        out.push_back({Callee::kMethod, std::move(canonical), call.name, {}});
+        return out;
+      }
     }
-    std::string canonical = CanonicalName(Field(Unparen(binding->value), F::kFunction));
-    if (!canonical.empty() && !ThirdParty(canonical)) out.push_back({Callee::kMethod, std::move(canonical), call.name});
+    // `converter.decode(preds)` with `converter` a parameter, or built by a factory of the project.
+    if (ok == K::kIdentifier) {
+      if (auto cls = ClassOf(object, call.scope)) out.push_back({Callee::kInstance, {}, call.name, std::move(*cls)});
+    }
   }
   return out;
+}
+
+std::optional<ProjectIndex::Function> Model::ResolveCallee(const Callee& callee) const {
+  if (project_ == nullptr || self_summary_ == nullptr) return std::nullopt;
+  switch (callee.kind) {
+    case Callee::kFunction: return project_->ResolveFunction(*self_summary_, callee.dotted);
+    case Callee::kMethod: return project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
+    case Callee::kInstance:
+      return callee.method.empty() ? project_->CallOperator(callee.cls) : project_->MethodOf(callee.cls, callee.method);
+  }
+  return std::nullopt;
 }
 
 std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) const {
@@ -524,9 +578,7 @@ std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) 
 std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool implicit) const {
   if (project_ == nullptr || self_summary_ == nullptr || call.kind != SiteKind::kCall) return std::nullopt;
   for (const Callee& callee : ProjectCallees(call)) {
-    const auto found = callee.kind == Callee::kFunction
-                           ? project_->ResolveFunction(*self_summary_, callee.dotted)
-                           : project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
+    const auto found = ResolveCallee(callee);
     if (!found || found->file == self_summary_) continue;
     const SyncSummary& sync = implicit ? found->function->implicit : found->function->sync;
     if (!sync.syncs) continue;

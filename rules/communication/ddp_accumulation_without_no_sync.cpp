@@ -20,12 +20,17 @@ model sees in a training step loop: a `backward()` on every iteration while `opt
 handle the synchronisation themselves and are not reported; neither is code where the model cannot
 tell whether the optimizer step is periodic.
 
-The `backward()` and the optimizer step must both be in the file: a helper that does them for the loop
-(a loss-scaler object whose `__call__` runs `scaler.scale(loss).backward()` on every call and steps the
-optimizer only when an `update_grad=` argument says so, called as `loss_scaler(loss, optimizer,
-update_grad=(i + 1) % accum_iter == 0)`) is not followed yet, least of all when the object reaches the
-loop as a parameter whose class is built in another file: the project summaries carry syncs, not
-backward or optimizer steps, and not the classes callers pass.
+With the project index (the default; `--no-project` turns it off), a helper of another file that does
+both for the loop is followed: a function or method of the project (a loss-scaler object whose
+`__call__` runs `scaler.scale(loss).backward()` on every call and steps the optimizer only under a
+parameter, `if update_grad:`) called in the step loop with that parameter given a periodic condition
+(`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). The call is reported. The
+object's class is found as TL101 finds it: a construction of a project class, a factory of the project
+that returns one, or a parameter every caller fills with the same class, from this file or another. A
+period that is an option of the run (`args.accum_iter`, `config.TRAIN.ACCUMULATION_STEPS`) counts
+whatever its default: the code is written to accumulate. Not followed: a helper whose `backward()` is
+itself under a parameter's branch, one that steps on every call, and an object whose callers pass
+different classes.
 
 ## Why is this bad?
 DDP all-reduces the gradients during every `backward()`. With accumulation over N micro-batches only
