@@ -166,12 +166,16 @@ bool Model::PeriodicCondition(ts::Node expr, int scope) const {
   return HoldsConfig(head, scope, 0) || (holder != nullptr && holder->kind == BindingKind::kParameter);
 }
 
-StepSummary Model::StepOf(const SourceFile& file, int function) const {
-  StepSummary out;
-  const Site* backward = nullptr;
-  const Site* step = nullptr;
+std::vector<StepSummary> Model::StepsPerCall(const SourceFile& file) const {
+  // One pass over the sites: per function, its first backward that runs on every call and its first
+  // optimizer step.
+  std::vector<std::pair<const Site*, const Site*>> found(scopes_.size(), {nullptr, nullptr});
   for (const Site& site : sites_) {
-    if (site.scope != function || site.kind != SiteKind::kCall || site.Receiver().IsNull()) continue;
+    if (site.kind != SiteKind::kCall || (site.name != "backward" && site.name != "step") || site.Receiver().IsNull() ||
+        scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction) {
+      continue;
+    }
+    auto& [backward, step] = found[static_cast<size_t>(site.scope)];
     if (site.name == "backward" && backward == nullptr && RunsOnEachCall(site) && !GuardedByParameters(site)) {
       backward = &site;
     }
@@ -183,17 +187,27 @@ StepSummary Model::StepOf(const SourceFile& file, int function) const {
       }
     }
   }
-  if (backward == nullptr || step == nullptr) return out;
-  // `if update_grad:` around the optimizer step, with `update_grad` a parameter.
-  for (int g = step->guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
-    const ts::Node condition = Unparen(guards_[static_cast<size_t>(g)].condition);
-    if (KindOf(condition) != K::kIdentifier) continue;
-    const Binding* parameter = SingleBinding(Text(condition), function);
-    if (parameter == nullptr || parameter->kind != BindingKind::kParameter || parameter->scope != function) continue;
-    out.backward_line = file.lines().Locate(backward->node.StartByte()).line;
-    out.guard = std::string(parameter->name);
-    out.guard_position = ParameterPosition(*parameter);
-    return out;
+  std::vector<StepSummary> out(scopes_.size());
+  for (size_t function = 0; function < found.size(); ++function) {
+    const auto& [backward, step] = found[function];
+    if (backward == nullptr || step == nullptr) continue;
+    // `if update_grad:` around the optimizer step, with `update_grad` a parameter.
+    for (int g = step->guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
+      const ts::Node condition = Unparen(guards_[static_cast<size_t>(g)].condition);
+      if (KindOf(condition) != K::kIdentifier) continue;
+      const Binding* parameter = SingleBinding(Text(condition), static_cast<int>(function));
+      if (parameter == nullptr || parameter->kind != BindingKind::kParameter ||
+          parameter->scope != static_cast<int>(function)) {
+        continue;
+      }
+      StepSummary& summary = out[function];
+      const LineColumn at = file.lines().Locate(backward->node.StartByte());
+      summary.backward_line = at.line;
+      summary.backward_column = at.column;
+      summary.guard = std::string(parameter->name);
+      summary.guard_position = ParameterPosition(*parameter);
+      break;
+    }
   }
   return out;
 }

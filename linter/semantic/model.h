@@ -342,6 +342,17 @@ class Model {
   // optimizer step runs only every N iterations (`if (i + 1) % N == 0: optimizer.step()`), or of a
   // micro-batch loop inside the step loop whose optimizer step is outside it.
   std::vector<uint32_t> AccumulatingBackwards() const;
+  // Of those, a call of a helper of another file that runs the backward for the loop: its `backward()`
+  // runs on every call and its optimizer step only under a parameter the call gives a periodic condition
+  // (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). nullopt for other sites.
+  struct RemoteStep {
+    std::string path;
+    uint32_t backward_line = 0;
+    uint32_t backward_column = 0;
+    std::string function;  // "NativeScalerWithGradNormCount.__call__"
+    std::string guard;     // "update_grad"
+  };
+  std::optional<RemoteStep> AccumulatingHelper(const Site& site) const;
 
   // The site recorded for a node (a call, interpolation or condition), or null.
   const Site* SiteOf(ts::Node node) const;
@@ -629,8 +640,8 @@ class Model {
   bool MayHoldInstance(const Site& call) const;
   // `(i + 1) % N == 0`, `not i % N` with N above 1 or unknown: true once every N iterations.
   bool PeriodicCondition(ts::Node expr, int scope) const;
-  // What a call of the function does to the training step (StepSummary).
-  StepSummary StepOf(const SourceFile& file, int function) const;
+  // What a call of each function does to the training step (StepSummary), by scope.
+  std::vector<StepSummary> StepsPerCall(const SourceFile& file) const;
   // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);
   // empty when there is none.
   std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
@@ -663,7 +674,7 @@ class Model {
   // summary.cpp, values across files: what Summarize tells other files of the file's fields and calls.
   void SummarizeValues(FileSummary& out) const;
   // The sources of what a function returns (FunctionSummary::returned_source, returned_elements).
-  void SummarizeReturns(int function, FunctionSummary& out) const;
+  void SummarizeReturns(int function, std::span<const ts::Node> returns, FunctionSummary& out) const;
   // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or
   // `persistent_workers=` do not resolve in the file, the copy of a batch of a parameter's loader.
   bool ReadsParameters(const Site& call) const;

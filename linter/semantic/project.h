@@ -58,7 +58,8 @@ struct ValueSource {
 // runs on every call, and an optimizer step (`optimizer.step()`, `scaler.step(optimizer)`) runs only when
 // the parameter `guard` is true (`def __call__(self, loss, optimizer, update_grad=True)`).
 struct StepSummary {
-  uint32_t backward_line = 0;   // 0: no backward on every call
+  uint32_t backward_line = 0;  // 0: no backward on every call
+  uint32_t backward_column = 0;
   std::string guard;            // the parameter; empty when the step is not guarded by one (or absent)
   int32_t guard_position = -1;  // among the positional parameters after `self`/`cls`
   friend bool operator==(const StepSummary&, const StepSummary&) = default;

@@ -191,6 +191,9 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   };
   const std::vector<PerCall> implicit_syncs = imports_torch ? FirstSyncPerCall(implicit)
                                                             : std::vector<PerCall>(scopes_.size());
+  std::vector<StepSummary> steps = StepsPerCall(file);
+  std::vector<std::vector<ts::Node>> returns(scopes_.size());
+  for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -216,16 +219,15 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (const PerCall& p = implicit_syncs[s]; p.site >= 0) {
       function.implicit = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
     }
-    SummarizeReturns(static_cast<int>(s), function);
-    function.step = StepOf(file, static_cast<int>(s));
+    SummarizeReturns(static_cast<int>(s), returns[s], function);
+    function.step = std::move(steps[s]);
     out.functions.push_back(std::move(function));
   }
   SummarizeValues(out);
   return out;
 }
 
-void Model::SummarizeReturns(int function, FunctionSummary& out) const {
-  const std::vector<ts::Node> returns = ReturnsOf(function);
+void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, FunctionSummary& out) const {
   for (size_t r = 0; r < returns.size(); ++r) {
     const ts::Node value = Unparen(returns[r]);
     if (value.IsNull()) return;

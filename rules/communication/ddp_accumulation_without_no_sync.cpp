@@ -92,6 +92,13 @@ constexpr MessageText kMessages[] = {
      "`backward()` on a gradient-accumulation micro-step all-reduces the DDP gradients; wrap the micro-steps in "
      "`model.no_sync()`",
      "在梯度累积的微步上调用 `backward()` 会对 DDP 梯度做 all-reduce；请把这些微步包在 `model.no_sync()` 中"},
+    {"accumulation-helper",
+     "`{function}()` runs `backward()` on every gradient-accumulation micro-step (`{guard}` steps the optimizer "
+     "every N), which all-reduces the DDP gradients; wrap the micro-steps in `model.no_sync()`",
+     "`{function}()` 在每个梯度累积微步上都调用 `backward()`（`{guard}` 每 N 步才执行优化器 step），会对 DDP "
+     "梯度做 all-reduce；请把这些微步包在 `model.no_sync()` 中"},
+    {"helper-note", "`{function}` runs `backward()` here on every call",
+     "`{function}` 每次调用都在此处执行 `backward()`"},
     // Trace evidence (RuleEvidence::Say).
     {"ev-no-payload", "The finding carries no backward call, so no trace event can be tied to it",
      "该问题没有携带 backward 调用，无法对应到 trace 中的事件"},
@@ -137,6 +144,12 @@ class DdpAccumulationWithoutNoSync final : public Rule {
     for (uint32_t index : model.AccumulatingBackwards()) {
       const semantic::Site& call = model.Sites()[index];
       Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "accumulation");
+      if (const auto helper = model.AccumulatingHelper(call)) {
+        diagnostic = MakeDiagnostic(call.node.Range(), "accumulation-helper",
+                                    {{"function", helper->function, {}}, {"guard", helper->guard, {}}});
+        diagnostic.related.push_back(MakeRelated(helper->path, helper->backward_line, helper->backward_column,
+                                                 "helper-note", {{"function", helper->function, {}}}));
+      }
       diagnostic.payload = NoSyncFinding{};
       out.push_back(std::move(diagnostic));
     }

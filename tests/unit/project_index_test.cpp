@@ -202,6 +202,7 @@ TEST_CASE("the class of a value another file builds, through factories and tuple
   const auto call = index.CallOperator(*scaler);
   REQUIRE(call.has_value());
   CHECK(call->function->step.backward_line == 3);
+  CHECK(call->function->step.backward_column == 9);
   CHECK(call->function->step.guard == "update_grad");
   CHECK(call->function->step.guard_position == 3);
   const auto always = index.MethodOf({scaler->file, "Always"}, "__call__");

@@ -7,7 +7,7 @@ class NativeScaler:
         self._scaler = torch.cuda.amp.GradScaler()
 
     def __call__(self, loss, optimizer, clip_grad=None, update_grad=True):
-        self._scaler.scale(loss).backward()
+        self._scaler.scale(loss).backward()  # related: [TL601]
         if update_grad:
             self._scaler.step(optimizer)
             self._scaler.update()
