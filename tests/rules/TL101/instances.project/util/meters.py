@@ -6,8 +6,9 @@ class Meter:
     def update(self, value):
         self.values.append(value.item())  # related: [TL101]
 
-    def __call__(self, value):
-        # A plain class's call operator that syncs only when the caller asks.
-        if self.values:
-            return value
+    def __call__(self, value, flush=False):
+        # A plain class's call operator that syncs only when the caller asks: not on every call.
+        self.total = value if not self.values else self.total + value
+        if flush:
+            return self.total.item()
         return value
