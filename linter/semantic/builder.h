@@ -37,6 +37,10 @@ constexpr int kMaxDepth = 24;  // bound on resolution chains (x = y; y = z ...) 
 // `torch.nn.modules.linear.Linear` -> `torch.nn.Linear`; anything else unchanged (names.cpp).
 void PublicName(std::string& dotted);
 
+// Names that are never functions or classes of the checked project: `torch.*`, `numpy.*`, `timm.*`...
+// (summary.cpp).
+bool ThirdParty(std::string_view canonical);
+
 // `a in b`, `a is None`, `a not in b`: Python comparisons that never make a tensor (syncs.cpp).
 bool IsIdentityComparison(const Model& model, ts::Node comparison);
 

@@ -207,8 +207,10 @@ std::vector<uint32_t> Model::AccumulatingBackwards() const {
     step.loop = site.loop;
     step.step_loop = EnclosingStepLoop(loops_, site.loop);
     if (step.step_loop < 0) continue;
+    // A guard whose period is the run's option counts whatever the option's default (PeriodicCondition).
     for (int g = site.guard; g >= 0 && !step.periodic; g = guards_[static_cast<size_t>(g)].parent) {
-      step.periodic = guards_[static_cast<size_t>(g)].periodic;
+      const Guard& guard = guards_[static_cast<size_t>(g)];
+      step.periodic = guard.periodic || PeriodicCondition(guard.condition, site.scope);
     }
     for (const Guard& guard : guards_) {
       if (guard.scope == site.scope && !guard.rest.empty() && guard.rest.begin <= site.node.StartByte() &&
@@ -236,7 +238,37 @@ std::vector<uint32_t> Model::AccumulatingBackwards() const {
     }
     if (accumulates && !stepped) out.push_back(i);
   }
+  if (project_ == nullptr) return out;
+  for (uint32_t i = 0; i < sites_.size(); ++i) {
+    if (AccumulatingHelper(sites_[i])) out.push_back(i);
+  }
   return out;
+}
+
+std::optional<Model::RemoteStep> Model::AccumulatingHelper(const Site& site) const {
+  // A helper of the project that runs `backward()` on every call and steps the optimizer only when a
+  // parameter says so (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). The loop
+  // around it may look like an evaluation loop (its backward is in the helper): any per-step loop counts.
+  if (project_ == nullptr || site.kind != SiteKind::kCall || !site.per_step() || site.loop < 0) return std::nullopt;
+  const ts::Node args = site.Arguments();
+  bool periodic_argument = false;
+  for (uint32_t a = 0; !args.IsNull() && a < args.NamedChildCount() && !periodic_argument; ++a) {
+    ts::Node arg = args.NamedChild(a);
+    if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+    periodic_argument = PeriodicCondition(arg, site.scope);
+  }
+  if (!periodic_argument) return std::nullopt;
+  for (const Callee& callee : ProjectCallees(site)) {
+    const auto found = ResolveCallee(callee);
+    if (!found || found->function->step.backward_line == 0 || found->function->step.guard.empty()) continue;
+    const StepSummary& step = found->function->step;
+    const auto arg = FindArgument(site, step.guard, step.guard_position);
+    if (arg && PeriodicCondition(arg->value, site.scope)) {
+      return RemoteStep{found->file->path, step.backward_line, step.backward_column, found->function->qualname,
+                        step.guard};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace tl::semantic

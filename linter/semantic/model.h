@@ -11,7 +11,10 @@
 // With a project attached, a parameter of a function the file never calls also reads what other files'
 // calls pass it: their parsed options' fields (`args.log_interval`), their loaders' `pin_memory`, the
 // constants they pass (`num_workers=4`, through `functools.partial` too), and a loader a function of the
-// file returns is iterated per epoch when a caller in another file iterates that part of the result so.
+// file returns is iterated per epoch when a caller in another file iterates that part of the result so;
+// the class of the object they pass (whose `forward`, `__call__` and methods it then follows); where the
+// values other modules' functions return live, and the syncs they run on every call, through any number
+// of files.
 // Anything it cannot resolve stays unknown; it never guesses a value. Nodes borrowed from the tree
 // stay valid while the tree lives.
 #pragma once
@@ -346,6 +349,17 @@ class Model {
   // optimizer step runs only every N iterations (`if (i + 1) % N == 0: optimizer.step()`), or of a
   // micro-batch loop inside the step loop whose optimizer step is outside it.
   std::vector<uint32_t> AccumulatingBackwards() const;
+  // Of those, a call of a helper of another file that runs the backward for the loop: its `backward()`
+  // runs on every call and its optimizer step only under a parameter the call gives a periodic condition
+  // (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). nullopt for other sites.
+  struct RemoteStep {
+    std::string path;
+    uint32_t backward_line = 0;
+    uint32_t backward_column = 0;
+    std::string function;  // "NativeScalerWithGradNormCount.__call__"
+    std::string guard;     // "update_grad"
+  };
+  std::optional<RemoteStep> AccumulatingHelper(const Site& site) const;
 
   // The site recorded for a node (a call, interpolation or condition), or null.
   const Site* SiteOf(ts::Node node) const;
@@ -616,13 +630,34 @@ class Model {
   std::vector<ts::Node> tf32_disables_;
 
   struct Callee {
-    enum Kind : uint8_t { kFunction, kMethod } kind = kFunction;
+    // kInstance: a method of an instance whose class the model knows (`cls`); an empty `method` is the
+    // call of the instance itself (`criterion(outputs, targets)`: ProjectIndex::CallOperator).
+    enum Kind : uint8_t { kFunction, kMethod, kInstance } kind = kFunction;
     std::string dotted;       // the function, or the class of the method
-    std::string_view method;  // kMethod
+    std::string_view method;  // kMethod, kInstance
+    ProjectIndex::ClassRef cls;
   };
   std::vector<Callee> ProjectCallees(const Site& call) const;
-  // The function of the project a callee names, with a project attached.
+  // The function or method of the project a callee names.
   std::optional<ProjectIndex::Function> ResolveCallee(const Callee& callee) const;
+  // instances.cpp. The expression with the module wrappers that keep its class taken off
+  // (`DistributedDataParallel(model)`, `model.cuda()`, `model.to(device)`).
+  ts::Node SameObject(ts::Node expr) const;
+  // Where a value comes from, as far as its class goes: a call of a class or function of the project (by
+  // canonical name, or the bare name of one of the file's own), an element of the tuple one returns, through
+  // the name's bindings (which must all agree; a module loaded from a checkpoint's entry is taken to be of
+  // the class the others build) and the arguments the file's own calls pass a parameter.
+  ValueSource SourceOf(ts::Node expr, int scope, int depth) const;
+  // The class of the project an expression holds: SourceOf resolved through the index, or for a parameter
+  // that no call of the file fills, the class every call from other files passes (all must agree).
+  std::optional<ProjectIndex::ClassRef> ClassOf(ts::Node expr, int scope) const;
+  // Whether a call may be a method (or the call) of an instance whose class another file tells: its
+  // callee's head is a parameter or a name with a SourceOf. For the project pass to check the file again.
+  bool MayHoldInstance(const Site& call) const;
+  // `(i + 1) % N == 0`, `not i % N` with N above 1 or unknown: true once every N iterations.
+  bool PeriodicCondition(ts::Node expr, int scope) const;
+  // What a call of each function does to the training step (StepSummary), by scope.
+  std::vector<StepSummary> StepsPerCall(const SourceFile& file) const;
   // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);
   // empty when there is none.
   std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
@@ -690,12 +725,14 @@ class Model {
   void ForEachArgumentValue(const Site& call, const std::function<void(ts::Node)>& visit) const;
   bool DeviceArgument(const Site& call) const;
   void SummarizeForwards(const SourceFile& file, std::vector<std::vector<ForwardCall>>& out) const;
-  void SummarizeReturns(int function, FunctionSummary& out) const;
+  void SummarizeReturnPlacements(int function, std::span<const ts::Node> returns, FunctionSummary& out) const;
   // types.cpp: where element `position` (-1: the whole value) of what a call returns lives, when the
   // callee is a function of the file or, with a project attached, of another module.
   Placement CallReturnPlacement(const Site& call, int position, int depth) const;
   // summary.cpp, values across files: what Summarize tells other files of the file's fields and calls.
   void SummarizeValues(FileSummary& out) const;
+  // The sources of what a function returns (FunctionSummary::returned_source, returned_elements).
+  void SummarizeReturns(int function, std::span<const ts::Node> returns, FunctionSummary& out) const;
   // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or
   // `persistent_workers=` do not resolve in the file, the copy of a batch of a parameter's loader.
   bool ReadsParameters(const Site& call) const;

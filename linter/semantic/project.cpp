@@ -233,6 +233,85 @@ std::optional<ProjectIndex::Function> ProjectIndex::ResolveMethod(const FileSumm
   return MethodIn(*symbol->file, symbol->rest, method, 0);
 }
 
+std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClass(const FileSummary& from,
+                                                                 const ValueSource& source) const {
+  return ResolveClassDepth(from, source, 0);
+}
+
+std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClassDepth(const FileSummary& from,
+                                                                      const ValueSource& source, int depth) const {
+  if (depth > kMaxHops || !source.known()) return std::nullopt;
+  const auto has_class = [](const FileSummary& file, std::string_view name) {
+    return std::any_of(file.classes.begin(), file.classes.end(), [&](const ClassSummary& c) { return c.name == name; });
+  };
+  // A bare name of the file's own class or function, else a name through its imports.
+  const FileSummary* file = nullptr;
+  std::string rest;
+  const bool own = source.call.find('.') == std::string::npos &&
+                   (has_class(from, source.call) ||
+                    std::any_of(from.functions.begin(), from.functions.end(),
+                                [&](const FunctionSummary& f) { return f.qualname == source.call; }));
+  if (own) {
+    file = &from;
+    rest = source.call;
+  } else {
+    const auto symbol = ResolveSymbol(from, source.call, 0);
+    if (!symbol || symbol->rest.empty()) return std::nullopt;
+    file = symbol->file;
+    rest = symbol->rest;
+  }
+  if (has_class(*file, rest)) {
+    if (source.element >= 0) return std::nullopt;  // an element of an instance: not the class
+    return ClassRef{file, rest};
+  }
+  for (const FunctionSummary& function : file->functions) {
+    if (function.qualname != rest) continue;
+    if (source.element < 0) return ResolveClassDepth(*file, function.returned_source, depth + 1);
+    const auto element = static_cast<size_t>(source.element);
+    if (element < function.returned_elements.size()) {
+      return ResolveClassDepth(*file, function.returned_elements[element], depth + 1);
+    }
+    // `return build(args)`: the element of the tuple that call returns.
+    if (function.returned_elements.empty() && function.returned_source.element < 0) {
+      return ResolveClassDepth(*file, {function.returned_source.call, source.element}, depth + 1);
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool ProjectIndex::DerivesFromTorchNn(const FileSummary& file, std::string_view cls, int depth) const {
+  if (depth > kMaxHops) return false;
+  for (const ClassSummary& c : file.classes) {
+    if (c.name != cls) continue;
+    for (const std::string& base : c.bases) {
+      if (base.starts_with("torch.nn.")) return true;
+      if (std::any_of(file.classes.begin(), file.classes.end(),
+                      [&](const ClassSummary& o) { return o.name == base; })) {
+        if (DerivesFromTorchNn(file, base, depth + 1)) return true;
+        continue;
+      }
+      if (auto symbol = ResolveSymbol(file, base, depth + 1); symbol && !symbol->rest.empty()) {
+        if (DerivesFromTorchNn(*symbol->file, symbol->rest, depth + 1)) return true;
+      }
+    }
+    break;
+  }
+  return false;
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::MethodOf(const ClassRef& cls, std::string_view method) const {
+  if (cls.file == nullptr) return std::nullopt;
+  return MethodIn(*cls.file, cls.name, method, 0);
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::CallOperator(const ClassRef& cls) const {
+  if (auto call = MethodOf(cls, "__call__")) return call;
+  // nn.Module.__call__ runs `forward`.
+  if (cls.file != nullptr && DerivesFromTorchNn(*cls.file, cls.name, 0)) return MethodOf(cls, "forward");
+  return std::nullopt;
+}
+
 void ProjectIndex::Finish() {
   const size_t n = files_.size();
   component_.resize(n);

@@ -9,8 +9,13 @@
 // configuration objects give (argparse defaults, constants written to a config) and its calls of other
 // modules' functions with what each argument is (the file's configuration, a pinned or unpinned loader, a
 // constant) and which parts of each call's result the file iterates more than once, so that a function
-// can read what its parameters bring from another file and how its returned loaders are used there.
-// Rules never read it: they ask the model, which asks it.
+// can read what its parameters bring from another file and how its returned loaders are used there. For
+// objects across files, an argument and a function's return also say which construction or factory call
+// the value comes from, and a method what it does to the training step (a backward on every call, an
+// optimizer step under a parameter), so that `criterion(outputs, targets)` with `criterion` a parameter
+// reaches the `forward` of the class every caller passes. A function's summary also holds where what it
+// returns lives and the calls it makes on each call, so that syncs and host values are followed through
+// any number of files. Rules never read it: they ask the model, which asks it.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +71,28 @@ struct ForwardCall {
   friend bool operator==(const ForwardCall&, const ForwardCall&) = default;
 };
 
+// Where a value comes from, as far as its class goes: the result of calling `call` (canonical through the
+// file's imports, or the bare name of a class or function of the file itself), or element `element` of
+// the tuple that call returns (`model, criterion, post = build(args)` -> {"models.build", 1}). The index
+// turns it into a class of the project (ProjectIndex::ResolveClass). Empty `call`: not known.
+struct ValueSource {
+  std::string call;
+  int32_t element = -1;
+  bool known() const { return !call.empty(); }
+  friend bool operator==(const ValueSource&, const ValueSource&) = default;
+};
+
+// What a call of a function or method does to the training step on every call, for TL601: a `backward()`
+// runs on every call, and an optimizer step (`optimizer.step()`, `scaler.step(optimizer)`) runs only when
+// the parameter `guard` is true (`def __call__(self, loss, optimizer, update_grad=True)`).
+struct StepSummary {
+  uint32_t backward_line = 0;  // 0: no backward on every call
+  uint32_t backward_column = 0;
+  std::string guard;            // the parameter; empty when the step is not guarded by one (or absent)
+  int32_t guard_position = -1;  // among the positional parameters after `self`/`cls`
+  friend bool operator==(const StepSummary&, const StepSummary&) = default;
+};
+
 struct FunctionSummary {
   std::string qualname;  // "all_reduce_mean", "MetricLogger.update"
   uint32_t line = 0;     // the `def`
@@ -78,6 +105,11 @@ struct FunctionSummary {
   bool returns_tuple = false;
   std::vector<ReturnSummary> returns;
   std::vector<ForwardCall> forwards;  // only in files that import torch
+  // The class of what it returns, when every return agrees: the whole value, and for `return a, b, c`
+  // each element (an unknown source where an element is not a construction or a call).
+  ValueSource returned_source;
+  std::vector<ValueSource> returned_elements;
+  StepSummary step;
   friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 
@@ -123,6 +155,7 @@ struct CallArgument {
   int64_t int_value = 0;
   double float_value = 0;
   std::string string_value;
+  ValueSource source;  // the construction or call the value comes from, for its class
   friend bool operator==(const CallArgument&, const CallArgument&) = default;
 };
 struct OutgoingCall {
@@ -277,6 +310,22 @@ class ProjectIndex {
     const OutgoingCall* call = nullptr;
   };
   std::span<const Incoming> CallsOf(const FileSummary& file, std::string_view qualname) const;
+
+  // A class of the project: the file that defines it and its name there.
+  struct ClassRef {
+    const FileSummary* file = nullptr;
+    std::string name;
+    friend bool operator==(const ClassRef&, const ClassRef&) = default;
+  };
+  // The class of the project a value of `from` comes from: a construction of the class, or a call of a
+  // function of the project whose returns (or the tuple element) are one, followed through the functions
+  // that return another function's result. nullopt for a class outside the project or anything unknown.
+  std::optional<ClassRef> ResolveClass(const FileSummary& from, const ValueSource& source) const;
+  // The method a call of an instance of the class runs (`obj(...)`): its `__call__` (its own or a project
+  // base's), else `forward` for a subclass of a torch.nn class. nullopt when neither is in the project.
+  std::optional<Function> CallOperator(const ClassRef& cls) const;
+  // The method `method` of the class, through its bases of the project.
+  std::optional<Function> MethodOf(const ClassRef& cls, std::string_view method) const;
   // Whether some file of the index calls a function of `file`.
   bool Called(const FileSummary& file) const;
 
@@ -289,6 +338,9 @@ class ProjectIndex {
   const FileSummary* ResolveModule(const FileSummary& from, std::string_view dotted) const;
   std::optional<Function> MethodIn(const FileSummary& file, std::string_view cls, std::string_view method,
                                    int depth) const;
+  std::optional<ClassRef> ResolveClassDepth(const FileSummary& from, const ValueSource& source, int depth) const;
+  // Whether the class derives (through classes of the project) from a torch.nn class.
+  bool DerivesFromTorchNn(const FileSummary& file, std::string_view cls, int depth) const;
 
   std::vector<std::unique_ptr<FileSummary>> files_;
   std::unordered_map<std::string, size_t> by_module_;

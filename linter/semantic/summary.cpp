@@ -8,9 +8,6 @@
 #include "linter/semantic/builder.h"
 
 namespace tl::semantic {
-namespace {
-
-// Prefixes of names that are never functions of the checked project.
 bool ThirdParty(std::string_view canonical) {
   static constexpr std::array<std::string_view, 14> kPrefixes = {
       "torch",  "numpy", "math",         "os",   "sys",        "time",      "json",
@@ -18,6 +15,8 @@ bool ThirdParty(std::string_view canonical) {
   const std::string_view head = canonical.substr(0, canonical.find('.'));
   return OneOf(head, kPrefixes);
 }
+
+namespace {
 
 // The leftmost name of `a.b(c).d[0]`.
 ts::Node HeadName(ts::Node expr) {
@@ -177,7 +176,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   for (const Site& site : sites_) {
     if (site.per_step()) {
       out.device_candidates = true;
-      if (!ProjectCallees(site).empty()) out.project_calls = true;
+      if (!out.project_calls && (!ProjectCallees(site).empty() || MayHoldInstance(site))) out.project_calls = true;
     }
     // A DataLoader, and a tensor factory that may be moved at once (TL205 reports it at any cadence).
     if (site.kind == SiteKind::kCall && (site.name == "DataLoader" || !DataFreeFactory(site).empty())) {
@@ -215,6 +214,9 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   // files (in files that import torch, as the implicit syncs).
   std::vector<std::vector<ForwardCall>> forwards(scopes_.size());
   if (imports_torch) SummarizeForwards(file, forwards);
+  std::vector<StepSummary> steps = StepsPerCall(file);
+  std::vector<std::vector<ts::Node>> returns(scopes_.size());
+  for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -240,8 +242,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (const PerCall& p = implicit_syncs[s]; p.site >= 0) {
       function.implicit = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
     }
-    if (imports_torch) SummarizeReturns(static_cast<int>(s), function);
+    if (imports_torch) SummarizeReturnPlacements(static_cast<int>(s), returns[s], function);
     function.forwards = std::move(forwards[s]);
+    SummarizeReturns(static_cast<int>(s), returns[s], function);
+    function.step = std::move(steps[s]);
     out.functions.push_back(std::move(function));
   }
   SummarizeValues(out);
@@ -263,7 +267,8 @@ void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<Fo
       }
     } else {
       for (Callee& callee : ProjectCallees(site)) {
-        calls.push_back({std::move(callee.dotted), std::string(callee.method)});
+        // An instance's class is the index's to tell, at the check (ClassOf), not the summary's.
+        if (callee.kind != Callee::kInstance) calls.push_back({std::move(callee.dotted), std::string(callee.method)});
       }
     }
     if (calls.empty() || GuardedByParameters(site)) continue;
@@ -285,9 +290,9 @@ void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<Fo
   }
 }
 
-void Model::SummarizeReturns(int function, FunctionSummary& out) const {
+void Model::SummarizeReturnPlacements(int function, std::span<const ts::Node> returns_of, FunctionSummary& out) const {
   std::vector<ts::Node> values;
-  for (ts::Node value : ReturnsOf(function)) {
+  for (ts::Node value : returns_of) {
     if (!value.IsNull() && KindOf(Unparen(value)) != K::kNone) values.push_back(Unparen(value));
   }
   if (values.empty()) return;
@@ -327,6 +332,35 @@ void Model::SummarizeReturns(int function, FunctionSummary& out) const {
   if (!known) return;
   out.returns_tuple = tuple;
   out.returns = std::move(returns);
+}
+
+void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, FunctionSummary& out) const {
+  for (size_t r = 0; r < returns.size(); ++r) {
+    const ts::Node value = Unparen(returns[r]);
+    if (value.IsNull()) return;
+    const K k = KindOf(value);
+    if (k == K::kExpressionList || k == K::kTuple) {
+      // `return model, criterion, postprocessors`: each element's source, where every return agrees.
+      std::vector<ValueSource> elements;
+      for (uint32_t i = 0; i < value.NamedChildCount(); ++i) {
+        elements.push_back(SourceOf(value.NamedChild(i), function, 0));
+      }
+      if (r > 0 && elements != out.returned_elements) {
+        out.returned_elements.clear();
+        return;
+      }
+      out.returned_elements = std::move(elements);
+      continue;
+    }
+    ValueSource source = SourceOf(value, function, 0);
+    if (!source.known() || !out.returned_elements.empty() || (r > 0 && !(source == out.returned_source))) {
+      out.returned_source = {};
+      out.returned_elements.clear();
+      return;
+    }
+    out.returned_source = std::move(source);
+  }
+  if (!out.returned_elements.empty() && out.returned_source.known()) out.returned_source = {};
 }
 
 std::string Model::QualName(int scope) const {
@@ -452,6 +486,7 @@ void Model::SummarizeValues(FileSummary& out) const {
         argument.position = position - 1;
       }
       if (HoldsConfig(arg, site.scope, 0)) argument.facts |= kArgConfig;
+      argument.source = SourceOf(arg, site.scope, 0);
       if (const Site* loader = LoaderCallOf(arg, site.scope); loader != nullptr) {
         argument.facts |= PinsMemory(*loader) ? kArgPinnedLoader : kArgUnpinnedLoader;
       }
@@ -643,16 +678,20 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
   if (call.kind != SiteKind::kCall) return out;
   // `utils.all_reduce_mean(x)`, `all_reduce_mean(x)` imported from a module of the project.
   if (std::string canonical = CanonicalName(call.callee); !canonical.empty()) {
-    if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::move(canonical), {}});
+    if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::move(canonical), {}, {}});
     return out;
   }
-  // `accuracy(scores, targets)` with `from utils import *`: a name the file does not bind may come from
-  // any module it star-imports (the index knows which has it).
-  if (KindOf(call.callee) == K::kIdentifier && !star_imports_.empty() && BindingsOf(call.name).empty() &&
-      FunctionsNamed(call.name).empty()) {
-    for (const std::string& module : star_imports_) {
-      if (!ThirdParty(module)) out.push_back({Callee::kFunction, module + "." + std::string(call.name), {}});
+  if (KindOf(call.callee) == K::kIdentifier) {
+    // `accuracy(scores, targets)` with `from utils import *`: a name the file does not bind may come from
+    // any module it star-imports (the index knows which has it).
+    if (!star_imports_.empty() && BindingsOf(call.name).empty() && FunctionsNamed(call.name).empty()) {
+      for (const std::string& module : star_imports_) {
+        if (!ThirdParty(module)) out.push_back({Callee::kFunction, module + "." + std::string(call.name), {}, {}});
+      }
+      return out;
     }
+    // `criterion(outputs, targets)` with an instance of a class of the project: its `__call__` or `forward`.
+    if (auto cls = ClassOf(call.callee, call.scope)) out.push_back({Callee::kInstance, {}, {}, std::move(*cls)});
     return out;
   }
   if (KindOf(call.callee) != K::kAttribute) return out;
@@ -672,7 +711,7 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
       for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
         std::string canonical = CanonicalName(bases.NamedChild(i));
         if (!canonical.empty() && !ThirdParty(canonical)) {
-          out.push_back({Callee::kMethod, std::move(canonical), call.name});
+          out.push_back({Callee::kMethod, std::move(canonical), call.name, {}});
         }
       }
       return out;
@@ -680,18 +719,35 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
     // `if isinstance(self.sampler, LossAwareSampler): self.sampler.update(...)`: the guard says the class
     // (a subclass may override the method; the class's own is what the model knows).
     if (std::string narrowed = IsinstanceClass(call, text); !narrowed.empty()) {
-      if (!ThirdParty(narrowed)) out.push_back({Callee::kMethod, std::move(narrowed), call.name});
+      if (!ThirdParty(narrowed)) out.push_back({Callee::kMethod, std::move(narrowed), call.name, {}});
       return out;
     }
     const Binding* binding = SingleBinding(text, call.scope);
-    if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
-        KindOf(Unparen(binding->value)) != K::kCall) {
-      return out;
+    if (binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1 &&
+        KindOf(Unparen(binding->value)) == K::kCall) {
+      std::string canonical = CanonicalName(Field(Unparen(binding->value), F::kFunction));
+      if (!canonical.empty() && !ThirdParty(canonical)) {
+        out.push_back({Callee::kMethod, std::move(canonical), call.name, {}});
+        return out;
+      }
     }
-    std::string canonical = CanonicalName(Field(Unparen(binding->value), F::kFunction));
-    if (!canonical.empty() && !ThirdParty(canonical)) out.push_back({Callee::kMethod, std::move(canonical), call.name});
+    // `converter.decode(preds)` with `converter` a parameter, or built by a factory of the project.
+    if (ok == K::kIdentifier) {
+      if (auto cls = ClassOf(object, call.scope)) out.push_back({Callee::kInstance, {}, call.name, std::move(*cls)});
+    }
   }
   return out;
+}
+
+std::optional<ProjectIndex::Function> Model::ResolveCallee(const Callee& callee) const {
+  if (project_ == nullptr || self_summary_ == nullptr) return std::nullopt;
+  switch (callee.kind) {
+    case Callee::kFunction: return project_->ResolveFunction(*self_summary_, callee.dotted);
+    case Callee::kMethod: return project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
+    case Callee::kInstance:
+      return callee.method.empty() ? project_->CallOperator(callee.cls) : project_->MethodOf(callee.cls, callee.method);
+  }
+  return std::nullopt;
 }
 
 std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) const {
@@ -732,12 +788,6 @@ bool Model::DeviceArgument(const Site& call) const {
     device = device || IsDeviceTensor(arg, call.scope) || IsModelLike(arg, call.scope, 0);
   });
   return device;
-}
-
-std::optional<ProjectIndex::Function> Model::ResolveCallee(const Callee& callee) const {
-  if (project_ == nullptr || self_summary_ == nullptr) return std::nullopt;
-  return callee.kind == Callee::kFunction ? project_->ResolveFunction(*self_summary_, callee.dotted)
-                                          : project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
 }
 
 std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool implicit) const {

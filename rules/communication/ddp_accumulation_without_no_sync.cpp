@@ -20,12 +20,18 @@ model sees in a training step loop: a `backward()` on every iteration while `opt
 handle the synchronisation themselves and are not reported; neither is code where the model cannot
 tell whether the optimizer step is periodic.
 
-The `backward()` and the optimizer step must both be in the file: a helper that does them for the loop
-(a loss-scaler object whose `__call__` runs `scaler.scale(loss).backward()` on every call and steps the
-optimizer only when an `update_grad=` argument says so, called as `loss_scaler(loss, optimizer,
-update_grad=(i + 1) % accum_iter == 0)`) is not followed yet, least of all when the object reaches the
-loop as a parameter whose class is built in another file: the project summaries carry syncs, not
-backward or optimizer steps, and not the classes callers pass.
+With the project index (the default; `--no-project` turns it off), a helper of another file that does
+both for the loop is followed: a function or method of the project (a loss-scaler object whose
+`__call__` runs `scaler.scale(loss).backward()` on every call and steps the optimizer only under a
+parameter, `if update_grad:`) called in the step loop with that parameter given a periodic condition
+(`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). The call is reported. The
+object's class is found as TL101 finds it: a construction of a project class, a factory of the project
+that returns one, or a parameter every caller fills with the same class, from this file or another. A
+period that is an option of the run (`args.accum_iter`, `config.TRAIN.ACCUMULATION_STEPS`, or a
+parameter of the loop's function, `update_freq`) counts whatever its default or the value the callers
+pass, for the optimizer step in the loop as for a helper's: the code is written to accumulate. Not followed: a helper whose `backward()` is
+itself under a parameter's branch, one that steps on every call, and an object whose callers pass
+different classes.
 
 ## Why is this bad?
 DDP all-reduces the gradients during every `backward()`. With accumulation over N micro-batches only
@@ -87,6 +93,13 @@ constexpr MessageText kMessages[] = {
      "`backward()` on a gradient-accumulation micro-step all-reduces the DDP gradients; wrap the micro-steps in "
      "`model.no_sync()`",
      "在梯度累积的微步上调用 `backward()` 会对 DDP 梯度做 all-reduce；请把这些微步包在 `model.no_sync()` 中"},
+    {"accumulation-helper",
+     "`{function}()` runs `backward()` on every gradient-accumulation micro-step (`{guard}` steps the optimizer "
+     "every N), which all-reduces the DDP gradients; wrap the micro-steps in `model.no_sync()`",
+     "`{function}()` 在每个梯度累积微步上都调用 `backward()`（`{guard}` 每 N 步才执行优化器 step），会对 DDP "
+     "梯度做 all-reduce；请把这些微步包在 `model.no_sync()` 中"},
+    {"helper-note", "`{function}` runs `backward()` here on every call",
+     "`{function}` 每次调用都在此处执行 `backward()`"},
     // Trace evidence (RuleEvidence::Say).
     {"ev-no-payload", "The finding carries no backward call, so no trace event can be tied to it",
      "该问题没有携带 backward 调用，无法对应到 trace 中的事件"},
@@ -132,6 +145,12 @@ class DdpAccumulationWithoutNoSync final : public Rule {
     for (uint32_t index : model.AccumulatingBackwards()) {
       const semantic::Site& call = model.Sites()[index];
       Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "accumulation");
+      if (const auto helper = model.AccumulatingHelper(call)) {
+        diagnostic = MakeDiagnostic(call.node.Range(), "accumulation-helper",
+                                    {{"function", helper->function, {}}, {"guard", helper->guard, {}}});
+        diagnostic.related.push_back(MakeRelated(helper->path, helper->backward_line, helper->backward_column,
+                                                 "helper-note", {{"function", helper->function, {}}}));
+      }
       diagnostic.payload = NoSyncFinding{};
       out.push_back(std::move(diagnostic));
     }

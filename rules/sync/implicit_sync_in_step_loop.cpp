@@ -45,7 +45,9 @@ of the project that syncs implicitly on every call (a post-processing helper tha
 of a device tensor or branches on one, a loss helper that `assert`s on device boxes, a method that calls
 `nonzero`) is reported at the call the step loop makes, with the helper's first such sync as the related
 location. The helper is found as TL101 finds one: a function imported from the project, a method of an
-object built from a class of the project (`decoder = Decoder()`), an inherited method; through the
+object built from a class of the project (`decoder = Decoder()`), an inherited method, the call of an
+object whose class the project tells (`criterion(outputs, targets)` runs `forward`) or a method called on
+one (`converter.decode(preds)` with `converter` a parameter every caller fills with one class); through the
 helper's own file, the functions it calls on each call count too, and so do the functions of other
 files of the project it calls on each call, through any number of files. A sync counts when it runs on every
 call: not under a periodic guard, and not under a branch that tests a parameter (`if top_k is not None:`
@@ -62,10 +64,10 @@ It does not report:
   parameters a loop over `model.parameters()` or `model.named_parameters()` yields are tensors, so a
   clipping helper's `if clip_coef < 1:` on a gradient's norm is reported;
 - scripts that never use a GPU (TL101's definition of a CUDA script);
-- syncs of a helper of another file that the model cannot reach: a method called on a parameter
-  (`def validation(model, converter): converter.decode(preds)`: the class of `converter` is not known),
-  a module instance called as `criterion(outputs, targets)` whose class is built in another file, a
-  helper whose sync reads a parameter whose tensor type only the caller knows (`if t[i] != 0:` with `t`
+- syncs of a helper of another file that the model cannot reach: a method called on a parameter whose
+  callers pass different classes (`converter = CTCLabelConverter(...)` or `AttnLabelConverter(...)` by an
+  option), a helper that another helper of its file calls through an attribute (`self.matcher(...)`),
+  a helper whose sync reads a parameter whose tensor type only the caller knows (`if t[i] != 0:` with `t`
   a slice of a parameter);
 - a second sync of the same helper: the call is reported once, with the helper's first sync;
 - helpers in a file that does not import torch: their branches are not typed for the project (a module

@@ -56,9 +56,17 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   A method called on an object whose class the model cannot tell is followed under an
   `isinstance(obj, C)` guard around the call (`if isinstance(self.sampler, LossAwareSampler):
   self.sampler.update_with_local_losses(t, losses)`): `C`'s method, or the one it inherits (a subclass
-  that overrides it is not known). Not followed: a helper reached through a parameter whose class another file passes
-  (`def train_one_epoch(model, criterion, ...): criterion(outputs, targets)`, with `criterion` a module
-  built in another file, whose `forward` would run), and arguments whose tensor type the model cannot
+  that overrides it is not known). An object whose class the project tells is followed too: calling it
+  runs its `__call__`, or `forward` for a subclass of a `torch.nn` class (through the project's bases),
+  and a method called on it runs that method. Its class is the one a construction of a project class
+  gives (`criterion = SetCriterion(...)`, also through `DistributedDataParallel(model)`, `model.cuda()`,
+  `model.to(device)` and a rebinding from a checkpoint's entry), the one a factory of the project returns
+  (`model, criterion, post = build_model(args)`, with `build_model` returning `build(args)` and `build`
+  returning the tuple), or, for a parameter (`def train_one_epoch(model, criterion, ...):
+  criterion(outputs, targets)`), the one every call of the function passes, from its own file or from
+  others. Not followed: a parameter whose callers pass different classes (or something the model cannot
+  tell), a class of a third-party library (`nn.CrossEntropyLoss()`), a helper that another helper of its
+  file calls through an attribute (`self.matcher(...)`), and arguments whose tensor type the model cannot
   tell (`update(**loss_dict)` with a dict returned by another module's function): the call stays silent.
 
 It does not include:

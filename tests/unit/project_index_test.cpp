@@ -257,6 +257,69 @@ TEST_CASE("a project module named like torch does not capture torch's names") {
   CHECK_FALSE(remote);
 }
 
+TEST_CASE("the class of a value another file builds, through factories and tuples") {
+  ProjectIndex index;
+  index.Add(Summary("models/detr.py",
+                    "import torch\nfrom torch import nn\n\n"
+                    "class Base(nn.Module):\n    pass\n\n"
+                    "class SetCriterion(Base):\n    def forward(self, outputs, targets):\n"
+                    "        return outputs.sum().item()\n\n"
+                    "class Plain:\n    def forward(self, x):\n        return x.item()\n\n"
+                    "def build(args):\n    model = nn.Linear(2, 2)\n    criterion = SetCriterion()\n"
+                    "    criterion.to(args.device)\n    return model, criterion, {}\n"));
+  index.Add(
+      Summary("models/__init__.py", "from .detr import build\n\n\ndef build_model(args):\n    return build(args)\n"));
+  index.Add(Summary("util/misc.py",
+                    "class Scaler:\n    def __call__(self, loss, optimizer, clip=None, update_grad=True):\n"
+                    "        self._scaler.scale(loss).backward()\n        if update_grad:\n"
+                    "            self._scaler.step(optimizer)\n\n"
+                    "class Always:\n    def __call__(self, loss, optimizer):\n        loss.backward()\n"
+                    "        optimizer.step()\n"));
+  index.Add(Summary("main.py",
+                    "from models import build_model\nfrom util.misc import Scaler\nimport engine\n\n"
+                    "model, criterion, post = build_model(args)\nscaler = Scaler()\n"
+                    "engine.train(model, criterion, scaler=scaler)\n"));
+  index.Finish();
+  const FileSummary* detr = index.Find("models.detr");
+  REQUIRE(detr != nullptr);
+  const auto build = std::find_if(detr->functions.begin(), detr->functions.end(),
+                                  [](const FunctionSummary& f) { return f.qualname == "build"; });
+  REQUIRE(build != detr->functions.end());
+  REQUIRE(build->returned_elements.size() == 3);
+  CHECK(build->returned_elements[1] == ValueSource{"SetCriterion", -1});
+  CHECK_FALSE(build->returned_elements[0].known());  // torch's class: not the project's
+  const FileSummary* main = index.Find("main");
+  REQUIRE(main != nullptr);
+  REQUIRE(main->calls.size() >= 1);
+  const OutgoingCall& train = main->calls.back();
+  REQUIRE(train.arguments.size() == 3);
+  CHECK(train.arguments[1].source == ValueSource{"models.build_model", 1});
+  const auto criterion = index.ResolveClass(*main, train.arguments[1].source);
+  REQUIRE(criterion.has_value());
+  CHECK(criterion->file == detr);
+  CHECK(criterion->name == "SetCriterion");
+  // An nn.Module (through a base of the project) runs `forward` when called; a plain class has no call.
+  const auto forward = index.CallOperator(*criterion);
+  REQUIRE(forward.has_value());
+  CHECK(forward->function->qualname == "SetCriterion.forward");
+  CHECK(forward->function->sync.syncs);
+  CHECK_FALSE(index.CallOperator({detr, "Plain"}).has_value());
+  CHECK_FALSE(index.ResolveClass(*main, train.arguments[0].source).has_value());
+  CHECK_FALSE(index.ResolveClass(*main, {"models.build_model", 2}).has_value());
+  // The scaler: backward on every call, the optimizer step under its `update_grad` parameter.
+  const auto scaler = index.ResolveClass(*main, train.arguments[2].source);
+  REQUIRE(scaler.has_value());
+  const auto call = index.CallOperator(*scaler);
+  REQUIRE(call.has_value());
+  CHECK(call->function->step.backward_line == 3);
+  CHECK(call->function->step.backward_column == 9);
+  CHECK(call->function->step.guard == "update_grad");
+  CHECK(call->function->step.guard_position == 3);
+  const auto always = index.MethodOf({scaler->file, "Always"}, "__call__");
+  REQUIRE(always.has_value());
+  CHECK(always->function->step.guard.empty());
+}
+
 TEST_CASE("10,000 modules index and resolve") {
   ProjectIndex index;
   const FileSummary helper = Summary("helpers.py", "def sync(x):\n    return x.item()\n");

@@ -13,3 +13,27 @@ def train(model, loader, optimizer, rank):
         if (i + 1) % ACCUM == 0:
             optimizer.step()
             optimizer.zero_grad()
+
+
+def train_with_period(model, loader, optimizer, rank, update_freq):
+    # The period is what the caller passes: 1 below, but the loop is written to accumulate when it is set.
+    model = DDP(model.to(rank), device_ids=[rank])
+    for i, (x, y) in enumerate(loader):
+        loss = model(x.to(rank)).sum() / update_freq
+        loss.backward()  # error: [TL601]
+        if (i + 1) % update_freq == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def train_every_step(model, loader, optimizer, rank):
+    # A period of the constant 1: a step on every iteration, no accumulation.
+    model = DDP(model.to(rank), device_ids=[rank])
+    for i, (x, y) in enumerate(loader):
+        model(x.to(rank)).sum().backward()
+        if (i + 1) % 1 == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+train_with_period(torch.nn.Linear(8, 8), [], None, 0, 1)

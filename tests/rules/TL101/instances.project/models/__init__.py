@@ -1,0 +1,5 @@
+from .detr import build
+
+
+def build_model(args):
+    return build(args)
