@@ -666,6 +666,8 @@ class Model {
   // Whether a guard around the site in its function reads a parameter other than `self`/`cls`.
   // `synced`: a name the guard may read freely (the synced value's own, told by the call's argument).
   bool GuardedByParameters(const Site& site, std::string_view synced = {}) const;
+  // Whether the file imports torch or a module of it: the summary's costlier questions are asked only then.
+  bool ImportsTorch() const;
   // `p.grad is not None`: true after every backward pass, whatever the call passes.
   bool GradientExists(ts::Node condition) const;
   // summary.cpp: for each scope, the first site whose `find` answers a sync and that runs on each call of

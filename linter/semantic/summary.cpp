@@ -112,6 +112,12 @@ bool Model::RunsOnEachCall(const Site& site) const {
   return true;
 }
 
+bool Model::ImportsTorch() const {
+  return std::any_of(imports_.begin(), imports_.end(), [](const Import& import) {
+    return import.canonical == "torch" || import.canonical.starts_with("torch.");
+  });
+}
+
 bool Model::GradientExists(ts::Node condition) const {
   // `if p.grad is not None:` over a model's parameters (a gradient-clipping helper): after a backward
   // pass the gradients exist, whatever model the call passes.
@@ -198,9 +204,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   // Implicit syncs are looked for in files that import torch: elsewhere every `if` would be typed for
   // nothing (a module of plain Python helpers makes no tensor to branch on, and its parameters' types
   // are not known).
-  const bool imports_torch = std::any_of(imports_.begin(), imports_.end(), [](const Import& import) {
-    return import.canonical == "torch" || import.canonical.starts_with("torch.");
-  });
+  const bool imports_torch = ImportsTorch();
   const auto implicit = [&](const Site& site) -> std::optional<SyncOp> {
     if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit)) return std::nullopt;
     type_steps_left_ = kTypeStepsPerSite;
@@ -443,8 +447,11 @@ void Model::SummarizeValues(FileSummary& out) const {
     }
   }
   // The calls of functions of other modules, with what each argument is and which parts of their results
-  // the file iterates more than once.
-  const std::vector<uint32_t> reiterated = ReiteratedResultBits();
+  // the file iterates more than once (in files that import torch: a loop over another module's loaders
+  // is in training code, and following every call's result through a large tree of plain Python is not
+  // free).
+  const std::vector<uint32_t> reiterated = ImportsTorch() ? ReiteratedResultBits()
+                                                          : std::vector<uint32_t>(sites_.size(), 0);
   for (size_t i = 0; i < sites_.size(); ++i) {
     const Site& site = sites_[i];
     if (!out.parameter_reads && site.kind == SiteKind::kCall) out.parameter_reads = ReadsParameters(site);

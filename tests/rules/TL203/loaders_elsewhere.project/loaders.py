@@ -45,3 +45,9 @@ def make_unknown_loader(dataset, num_workers=2):
 def make_fresh_loader(dataset):
     # train.py calls it once per epoch: each epoch has a new loader, whose workers cannot persist.
     return DataLoader(dataset, num_workers=4)
+
+
+def make_plain_loader(dataset, num_workers=4):
+    # Iterated every epoch by plain.py, a caller without any torch import, which the project pass does
+    # not read for iterations.
+    return DataLoader(dataset, num_workers=num_workers)

@@ -1,6 +1,8 @@
 # torchlint-test: select=TL203
 import os
 
+import torch
+
 import loaders
 from loaders import make_eval_loader, make_train_loader
 
