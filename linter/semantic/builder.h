@@ -186,6 +186,7 @@ class Builder {
   std::vector<uint32_t> add_argument_calls_;
   std::vector<int> skip_guards_;                // guards of the `if i % N != 0: continue` shape
   std::vector<ts::Node> precision_attributes_;  // see NoteAttribute
+  std::vector<TextRange> try_statements_;       // every try statement, for EndsRun
   // Unparen(site.Receiver()) of each site, read once by the walk for the passes that ask it of every
   // call; kept by the builder only, so that the model's site table stays small.
   std::vector<ts::Node> receivers_;

@@ -84,6 +84,7 @@ SyntaxTables::SyntaxTables() {
       {"for_in_clause", K::kForInClause},
       {"yield", K::kYield},
       {"except_clause", K::kExcept},
+      {"try_statement", K::kTry},
   };
   const TSLanguage* language = ts::PythonLanguage();
   const uint32_t count = ts_language_symbol_count(language);

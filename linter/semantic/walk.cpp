@@ -254,6 +254,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
     }
     case K::kIf:
     case K::kElif: {
+      if (kind == K::kIf) m_.if_statements_.push_back(node.Range());
       Guard guard;
       guard.condition = Field(node, F::kCondition);
       guard.block = Field(node, F::kConsequence);
@@ -314,6 +315,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
         m_.yield_froms_.push_back({node.NamedChild(0), scope_, loop_});
       }
       return true;
+    case K::kTry: try_statements_.push_back(node.Range()); return true;
     case K::kExcept:
       // `except StopIteration:`: where an exhausted iterator is rebuilt.
       if (node.NamedChildCount() > 0 && m_.Text(node.NamedChild(0)).find("StopIteration") != std::string_view::npos) {
