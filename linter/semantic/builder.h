@@ -105,7 +105,7 @@ class Builder {
     int scope, loop, guard;  // the values to restore when the frame is popped
   };
 
-  bool Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth);
+  bool Enter(ts::Node node, uint32_t depth);
   void Push(uint32_t depth) { frames_.push_back({depth, scope_, loop_, guard_}); }
   void PopTo(uint32_t depth) {
     while (!frames_.empty() && frames_.back().depth >= depth) {

@@ -187,7 +187,7 @@ void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
   });
 }
 
-bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
+bool Builder::Enter(ts::Node node, uint32_t depth) {
   const K kind = KindOf(node);
   if (parent_kind_.size() <= depth) {
     parent_kind_.resize(depth + 1);
@@ -269,14 +269,13 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
     }
     case K::kBlock: {
       if (pending_loop_ < 0 && pending_guard_ < 0) return true;
-      // The field id is only needed here; reading it for every node would cost a lookup each.
-      const TSFieldId field = ts_tree_cursor_current_field_id(cursor);
-      if (field == Tables().field_body && parent == K::kFor && pending_loop_ >= 0) {
+      // The grammar puts a block right under a for statement only as its body, and right under an if or
+      // elif only as its consequence (an else's block sits under the else clause).
+      if (parent == K::kFor && pending_loop_ >= 0) {
         Push(depth);
         loop_ = pending_loop_;
         pending_loop_ = -1;
-      } else if (field == Tables().field_consequence && (parent == K::kIf || parent == K::kElif) &&
-                 pending_guard_ >= 0) {
+      } else if ((parent == K::kIf || parent == K::kElif) && pending_guard_ >= 0) {
         Push(depth);
         guard_ = pending_guard_;
         pending_guard_ = -1;
@@ -378,28 +377,26 @@ void Builder::Run() {
   module.node = tree_->Root();
   m_.scopes_.push_back(module);
 
-  TSTreeCursor cursor = ts_tree_cursor_new(tree_->Root().raw());
-  uint32_t depth = 0;
-  for (;;) {
-    const ts::Node node(ts_tree_cursor_current_node(&cursor));
-    const bool descend = Enter(node, &cursor, depth);
-    if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
-      ++depth;
+  // Named nodes only, in preorder: the anonymous tokens between them are leaves the model never reads,
+  // and stepping a TreeCursor over each of them costs more in this tree-sitter than handing out a node's
+  // named children (NamedChildRange). `levels` holds, at each depth, the children still to visit, so the
+  // walk is iterative; the frames a node pushed are popped when its subtree is done.
+  std::vector<ts::NamedChildRange> levels;
+  if (Enter(tree_->Root(), 0)) levels.emplace_back(tree_->Root());
+  while (!levels.empty()) {
+    const auto depth = static_cast<uint32_t>(levels.size());
+    const ts::Node node = levels.back().Next();
+    if (node.IsNull()) {
+      levels.pop_back();
+      PopTo(depth - 1);
       continue;
     }
-    PopTo(depth);
-    bool done = false;
-    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        done = true;
-        break;
-      }
-      --depth;
+    if (Enter(node, depth)) {
+      levels.emplace_back(node);
+    } else {
       PopTo(depth);
     }
-    if (done) break;
   }
-  ts_tree_cursor_delete(&cursor);
 
   std::stable_sort(m_.bindings_.begin(), m_.bindings_.end(), NameLess{});
   m_.bindings_by_scope_.resize(m_.bindings_.size());
