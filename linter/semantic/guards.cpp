@@ -84,8 +84,8 @@ bool Builder::EndsRun(const Guard& guard) const {
   // A statement of the branch itself (not of a nested block) that exits or raises.
   bool raises = false;
   bool exits = false;
-  for (uint32_t i = 0; i < guard.block.NamedChildCount() && !raises && !exits; ++i) {
-    const ts::Node statement = guard.block.NamedChild(i);
+  for (const ts::Node statement : guard.block.NamedChildren()) {
+    if (raises || exits) break;
     if (statement.Is("raise_statement")) {
       raises = true;
     } else if (statement.Is("expression_statement") && statement.NamedChildCount() == 1) {

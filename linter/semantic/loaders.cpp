@@ -358,8 +358,7 @@ ts::Node Model::ComprehensionIterable(ts::Node name) const {
     const K k = KindOf(node);
     if (k == K::kFunction || k == K::kLambda || k == K::kClass || k == K::kBlock) break;
     if (k != K::kComprehension) continue;
-    for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
-      const ts::Node clause = node.NamedChild(i);
+    for (const ts::Node clause : node.NamedChildren()) {
       if (KindOf(clause) != K::kForInClause) continue;
       const ts::Node target = Unparen(Field(clause, F::kLeft));
       if (KindOf(target) == K::kIdentifier && Text(target) == text) return Field(clause, F::kRight);

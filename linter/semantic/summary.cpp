@@ -309,8 +309,7 @@ void Model::SummarizeValues(FileSummary& out) const {
     call.callee = callee;
     const ts::Node args = site.Arguments();
     int32_t position = 0;
-    for (uint32_t a = 0; a < args.NamedChildCount(); ++a) {
-      ts::Node arg = args.NamedChild(a);
+    for (ts::Node arg : args.NamedChildren()) {
       const K k = KindOf(arg);
       if (k == K::kComment) continue;
       if (k == K::kListSplat || k == K::kDictionarySplat) {

@@ -46,8 +46,8 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
                                 loop, position < 0 ? plain : 0, statement_end, block_end});
       } else if (ek == K::kPatternList || ek == K::kTuplePattern || ek == K::kListPattern || ek == K::kTuple ||
                  ek == K::kList) {
-        for (uint32_t j = 0; j < element.NamedChildCount(); ++j) {
-          ts::Node inner = Unparen(element.NamedChild(j));
+        for (ts::Node child : element.NamedChildren()) {
+          ts::Node inner = Unparen(child);
           if (KindOf(inner) == K::kIdentifier) {
             // Position -2: somewhere inside element i; the loop-element logic reads `i` from the
             // enclosing pattern (enumerate's index is only ever element 0).
@@ -72,9 +72,7 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
 }
 
 void Builder::RecordParameters(ts::Node parameters) {
-  const uint32_t n = parameters.NamedChildCount();
-  for (uint32_t i = 0; i < n; ++i) {
-    ts::Node p = parameters.NamedChild(i);
+  for (ts::Node p : parameters.NamedChildren()) {
     const K k = KindOf(p);
     ts::Node name;
     ts::Node value;
