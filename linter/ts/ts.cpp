@@ -41,9 +41,7 @@ NamedChildRange::NamedChildRange(NamedChildRange&& other) noexcept
   other.count_ = other.next_;
 }
 
-Node NamedChildRange::Next() {
-  if (next_ >= count_) return Node();
-  if (count_ <= kFewChildren) return parent_.NamedChild(next_++);
+Node NamedChildRange::NextWide() {
   const bool first = !cursor_live_;
   if (first) {
     cursor_ = ts_tree_cursor_new(parent_.raw());

@@ -88,8 +88,12 @@ class NamedChildRange {
   NamedChildRange& operator=(NamedChildRange&&) = delete;
 
   uint32_t size() const { return count_; }
-  // The next named child, or a null Node after the last.
-  Node Next();
+  // The next named child, or a null Node after the last. Inline: most nodes are narrow.
+  Node Next() {
+    if (next_ >= count_) return Node();
+    if (count_ <= kFewChildren) return parent_.NamedChild(next_++);
+    return NextWide();
+  }
 
   class Iterator {
    public:
@@ -109,6 +113,8 @@ class NamedChildRange {
   std::default_sentinel_t end() const { return {}; }
 
  private:
+  Node NextWide();  // a wide node's next named child, through the cursor
+
   Node parent_;
   uint32_t count_ = 0;
   uint32_t next_ = 0;  // children handed out
