@@ -34,8 +34,7 @@ void Builder::ReadArgparse() {
     ts::Node default_node;
     std::string_view action, type;
     bool has_dest = false;
-    for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-      ts::Node arg = call_args.NamedChild(i);
+    for (ts::Node arg : call_args.NamedChildren()) {
       if (KindOf(arg) == K::kKeywordArgument) {
         const std::string_view key = m_.Text(Field(arg, F::kName));
         ts::Node value = Field(arg, F::kValue);

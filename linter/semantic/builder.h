@@ -109,7 +109,7 @@ class Builder {
     int scope, loop, guard;  // the values to restore when the frame is popped
   };
 
-  bool Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth);
+  bool Enter(ts::Node node, uint32_t depth);
   void Push(uint32_t depth) { frames_.push_back({depth, scope_, loop_, guard_}); }
   void PopTo(uint32_t depth) {
     while (!frames_.empty() && frames_.back().depth >= depth) {
@@ -190,6 +190,7 @@ class Builder {
   std::vector<uint32_t> add_argument_calls_;
   std::vector<int> skip_guards_;                // guards of the `if i % N != 0: continue` shape
   std::vector<ts::Node> precision_attributes_;  // see NoteAttribute
+  std::vector<TextRange> try_statements_;       // every try statement, for EndsRun
   // Unparen(site.Receiver()) of each site, read once by the walk for the passes that ask it of every
   // call; kept by the builder only, so that the model's site table stays small.
   std::vector<ts::Node> receivers_;

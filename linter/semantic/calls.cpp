@@ -59,8 +59,7 @@ std::optional<Argument> Model::FindArgument(const Site& call, std::string_view n
   int index = 0;
   bool star = false;
   std::optional<Argument> positional;
-  for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-    ts::Node arg = call_args.NamedChild(i);
+  for (ts::Node arg : call_args.NamedChildren()) {
     const K k = KindOf(arg);
     if (k == K::kComment) continue;
     if (k == K::kKeywordArgument) {
@@ -83,8 +82,7 @@ std::optional<Model::Insertion> Model::AppendKeyword(const Site& call, std::stri
   const ts::Node call_args = call.Arguments();
   if (call_args.IsNull() || KindOf(call_args) != K::kArgumentList) return std::nullopt;
   ts::Node last;
-  for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-    ts::Node arg = call_args.NamedChild(i);
+  for (ts::Node arg : call_args.NamedChildren()) {
     if (KindOf(arg) != K::kComment) last = arg;
   }
   Insertion out;
@@ -160,8 +158,7 @@ DictKeys Model::DictKeyDepth(ts::Node expr, std::string_view key, int scope, int
   if (k == K::kDictionary) {
     // A literal; one that splats another mapping into itself is open unless it has the key.
     out.closed = true;
-    for (uint32_t j = 0; j < expr.NamedChildCount(); ++j) {
-      ts::Node item = expr.NamedChild(j);
+    for (ts::Node item : expr.NamedChildren()) {
       if (KindOf(item) == K::kDictionarySplat) out.closed = false;
       if (KindOf(item) != K::kPair) continue;
       auto name = StringContent(Field(item, F::kKey), source_);
@@ -262,8 +259,7 @@ KeyLookup Model::KwargsLookupIn(const Site& call, std::string_view key) const {
   KeyLookup result;
   result.presence = KeyPresence::kAbsent;
   if (call_args.IsNull()) return result;
-  for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-    ts::Node arg = call_args.NamedChild(i);
+  for (ts::Node arg : call_args.NamedChildren()) {
     if (KindOf(arg) != K::kDictionarySplat) continue;
     // A literal dict, `dict(k=v, ...)`, a name bound to one (and changed only by `update` and item
     // writes), or either branch of a conditional; anything else (a function's result, a parameter) is

@@ -63,8 +63,7 @@ bool Contains(ts::Node outer, ts::Node inner) {
 
 // The value of `name=` in a call's arguments, or null.
 ts::Node KeywordValue(ts::Node call_args, std::string_view name, std::string_view source) {
-  for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-    ts::Node arg = call_args.NamedChild(i);
+  for (ts::Node arg : call_args.NamedChildren()) {
     if (KindOf(arg) == K::kKeywordArgument && Field(arg, F::kName).Text(source) == name) {
       return Field(arg, F::kValue);
     }
@@ -102,8 +101,7 @@ void PushUnknown(std::vector<Value>& out) { out.emplace_back(); }
 std::string_view PositionalParameter(ts::Node function, size_t position, std::string_view source) {
   const ts::Node parameters = Field(function, F::kParameters);
   size_t index = 0;
-  for (uint32_t i = 0; i < parameters.NamedChildCount(); ++i) {
-    const ts::Node p = parameters.NamedChild(i);
+  for (const ts::Node p : parameters.NamedChildren()) {
     ts::Node name;
     switch (KindOf(p)) {
       case K::kIdentifier: name = p; break;
@@ -188,8 +186,7 @@ void Builder::FindConfigClasses() {
     klass.scope = static_cast<int>(i);
     bool dataclass = false;
     if (ts::Node decorated = scope.decorated; !decorated.IsNull()) {
-      for (uint32_t j = 0; j < decorated.NamedChildCount(); ++j) {
-        ts::Node decorator = decorated.NamedChild(j);
+      for (ts::Node decorator : decorated.NamedChildren()) {
         if (KindOf(decorator) == K::kDecorator && m_.Text(decorator).find("dataclass") != std::string_view::npos) {
           dataclass = true;
         }
@@ -203,8 +200,7 @@ void Builder::FindConfigClasses() {
     bool annotated_value = false;
     bool only_fields = true;  // nothing but class attributes (and a docstring): a holder of constants
     const ts::Node body = Field(scope.node, F::kBody);
-    for (uint32_t j = 0; j < body.NamedChildCount(); ++j) {
-      ts::Node statement = body.NamedChild(j);
+    for (ts::Node statement : body.NamedChildren()) {
       if (KindOf(statement) == K::kComment) continue;
       if (KindOf(statement) != K::kExpressionStatement || statement.NamedChildCount() == 0) {
         only_fields = false;
@@ -329,8 +325,7 @@ void Builder::MarkConfigArguments() {
         }
       }
     }
-    for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-      ts::Node arg = call_args.NamedChild(i);
+    for (ts::Node arg : call_args.NamedChildren()) {
       const K k = KindOf(arg);
       const bool splat = k == K::kDictionarySplat;
       if (k == K::kKeywordArgument) arg = Field(arg, F::kValue);
@@ -391,8 +386,7 @@ void Builder::CollectRecordWrites() {
     // A dict literal's pairs, `dict(k=v)`'s keywords.
     auto add_entries = [&](ts::Node dict, int scope, ts::Node statement) {
       if (KindOf(dict) == K::kDictionary) {
-        for (uint32_t i = 0; i < dict.NamedChildCount(); ++i) {
-          ts::Node pair = dict.NamedChild(i);
+        for (ts::Node pair : dict.NamedChildren()) {
           if (KindOf(pair) != K::kPair) continue;
           if (auto key = StringContent(Field(pair, F::kKey), m_.source_)) {
             add(*key, Field(pair, F::kValue), scope, statement);
@@ -400,8 +394,7 @@ void Builder::CollectRecordWrites() {
         }
       } else if (KindOf(dict) == K::kCall) {
         const ts::Node call_args = Field(dict, F::kArguments);
-        for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-          ts::Node arg = call_args.NamedChild(i);
+        for (ts::Node arg : call_args.NamedChildren()) {
           if (KindOf(arg) == K::kKeywordArgument)
             add(m_.Text(Field(arg, F::kName)), Field(arg, F::kValue), scope, statement);
         }
@@ -424,8 +417,7 @@ void Builder::CollectRecordWrites() {
         if (klass == nullptr && m_.Text(callee) != "dict" && !IsNamespace(m_.CanonicalName(callee))) continue;
         const std::vector<size_t> fields = klass != nullptr ? ArgumentFields(*klass) : std::vector<size_t>();
         size_t position = 0;
-        for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-          ts::Node arg = call_args.NamedChild(i);
+        for (ts::Node arg : call_args.NamedChildren()) {
           if (KindOf(arg) == K::kKeywordArgument) {
             add(m_.Text(Field(arg, F::kName)), Field(arg, F::kValue), binding.scope, statement);
           } else if (KindOf(arg) == K::kListSplat) {
@@ -480,8 +472,7 @@ bool Builder::Supplies(const Site& construction, const Model::ConfigClass& klass
   const ts::Node statement = StatementOf(construction.node);
   const ts::Node call_args = construction.Arguments();
   size_t positional = 0;
-  for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-    const ts::Node arg = call_args.NamedChild(i);
+  for (const ts::Node arg : call_args.NamedChildren()) {
     const K k = KindOf(arg);
     if (k == K::kComment) continue;
     if (k == K::kKeywordArgument) {
@@ -1215,8 +1206,7 @@ void ValueFlow::Select(const Place& container, const Value& key, std::vector<Pla
     const bool literal = kind == K::kDictionary;
     const ts::Node items = literal ? node : Field(node, F::kArguments);
     bool matched = false;
-    for (uint32_t i = 0; i < items.NamedChildCount(); ++i) {
-      const ts::Node item = items.NamedChild(i);
+    for (const ts::Node item : items.NamedChildren()) {
       const K k = KindOf(item);
       if (k == K::kComment) continue;
       if (k != (literal ? K::kPair : K::kKeywordArgument)) {
@@ -1250,8 +1240,7 @@ void ValueFlow::Select(const Place& container, const Value& key, std::vector<Pla
     return;
   }
   std::vector<ts::Node> elements;
-  for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
-    const ts::Node element = node.NamedChild(i);
+  for (const ts::Node element : node.NamedChildren()) {
     if (KindOf(element) == K::kListSplat) {
       unknown = true;
       return;

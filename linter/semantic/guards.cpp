@@ -84,8 +84,8 @@ bool Builder::EndsRun(const Guard& guard) const {
   // A statement of the branch itself (not of a nested block) that exits or raises.
   bool raises = false;
   bool exits = false;
-  for (uint32_t i = 0; i < guard.block.NamedChildCount() && !raises && !exits; ++i) {
-    const ts::Node statement = guard.block.NamedChild(i);
+  for (const ts::Node statement : guard.block.NamedChildren()) {
+    if (raises || exits) break;
     if (statement.Is("raise_statement")) {
       raises = true;
     } else if (statement.Is("expression_statement") && statement.NamedChildCount() == 1) {
@@ -102,7 +102,12 @@ bool Builder::EndsRun(const Guard& guard) const {
   if (exits) return true;
   if (!raises) return false;
   // A raise that a `try` of the function catches may let the loop go on. Parent lookups walk down from
-  // the root in this tree-sitter; they are only paid for branches that raise.
+  // the root in this tree-sitter; they are only paid for branches that raise inside some `try`.
+  const TextRange block = guard.block.Range();
+  if (std::none_of(try_statements_.begin(), try_statements_.end(),
+                   [&](TextRange statement) { return statement.Contains(block); })) {
+    return true;
+  }
   for (ts::Node node = guard.block.Parent(); !node.IsNull(); node = node.Parent()) {
     if (node.Is("try_statement")) return false;
     if (node.Is("function_definition") || node.Is("module")) break;

@@ -539,8 +539,7 @@ ts::Node Model::ComprehensionIterable(ts::Node name) const {
     const K k = KindOf(node);
     if (k == K::kFunction || k == K::kLambda || k == K::kClass || k == K::kBlock) break;
     if (k != K::kComprehension) continue;
-    for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
-      const ts::Node clause = node.NamedChild(i);
+    for (const ts::Node clause : node.NamedChildren()) {
       if (KindOf(clause) != K::kForInClause) continue;
       const ts::Node target = Unparen(Field(clause, F::kLeft));
       if (KindOf(target) == K::kIdentifier && Text(target) == text) return Field(clause, F::kRight);
@@ -552,8 +551,15 @@ ts::Node Model::ComprehensionIterable(ts::Node name) const {
 namespace {
 
 // Whether two nodes sit in different branches of one `if` statement (its body, an `elif`, the `else`), so
-// that no run goes through both.
-bool ExclusiveBranches(ts::Node a, ts::Node b) {
+// that no run goes through both. `if_statements` are the file's: the walk up through parents is paid only
+// when one of them holds both nodes.
+bool ExclusiveBranches(ts::Node a, ts::Node b, const std::vector<TextRange>& if_statements) {
+  const TextRange ar = a.Range();
+  const TextRange br = b.Range();
+  if (std::none_of(if_statements.begin(), if_statements.end(),
+                   [&](TextRange statement) { return statement.Contains(ar) && statement.Contains(br); })) {
+    return false;
+  }
   ts::Node clause = a;
   for (ts::Node node = a.Parent(); !node.IsNull(); clause = node, node = node.Parent()) {
     const K k = KindOf(node);
@@ -572,7 +578,7 @@ const Model::Binding* Model::ReachingBinding(ts::Node name, int scope) const {
   for (const Binding& b : BindingsOf(Text(name))) {
     if (b.scope != scope || b.target.StartByte() >= name.StartByte()) continue;
     if (!b.value.IsNull() && b.value.Range().Contains(name.Range())) continue;  // the rebinding itself
-    if (ExclusiveBranches(b.target, name)) continue;  // `if`: x = x.cuda() / `else`: x.to(device)
+    if (ExclusiveBranches(b.target, name, if_statements_)) continue;  // `if`: x = x.cuda() / `else`: x.to(device)
     if (binding == nullptr || b.target.StartByte() > binding->target.StartByte()) binding = &b;
   }
   return binding;

@@ -13,8 +13,7 @@ namespace {
 bool RunsOnce(const Loop& loop) {
   if (loop.body.IsNull()) return false;
   ts::Node last;
-  for (uint32_t i = 0; i < loop.body.NamedChildCount(); ++i) {
-    const ts::Node child = loop.body.NamedChild(i);
+  for (const ts::Node child : loop.body.NamedChildren()) {
     if (KindOf(child) != K::kComment) last = child;
   }
   if (last.IsNull() || !(KindOf(last) == K::kReturn || last.Is("break_statement") || last.Is("raise_statement"))) {

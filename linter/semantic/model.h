@@ -614,7 +614,10 @@ class Model {
     int loop = -1;  // the loop of its function around it
   };
   std::vector<YieldFrom> yield_froms_;
-  std::vector<TextRange> stop_iteration_handlers_;                  // `except StopIteration:` clauses
+  std::vector<TextRange> stop_iteration_handlers_;  // `except StopIteration:` clauses
+  // Every if statement, in document order: ExclusiveBranches walks up through parents (which this
+  // tree-sitter finds by walking down from the root) only when one of them holds both nodes.
+  std::vector<TextRange> if_statements_;
   std::vector<std::pair<std::string_view, int>> local_call_sites_;  // (callee, site) of the file's own, by name
   ts::Node cuda_evidence_;
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file

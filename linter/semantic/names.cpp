@@ -63,8 +63,7 @@ void Builder::RecordImport(ts::Node node, K kind) {
     m_.imports_.push_back({local, std::move(canonical)});
   };
   if (kind == K::kImport) {
-    for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
-      ts::Node child = node.NamedChild(i);
+    for (ts::Node child : node.NamedChildren()) {
       if (KindOf(child) == K::kDottedName) {
         // `import torch.utils.data` binds `torch`.
         const std::string_view dotted = m_.Text(child);
@@ -85,8 +84,7 @@ void Builder::RecordImport(ts::Node node, K kind) {
   if (KindOf(module) != K::kDottedName && !relative) return;
   std::string module_name(m_.Text(module));
   if (relative && module_name.ends_with('.')) module_name.pop_back();  // `from . import x` -> "." + "." + "x"
-  for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
-    ts::Node child = node.NamedChild(i);
+  for (ts::Node child : node.NamedChildren()) {
     if (child == module) continue;
     const K k = KindOf(child);
     if (k == K::kWildcardImport) {

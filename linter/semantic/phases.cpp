@@ -41,8 +41,7 @@ std::vector<ts::Node> Model::BodyStatements(int loop) const {
   std::vector<ts::Node> out;
   if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return out;
   ts::Node body = loops_[static_cast<size_t>(loop)].body;
-  for (uint32_t i = 0; i < body.NamedChildCount(); ++i) {
-    ts::Node child = body.NamedChild(i);
+  for (ts::Node child : body.NamedChildren()) {
     if (KindOf(child) != K::kComment) out.push_back(child);
   }
   return out;

@@ -474,8 +474,7 @@ void Model::SummarizeValues(FileSummary& out) const {
     const std::vector<std::string_view> overridden = partial ? PartialOverrides(site) : std::vector<std::string_view>();
     const ts::Node args = site.Arguments();
     int32_t position = partial ? -1 : 0;  // the partial's first argument is the function
-    for (uint32_t a = 0; a < args.NamedChildCount(); ++a) {
-      ts::Node arg = args.NamedChild(a);
+    for (ts::Node arg : args.NamedChildren()) {
       const K k = KindOf(arg);
       if (k == K::kComment) continue;
       if (k == K::kListSplat || k == K::kDictionarySplat) {
@@ -780,8 +779,8 @@ std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) 
 
 void Model::ForEachArgumentValue(const Site& call, const std::function<void(ts::Node)>& visit) const {
   const ts::Node args = call.Arguments();
-  for (uint32_t i = 0; !args.IsNull() && i < args.NamedChildCount(); ++i) {
-    ts::Node arg = args.NamedChild(i);
+  if (args.IsNull()) return;
+  for (ts::Node arg : args.NamedChildren()) {
     if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
     const K k = KindOf(arg);
     if (k != K::kListSplat && k != K::kDictionarySplat && k != K::kComment) visit(arg);

@@ -122,8 +122,7 @@ std::optional<SyncOp> Model::SyncAt(const Site& site) const {
     return std::nullopt;
   }
   if (name == "print") {
-    for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
-      ts::Node arg = args.NamedChild(i);
+    for (ts::Node arg : args.NamedChildren()) {
       if (KindOf(arg) == K::kKeywordArgument) continue;
       if (IsDeviceTensor(arg, site.scope))
         return SyncOp{SyncKind::kScalar, "Printing a tensor synchronizes with the GPU", "打印张量会与 GPU 同步"};

@@ -20,8 +20,7 @@ constexpr std::array<std::string_view, 14> kBoolMethods = {
 ts::Node Positional(ts::Node args, uint32_t position) {
   if (args.IsNull()) return ts::Node();
   uint32_t seen = 0;
-  for (uint32_t i = 0; i < args.NamedChildCount(); ++i) {
-    ts::Node arg = args.NamedChild(i);
+  for (ts::Node arg : args.NamedChildren()) {
     const K k = KindOf(arg);
     if (k == K::kKeywordArgument || k == K::kListSplat || k == K::kDictionarySplat) continue;
     if (k == K::kComment) continue;

@@ -84,6 +84,7 @@ SyntaxTables::SyntaxTables() {
       {"for_in_clause", K::kForInClause},
       {"yield", K::kYield},
       {"except_clause", K::kExcept},
+      {"try_statement", K::kTry},
   };
   const TSLanguage* language = ts::PythonLanguage();
   const uint32_t count = ts_language_symbol_count(language);
@@ -138,8 +139,7 @@ std::optional<std::string_view> StringContent(ts::Node node, std::string_view so
   if (KindOf(node) != K::kString) return std::nullopt;
   std::string_view content;
   bool seen_content = false;
-  for (uint32_t i = 0; i < node.NamedChildCount(); ++i) {
-    ts::Node child = node.NamedChild(i);
+  for (ts::Node child : node.NamedChildren()) {
     const K kind = KindOf(child);
     if (kind == K::kInterpolation) return std::nullopt;
     if (kind == K::kStringContent) {

@@ -88,6 +88,7 @@ enum class NodeKind : uint8_t {
   kForInClause,
   kYield,
   kExcept,
+  kTry,
   kToken,  // anonymous tokens (punctuation, keywords): leaves
 };
 

@@ -46,8 +46,8 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
                                 loop, position < 0 ? plain : 0, statement_end, block_end});
       } else if (ek == K::kPatternList || ek == K::kTuplePattern || ek == K::kListPattern || ek == K::kTuple ||
                  ek == K::kList) {
-        for (uint32_t j = 0; j < element.NamedChildCount(); ++j) {
-          ts::Node inner = Unparen(element.NamedChild(j));
+        for (ts::Node child : element.NamedChildren()) {
+          ts::Node inner = Unparen(child);
           if (KindOf(inner) == K::kIdentifier) {
             // Position -2: somewhere inside element i; the loop-element logic reads `i` from the
             // enclosing pattern (enumerate's index is only ever element 0).
@@ -72,9 +72,7 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
 }
 
 void Builder::RecordParameters(ts::Node parameters) {
-  const uint32_t n = parameters.NamedChildCount();
-  for (uint32_t i = 0; i < n; ++i) {
-    ts::Node p = parameters.NamedChild(i);
+  for (ts::Node p : parameters.NamedChildren()) {
     const K k = KindOf(p);
     ts::Node name;
     ts::Node value;
@@ -187,7 +185,7 @@ void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
   });
 }
 
-bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
+bool Builder::Enter(ts::Node node, uint32_t depth) {
   const K kind = KindOf(node);
   if (parent_kind_.size() <= depth) {
     parent_kind_.resize(depth + 1);
@@ -254,6 +252,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
     }
     case K::kIf:
     case K::kElif: {
+      if (kind == K::kIf) m_.if_statements_.push_back(node.Range());
       Guard guard;
       guard.condition = Field(node, F::kCondition);
       guard.block = Field(node, F::kConsequence);
@@ -268,14 +267,13 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
     }
     case K::kBlock: {
       if (pending_loop_ < 0 && pending_guard_ < 0) return true;
-      // The field id is only needed here; reading it for every node would cost a lookup each.
-      const TSFieldId field = ts_tree_cursor_current_field_id(cursor);
-      if (field == Tables().field_body && parent == K::kFor && pending_loop_ >= 0) {
+      // The grammar puts a block right under a for statement only as its body, and right under an if or
+      // elif only as its consequence (an else's block sits under the else clause).
+      if (parent == K::kFor && pending_loop_ >= 0) {
         Push(depth);
         loop_ = pending_loop_;
         pending_loop_ = -1;
-      } else if (field == Tables().field_consequence && (parent == K::kIf || parent == K::kElif) &&
-                 pending_guard_ >= 0) {
+      } else if ((parent == K::kIf || parent == K::kElif) && pending_guard_ >= 0) {
         Push(depth);
         guard_ = pending_guard_;
         pending_guard_ = -1;
@@ -314,6 +312,7 @@ bool Builder::Enter(ts::Node node, const TSTreeCursor* cursor, uint32_t depth) {
         m_.yield_froms_.push_back({node.NamedChild(0), scope_, loop_});
       }
       return true;
+    case K::kTry: try_statements_.push_back(node.Range()); return true;
     case K::kExcept:
       // `except StopIteration:`: where an exhausted iterator is rebuilt.
       if (node.NamedChildCount() > 0 && m_.Text(node.NamedChild(0)).find("StopIteration") != std::string_view::npos) {
@@ -376,28 +375,26 @@ void Builder::Run() {
   module.node = tree_->Root();
   m_.scopes_.push_back(module);
 
-  TSTreeCursor cursor = ts_tree_cursor_new(tree_->Root().raw());
-  uint32_t depth = 0;
-  for (;;) {
-    const ts::Node node(ts_tree_cursor_current_node(&cursor));
-    const bool descend = Enter(node, &cursor, depth);
-    if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
-      ++depth;
+  // Named nodes only, in preorder: the anonymous tokens between them are leaves the model never reads,
+  // and stepping a TreeCursor over each of them costs more in this tree-sitter than handing out a node's
+  // named children (NamedChildRange). `levels` holds, at each depth, the children still to visit, so the
+  // walk is iterative; the frames a node pushed are popped when its subtree is done.
+  std::vector<ts::NamedChildRange> levels;
+  if (Enter(tree_->Root(), 0)) levels.emplace_back(tree_->Root());
+  while (!levels.empty()) {
+    const auto depth = static_cast<uint32_t>(levels.size());
+    const ts::Node node = levels.back().Next();
+    if (node.IsNull()) {
+      levels.pop_back();
+      PopTo(depth - 1);
       continue;
     }
-    PopTo(depth);
-    bool done = false;
-    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        done = true;
-        break;
-      }
-      --depth;
+    if (Enter(node, depth)) {
+      levels.emplace_back(node);
+    } else {
       PopTo(depth);
     }
-    if (done) break;
   }
-  ts_tree_cursor_delete(&cursor);
 
   std::stable_sort(m_.bindings_.begin(), m_.bindings_.end(), NameLess{});
   m_.bindings_by_scope_.resize(m_.bindings_.size());

@@ -24,12 +24,39 @@ std::vector<Node> Node::Children() const {
   return out;
 }
 
-std::vector<Node> Node::NamedChildren() const {
-  std::vector<Node> out;
-  for (Node child : Children()) {
-    if (child.IsNamed()) out.push_back(child);
+NamedChildRange::NamedChildRange(Node parent)
+    : parent_(parent), count_(parent.IsNull() ? 0 : parent.NamedChildCount()) {}
+
+NamedChildRange::~NamedChildRange() {
+  if (cursor_live_) ts_tree_cursor_delete(&cursor_);
+}
+
+NamedChildRange::NamedChildRange(NamedChildRange&& other) noexcept
+    : parent_(other.parent_),
+      count_(other.count_),
+      next_(other.next_),
+      cursor_live_(other.cursor_live_),
+      cursor_(other.cursor_) {
+  other.cursor_live_ = false;  // the cursor's memory is this one's now
+  other.count_ = other.next_;
+}
+
+Node NamedChildRange::NextWide() {
+  const bool first = !cursor_live_;
+  if (first) {
+    cursor_ = ts_tree_cursor_new(parent_.raw());
+    cursor_live_ = true;
   }
-  return out;
+  for (bool moved = first ? ts_tree_cursor_goto_first_child(&cursor_) : ts_tree_cursor_goto_next_sibling(&cursor_);
+       moved; moved = ts_tree_cursor_goto_next_sibling(&cursor_)) {
+    const Node node(ts_tree_cursor_current_node(&cursor_));
+    if (node.IsNamed()) {
+      ++next_;
+      return node;
+    }
+  }
+  next_ = count_;
+  return Node();
 }
 
 Parser::Parser() : parser_(ts_parser_new(), &ts_parser_delete) {

@@ -7,6 +7,7 @@
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,6 +19,8 @@
 namespace tl::ts {
 
 const TSLanguage* PythonLanguage();
+
+class NamedChildRange;
 
 class Node {
  public:
@@ -54,9 +57,11 @@ class Node {
   Node NextNamedSibling() const { return Node(ts_node_next_named_sibling(node_)); }
   Node PrevNamedSibling() const { return Node(ts_node_prev_named_sibling(node_)); }
 
-  // All children (or named children only), in order, through one cursor pass: O(children).
+  // All children, in order, through one cursor pass: O(children).
   std::vector<Node> Children() const;
-  std::vector<Node> NamedChildren() const;
+  // The named children, in order, one at a time: O(children) in all (see NamedChildRange), where a loop
+  // over NamedChild(i) is quadratic. `for (ts::Node arg : args.NamedChildren())`.
+  NamedChildRange NamedChildren() const;
 
   TSNode raw() const { return node_; }
   friend bool operator==(Node a, Node b) { return ts_node_eq(a.node_, b.node_); }
@@ -64,6 +69,60 @@ class Node {
  private:
   TSNode node_;
 };
+
+// A node's named children, handed out in order by Next() or a range-for. In this tree-sitter (0.20)
+// Child(i) and NamedChild(i) each walk the children from the first, so an indexed loop is quadratic in
+// their number. A TreeCursor is linear but costs more to set up, and it steps over the anonymous tokens
+// between named children (`,` in an argument list) one by one: for a few children, indexing is cheaper.
+// So a node with up to kFewChildren named children is indexed and a wider one (a long block, a big
+// literal) is read with a cursor; either way the children and their order are NamedChild(i)'s.
+class NamedChildRange {
+ public:
+  static constexpr uint32_t kFewChildren = 8;
+
+  explicit NamedChildRange(Node parent);
+  ~NamedChildRange();
+  NamedChildRange(NamedChildRange&& other) noexcept;
+  NamedChildRange(const NamedChildRange&) = delete;
+  NamedChildRange& operator=(const NamedChildRange&) = delete;
+  NamedChildRange& operator=(NamedChildRange&&) = delete;
+
+  uint32_t size() const { return count_; }
+  // The next named child, or a null Node after the last. Inline: most nodes are narrow.
+  Node Next() {
+    if (next_ >= count_) return Node();
+    if (count_ <= kFewChildren) return parent_.NamedChild(next_++);
+    return NextWide();
+  }
+
+  class Iterator {
+   public:
+    Iterator(NamedChildRange* range, Node node) : range_(range), node_(node) {}
+    Node operator*() const { return node_; }
+    Iterator& operator++() {
+      node_ = range_->Next();
+      return *this;
+    }
+    bool operator==(std::default_sentinel_t) const { return node_.IsNull(); }
+
+   private:
+    NamedChildRange* range_;
+    Node node_;
+  };
+  Iterator begin() { return Iterator(this, Next()); }
+  std::default_sentinel_t end() const { return {}; }
+
+ private:
+  Node NextWide();  // a wide node's next named child, through the cursor
+
+  Node parent_;
+  uint32_t count_ = 0;
+  uint32_t next_ = 0;  // children handed out
+  bool cursor_live_ = false;
+  TSTreeCursor cursor_{};
+};
+
+inline NamedChildRange Node::NamedChildren() const { return NamedChildRange(*this); }
 
 class Tree {
  public:
