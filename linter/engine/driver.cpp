@@ -169,7 +169,10 @@ void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
   }
 
   // Workers claim indices in order but may finish out of order; the caller's thread reports slot by slot.
-  const size_t window = jobs * 4;
+  // The window bounds how far the workers run ahead of the report: wide enough that a worker held up by
+  // one large file does not leave the others idle (with 8 slots for two jobs they waited on it), and
+  // bounded so that the outcomes held stay few.
+  const size_t window = jobs * 32;
   std::vector<std::optional<FileOutcome>> slots(count);
   std::mutex mutex;
   std::condition_variable ready;

@@ -199,7 +199,7 @@ TEST_CASE("syncs and return placements follow calls through other files; cycles 
 TEST_CASE("calls from other files carry their constants and which parts of their results repeat") {
   ProjectIndex index;
   index.Add(Summary("train.py",
-                    "from functools import partial\nimport data\n"
+                    "from functools import partial\nimport torch\nimport data\n"
                     "def epoch(loader):\n    for x in loader:\n        pass\n"
                     "train, val = data.make(ds, 4)\nonce = data.single(ds, num_workers=2, flag=True)\n"
                     "for e in range(3):\n    epoch(train)\n    fresh = data.single(ds)\n    for x in fresh:\n"
