@@ -257,6 +257,12 @@ FileSummary Model::Summarize(const SourceFile& file) const {
 }
 
 void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<ForwardCall>>& out) const {
+  // Other modules' functions are reached through the file's imports of modules that are not third-party
+  // ones: without any, only the file's own functions are asked for.
+  const bool project_imports = std::any_of(imports_.begin(), imports_.end(),
+                                           [](const Import& import) { return !ThirdParty(import.canonical); }) ||
+                               std::any_of(star_imports_.begin(), star_imports_.end(),
+                                           [](const std::string& m) { return !ThirdParty(m); });
   for (const Site& site : sites_) {
     if (site.kind != SiteKind::kCall || scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction ||
         !RunsOnEachCall(site)) {
@@ -269,7 +275,7 @@ void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<Fo
       for (int callee : *local) {
         if (std::string qualname = QualName(callee); !qualname.empty()) calls.push_back({std::move(qualname), {}});
       }
-    } else {
+    } else if (project_imports) {
       for (Callee& callee : ProjectCallees(site)) {
         // An instance's class is the index's to tell, at the check (ClassOf), not the summary's.
         if (callee.kind != Callee::kInstance) calls.push_back({std::move(callee.dotted), std::string(callee.method)});
@@ -682,9 +688,10 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
 std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
   std::vector<Callee> out;
   if (call.kind != SiteKind::kCall) return out;
-  // `utils.all_reduce_mean(x)`, `all_reduce_mean(x)` imported from a module of the project.
-  if (std::string canonical = CanonicalName(call.callee); !canonical.empty()) {
-    if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::move(canonical), {}, {}});
+  // `utils.all_reduce_mean(x)`, `all_reduce_mean(x)` imported from a module of the project (the callee's
+  // canonical name is computed once per site).
+  if (const std::string_view canonical = CalleeCanonical(call); !canonical.empty()) {
+    if (!ThirdParty(canonical)) out.push_back({Callee::kFunction, std::string(canonical), {}, {}});
     return out;
   }
   if (KindOf(call.callee) == K::kIdentifier) {
