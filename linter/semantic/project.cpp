@@ -16,6 +16,11 @@ bool IsIdentifier(std::string_view s) {
                      [](char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)); });
 }
 
+// Whether the file defines a class of that name.
+bool HasClass(const FileSummary& file, std::string_view name) {
+  return std::any_of(file.classes.begin(), file.classes.end(), [&](const ClassSummary& c) { return c.name == name; });
+}
+
 // Leading path segments two paths share ("a/b/c.py" and "a/b/d/e.py" share 2).
 size_t SharedDirs(std::string_view a, std::string_view b) {
   size_t shared = 0;
@@ -189,9 +194,7 @@ std::optional<ProjectIndex::Function> ProjectIndex::ResolveFunction(const FileSu
                                                                     std::string_view dotted) const {
   const auto symbol = ResolveSymbol(from, dotted, 0);
   if (!symbol || symbol->rest.empty()) return std::nullopt;
-  for (const FunctionSummary& function : symbol->file->functions) {
-    if (function.qualname == symbol->rest) return Function{symbol->file, &function};
-  }
+  if (auto function = FunctionIn(*symbol->file, symbol->rest)) return function;
   // `Class.method` spelled through the class: look through its bases too.
   const size_t dot = symbol->rest.rfind('.');
   if (dot != std::string::npos) {
@@ -211,8 +214,7 @@ std::optional<ProjectIndex::Function> ProjectIndex::MethodIn(const FileSummary& 
     if (c.name != cls) continue;
     for (const std::string& base : c.bases) {
       // A class of the same file, else one of another module of the project.
-      if (std::any_of(file.classes.begin(), file.classes.end(),
-                      [&](const ClassSummary& o) { return o.name == base; })) {
+      if (HasClass(file, base)) {
         if (auto found = MethodIn(file, base, method, depth + 1)) return found;
         continue;
       }
@@ -241,16 +243,11 @@ std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClass(const FileSumma
 std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClassDepth(const FileSummary& from,
                                                                       const ValueSource& source, int depth) const {
   if (depth > kMaxHops || !source.known()) return std::nullopt;
-  const auto has_class = [](const FileSummary& file, std::string_view name) {
-    return std::any_of(file.classes.begin(), file.classes.end(), [&](const ClassSummary& c) { return c.name == name; });
-  };
   // A bare name of the file's own class or function, else a name through its imports.
   const FileSummary* file = nullptr;
   std::string rest;
   const bool own = source.call.find('.') == std::string::npos &&
-                   (has_class(from, source.call) ||
-                    std::any_of(from.functions.begin(), from.functions.end(),
-                                [&](const FunctionSummary& f) { return f.qualname == source.call; }));
+                   (HasClass(from, source.call) || FunctionIn(from, source.call).has_value());
   if (own) {
     file = &from;
     rest = source.call;
@@ -260,7 +257,7 @@ std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClassDepth(const File
     file = symbol->file;
     rest = symbol->rest;
   }
-  if (has_class(*file, rest)) {
+  if (HasClass(*file, rest)) {
     if (source.element >= 0) return std::nullopt;  // an element of an instance: not the class
     return ClassRef{file, rest};
   }
@@ -286,8 +283,7 @@ bool ProjectIndex::DerivesFromTorchNn(const FileSummary& file, std::string_view 
     if (c.name != cls) continue;
     for (const std::string& base : c.bases) {
       if (base.starts_with("torch.nn.")) return true;
-      if (std::any_of(file.classes.begin(), file.classes.end(),
-                      [&](const ClassSummary& o) { return o.name == base; })) {
+      if (HasClass(file, base)) {
         if (DerivesFromTorchNn(file, base, depth + 1)) return true;
         continue;
       }
@@ -336,9 +332,7 @@ void ProjectIndex::Finish() {
     for (const OutgoingCall& call : files_[i]->calls) {
       const auto symbol = ResolveSymbol(*files_[i], call.callee, 0);
       if (!symbol || symbol->rest.empty() || symbol->file == files_[i].get()) continue;
-      const auto& classes = symbol->file->classes;
-      const bool construction = std::any_of(classes.begin(), classes.end(),
-                                            [&](const ClassSummary& c) { return c.name == symbol->rest; });
+      const bool construction = HasClass(*symbol->file, symbol->rest);
       called_.insert(symbol->file->module);
       incoming_[symbol->file->module + ":" + symbol->rest + (construction ? ".__init__" : "")].push_back(
           {files_[i].get(), &call});
