@@ -176,6 +176,8 @@ class Builder {
   };
   StepOf StepLoopOf(const Site& site) const;
   std::vector<int> LocalCallees(const Site& site) const;
+  // The methods a call of an object of one of the file's classes runs (`__call__`, or `forward`).
+  void InstanceCallees(std::string_view name, std::vector<int>& out) const;
 
   Model& m_;
   const ts::Tree* tree_ = nullptr;

@@ -531,21 +531,22 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
 }
 
 ts::Node Model::ComprehensionIterable(ts::Node name) const {
-  // The nearest comprehension around the name whose `for` clause binds it (a few levels up: the
-  // element expression of a comprehension is short).
+  const ComprehensionTarget* target = ComprehensionBinding(name);
+  return target != nullptr && target->position == -1 ? target->iterable : ts::Node();
+}
+
+const Model::ComprehensionTarget* Model::ComprehensionBinding(ts::Node name) const {
+  // The innermost comprehension around the name whose `for` clause binds it.
   const std::string_view text = Text(name);
-  ts::Node node = name.Parent();
-  for (int up = 0; up < 16 && !node.IsNull(); ++up, node = node.Parent()) {
-    const K k = KindOf(node);
-    if (k == K::kFunction || k == K::kLambda || k == K::kClass || k == K::kBlock) break;
-    if (k != K::kComprehension) continue;
-    for (const ts::Node clause : node.NamedChildren()) {
-      if (KindOf(clause) != K::kForInClause) continue;
-      const ts::Node target = Unparen(Field(clause, F::kLeft));
-      if (KindOf(target) == K::kIdentifier && Text(target) == text) return Field(clause, F::kRight);
-    }
+  auto it = std::lower_bound(comprehension_targets_.begin(), comprehension_targets_.end(), text,
+                             [](const ComprehensionTarget& t, std::string_view n) { return t.name < n; });
+  const TextRange at = name.Range();
+  const ComprehensionTarget* found = nullptr;
+  for (; it != comprehension_targets_.end() && it->name == text; ++it) {
+    if (!it->comprehension.Contains(at) || it->iterable.Range().Contains(at)) continue;
+    if (found == nullptr || found->comprehension.Contains(it->comprehension)) found = &*it;
   }
-  return ts::Node();
+  return found;
 }
 
 namespace {

@@ -618,6 +618,23 @@ class Model {
   // Every if statement, in document order: ExclusiveBranches walks up through parents (which this
   // tree-sitter finds by walking down from the root) only when one of them holds both nodes.
   std::vector<TextRange> if_statements_;
+  // The names each comprehension's `for` clauses bind, sorted by name: `w` in `[w for w in t if w > 0]`
+  // (position -1), `i` and `w` in `for i, w in enumerate(t)` (positions 0 and 1).
+  struct ComprehensionTarget {
+    std::string_view name;
+    int position = -1;
+    TextRange comprehension;  // where the name is bound: the whole comprehension
+    ts::Node iterable;        // the clause's `in` expression
+  };
+  std::vector<ComprehensionTarget> comprehension_targets_;
+  // `self.register_buffer("queue_ptr", torch.zeros(1))` in a method: the class's buffer, a tensor that
+  // lives where the module does (`self.queue_ptr` in its methods).
+  struct RegisteredBuffer {
+    int cls = -1;  // the class scope
+    std::string_view name;
+    ts::Node value;
+  };
+  std::vector<RegisteredBuffer> buffers_;
   std::vector<std::pair<std::string_view, int>> local_call_sites_;  // (callee, site) of the file's own, by name
   ts::Node cuda_evidence_;
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
@@ -765,6 +782,14 @@ class Model {
   // For a name bound by a comprehension around it (`t` in `[t.to(d) for t in batch]`), the iterable of
   // its `for` clause; null otherwise.
   ts::Node ComprehensionIterable(ts::Node name) const;
+  // The same for any target of the clause: null, or the iterable with the name's position in the target
+  // (-1 for a plain name).
+  const ComprehensionTarget* ComprehensionBinding(ts::Node name) const;
+  // What iterating a comprehension's iterable binds to the name: elements of a tensor are tensors, and so
+  // is element 1 of `enumerate(t)` and element i of `zip(a, t)`; an enumerate counter is not one.
+  TensorKind ComprehensionElementKind(const ComprehensionTarget& target, int scope, int depth) const;
+  // Where that element lives: where the tensor it is taken from does.
+  ts::Node ComprehensionSource(const ComprehensionTarget& target) const;
 };
 
 }  // namespace tl::semantic

@@ -191,20 +191,29 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   }
   // The explicit syncs (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `.synchronize()`) and the implicit
   // ones (a condition, an `assert`, a mask or a data-dependent op on a device tensor, a builtin over one).
-  // Printing and `float(t)` are left to the helper's own file: they need a tensor type for every `print`
-  // of every function of a large tree, and a helper that prints a tensor is still reported in its own
-  // file when that file's loop calls it.
+  // Printing is left to the helper's own file: it needs a tensor type for every `print` of every function
+  // of a large tree, and a helper that prints a tensor is still reported in its own file when that file's
+  // loop calls it.
   static constexpr std::array<std::string_view, 5> kExplicit = {"item", "tolist", "cpu", "numpy", "synchronize"};
   static constexpr std::array<std::string_view, 10> kImplicit = {
       "nonzero", "masked_select", "unique", "where", "repeat_interleave", "max", "min", "sum", "any", "all"};
-  const std::vector<PerCall> explicit_syncs = FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
-    if (site.kind != SiteKind::kCall || !OneOf(site.name, kExplicit) || site.Receiver().IsNull()) return std::nullopt;
-    return SyncAt(site);
-  });
   // Implicit syncs are looked for in files that import torch: elsewhere every `if` would be typed for
   // nothing (a module of plain Python helpers makes no tensor to branch on, and its parameters' types
-  // are not known).
+  // are not known). So are `int(t)`/`float(t)`/`bool(t)` of a tensor the function makes or keeps
+  // (`int(self.queue_ptr)` of a registered buffer).
   const bool imports_torch = ImportsTorch();
+  static constexpr std::array<std::string_view, 3> kConversions = {"int", "float", "bool"};
+  const std::vector<PerCall> explicit_syncs = FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
+    if (site.kind != SiteKind::kCall) return std::nullopt;
+    if (imports_torch && OneOf(site.name, kConversions) && KindOf(site.callee) == K::kIdentifier) {
+      type_steps_left_ = kTypeStepsPerSite;
+      auto sync = SyncAt(site);
+      type_steps_left_ = -1;
+      return sync;
+    }
+    if (!OneOf(site.name, kExplicit) || site.Receiver().IsNull()) return std::nullopt;
+    return SyncAt(site);
+  });
   const auto implicit = [&](const Site& site) -> std::optional<SyncOp> {
     if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit)) return std::nullopt;
     type_steps_left_ = kTypeStepsPerSite;

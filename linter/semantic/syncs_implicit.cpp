@@ -105,6 +105,11 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
   switch (site.kind) {
     case SiteKind::kCondition:
       if (IsTensorCondition(site.node, site.scope)) {
+        if (KindOf(site.node.Parent()) == K::kIfClause) {
+          return SyncOp{SyncKind::kScalar,
+                        "A comprehension's `if` on a tensor synchronizes with the GPU once per element",
+                        "推导式中对张量的 `if` 判断每个元素都会与 GPU 同步一次"};
+        }
         return SyncOp{SyncKind::kScalar, "Branching on a tensor synchronizes with the GPU",
                       "根据张量的值分支会与 GPU 同步"};
       }

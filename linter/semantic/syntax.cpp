@@ -82,6 +82,7 @@ SyntaxTables::SyntaxTables() {
       {"assert_statement", K::kAssert},
       {"return_statement", K::kReturn},
       {"for_in_clause", K::kForInClause},
+      {"if_clause", K::kIfClause},
       {"yield", K::kYield},
       {"except_clause", K::kExcept},
       {"try_statement", K::kTry},

@@ -86,6 +86,7 @@ enum class NodeKind : uint8_t {
   kAssert,
   kReturn,
   kForInClause,
+  kIfClause,
   kYield,
   kExcept,
   kTry,

@@ -197,6 +197,16 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       if (OneOf(attribute, kTensorAttrs) && TensorKindDepth(object, scope, depth + 1) == TensorKind::kTensor) {
         return TensorKind::kTensor;
       }
+      // A buffer the class registered (`self.queue_ptr`): a tensor, wherever the module is moved.
+      if (!buffers_.empty() && Text(object) == "self" && scope >= 0) {
+        const int cls = scopes_[static_cast<size_t>(scope)].parent;
+        for (const RegisteredBuffer& buffer : buffers_) {
+          if (buffer.cls == cls && buffer.name == attribute &&
+              TensorKindDepth(buffer.value, scope, depth + 1) == TensorKind::kTensor) {
+            return TensorKind::kTensor;
+          }
+        }
+      }
       // `outputs.loss` / `outputs.logits`: fields of a model's output.
       if ((attribute == "loss" || attribute == "logits") && KindOf(Unparen(object)) != K::kAttribute &&
           TensorKindDepth(object, scope, depth + 1) == TensorKind::kTensor) {
@@ -247,9 +257,12 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
         if (canonical == "torch.load" || canonical.starts_with("torch.hub.")) return TensorKind::kUnknown;
         // torch.nn's constructors make modules (`torch.nn.Linear`), and its utilities return modules,
         // floats or nothing, except these, which return tensors (a PackedSequence unpacks into two).
-        static constexpr std::array<std::string_view, 4> kNnTensors = {
-            "torch.nn.utils.rnn.", "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.parameters_to_vector",
-            "torch.nn.utils.get_total_norm"};
+        static constexpr std::array<std::string_view, 6> kNnTensors = {"torch.nn.utils.rnn.",
+                                                                       "torch.nn.utils.clip_grad_norm_",
+                                                                       "torch.nn.utils.parameters_to_vector",
+                                                                       "torch.nn.utils.get_total_norm",
+                                                                       "torch.nn.Parameter",
+                                                                       "torch.nn.parameter.Parameter"};
         if (canonical.starts_with("torch.nn.") && !canonical.starts_with("torch.nn.functional.") &&
             std::none_of(kNnTensors.begin(), kNnTensors.end(),
                          [&](std::string_view prefix) { return canonical.starts_with(prefix); })) {
@@ -271,6 +284,12 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
   }
   const K k = KindOf(expr);
   if (k != K::kIdentifier && k != K::kAttribute) return TensorKind::kUnknown;
+  // A comprehension's own name hides the function's (`[w for w in t if w > 0]`).
+  if (k == K::kIdentifier && !comprehension_targets_.empty()) {
+    if (const ComprehensionTarget* target = ComprehensionBinding(expr)) {
+      return ComprehensionElementKind(*target, scope, depth);
+    }
+  }
   const std::span<const Binding> all = BindingsOf(Text(expr));
   if (all.empty()) return TensorKind::kUnknown;
   // Tensor when any binding in reach is a tensor; not one when every binding plainly is not. A plain
@@ -294,6 +313,36 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
     if (kind != TensorKind::kNotTensor) all_python = false;
   }
   return any && all_python ? TensorKind::kNotTensor : TensorKind::kUnknown;
+}
+
+ts::Node Model::ComprehensionSource(const ComprehensionTarget& target) const {
+  const ts::Node iterable = Unparen(target.iterable);
+  if (target.position == -1) return iterable;
+  if (KindOf(iterable) != K::kCall) return ts::Node();
+  const ts::Node callee = Unparen(Field(iterable, F::kFunction));
+  const ts::Node args = Field(iterable, F::kArguments);
+  if (KindOf(callee) != K::kIdentifier || KindOf(args) != K::kArgumentList || FindImport(Text(callee)) != nullptr) {
+    return ts::Node();
+  }
+  // `for i, w in enumerate(t)`: w is an element of t; `for a, b in zip(x, t)`: b is one of t.
+  if (Text(callee) == "enumerate" && target.position == 1 && args.NamedChildCount() > 0) return args.NamedChild(0);
+  if (Text(callee) == "zip" && static_cast<uint32_t>(target.position) < args.NamedChildCount()) {
+    const ts::Node source = args.NamedChild(static_cast<uint32_t>(target.position));
+    return KindOf(source) == K::kKeywordArgument ? ts::Node() : source;
+  }
+  return ts::Node();
+}
+
+TensorKind Model::ComprehensionElementKind(const ComprehensionTarget& target, int scope, int depth) const {
+  const ts::Node iterable = Unparen(target.iterable);
+  if (target.position == 0 && KindOf(iterable) == K::kCall && Text(Field(iterable, F::kFunction)) == "enumerate" &&
+      FindImport("enumerate") == nullptr) {
+    return TensorKind::kNotTensor;  // the counter
+  }
+  const ts::Node source = ComprehensionSource(target);
+  if (source.IsNull()) return TensorKind::kUnknown;
+  // Iterating a tensor gives its rows (tensors); any other iterable is not known here.
+  return TensorKindDepth(source, scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor : TensorKind::kUnknown;
 }
 
 TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int depth) const {
@@ -426,6 +475,12 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
     }
     case K::kSubscript: return PlacementDepth(Field(expr, F::kValue), scope, depth + 1);
     case K::kIdentifier: {
+      if (!comprehension_targets_.empty()) {
+        if (const ComprehensionTarget* target = ComprehensionBinding(expr)) {
+          const ts::Node source = ComprehensionSource(*target);
+          return source.IsNull() ? Placement::kUnknown : PlacementDepth(source, scope, depth + 1);
+        }
+      }
       const Binding* binding = SingleBinding(Text(expr), scope);
       if (binding == nullptr) binding = ReachingOnEveryPath(expr, scope);
       if (binding == nullptr || binding->value == expr) return Placement::kUnknown;

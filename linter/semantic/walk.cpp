@@ -292,6 +292,31 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       return false;
     case K::kCall: RecordCall(node); return true;
     case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
+    case K::kComprehension: {
+      // The names its `for` clauses bind, for the model's questions about them (no Parent walks later).
+      const TextRange range = node.Range();
+      for (const ts::Node clause : node.NamedChildren()) {
+        if (KindOf(clause) != K::kForInClause) continue;
+        const ts::Node target = Unparen(Field(clause, F::kLeft));
+        const ts::Node iterable = Field(clause, F::kRight);
+        if (KindOf(target) == K::kIdentifier) {
+          m_.comprehension_targets_.push_back({m_.Text(target), -1, range, iterable});
+          continue;
+        }
+        int position = 0;
+        for (const ts::Node element : target.NamedChildren()) {
+          if (KindOf(element) == K::kIdentifier) {
+            m_.comprehension_targets_.push_back({m_.Text(element), position, range, iterable});
+          }
+          ++position;
+        }
+      }
+      return true;
+    }
+    case K::kIfClause:
+      // A comprehension's filter: Python takes its truth once per element.
+      if (node.NamedChildCount() > 0) AddSite(node.NamedChild(0), SiteKind::kCondition);
+      return true;
     case K::kSubscript: {
       // Only an index that is an expression can be a mask: literals, slices and plain attributes of
       // configs are the vast majority of subscripts and are left out of the table.
@@ -407,9 +432,25 @@ void Builder::Run() {
   });
   std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
+  std::stable_sort(
+      m_.comprehension_targets_.begin(), m_.comprehension_targets_.end(),
+      [](const Model::ComprehensionTarget& a, const Model::ComprehensionTarget& b) { return a.name < b.name; });
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
   NameCalls();
   NameCanonicalCallees();
+  for (const Site& site : m_.sites_) {
+    if (site.kind != SiteKind::kCall || site.name != "register_buffer") continue;
+    const ts::Node receiver = Unparen(site.Receiver());
+    const ts::Node args = site.Arguments();
+    const int cls = m_.scopes_[static_cast<size_t>(site.scope)].parent;
+    if (cls < 0 || m_.scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass || m_.Text(receiver) != "self" ||
+        args.IsNull() || args.NamedChildCount() < 2) {
+      continue;
+    }
+    if (const auto name = StringContent(args.NamedChild(0), m_.source_)) {
+      m_.buffers_.push_back({cls, *name, args.NamedChild(1)});
+    }
+  }
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
     std::vector<int> callees = LocalCallees(m_.sites_[i]);
     if (!callees.empty()) m_.local_calls_.emplace_back(i, std::move(callees));

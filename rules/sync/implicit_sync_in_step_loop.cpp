@@ -24,7 +24,10 @@ struct ImplicitSyncFinding {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for code that makes the host wait for the GPU on every training step without a sync call:
 - branching or asserting on a tensor: `if loss > 10:`, `elif not torch.isfinite(loss):`,
-  `while not done:` with a tensor `done`, `assert t.min() >= 0`;
+  `while not done:` with a tensor `done`, `assert t.min() >= 0`, and a comprehension's `if` on the
+  elements of a device tensor (`[i for i, w in enumerate(words) if w != end]`: one sync per element;
+  the elements of a tensor, of `enumerate(t)` and of `zip(a, t)` are followed, an enumerate counter is
+  not a tensor);
 - boolean-mask indexing of a device tensor, read or write: `x[mask]`, `x[x > 0] = 0`, where the mask
   is a boolean tensor (a comparison with a tensor, `~m`, `a & b`, `torch.isnan(x)`, `x.eq(y)`, `.bool()`,
   or a name bound once to one of these);

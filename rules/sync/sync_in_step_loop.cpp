@@ -39,12 +39,18 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
 - framework hooks that run once per batch with no loop in the file: Lightning's `training_step`,
   `validation_step`, `test_step` and `predict_step` on a `LightningModule`, and `training_step`,
   `compute_loss` and `prediction_step` on a Hugging Face `Trainer` subclass;
-- the functions and methods those loops call (`self._run_batch(x, y)`, transitively). A helper in
+- the functions and methods those loops call (`self._run_batch(x, y)`, transitively), and the
+  `forward` (or `__call__`) of a class of the file that a loop calls an object of
+  (`model = Net().cuda()`, then `model(x)`). A buffer the class registers
+  (`self.register_buffer("queue_ptr", torch.zeros(1))`) and an `nn.Parameter` attribute are tensors that
+  move with the module, so `int(self.queue_ptr)` there syncs. A helper in
   another file of the project that syncs on every call (a `MetricLogger.update(**kwargs)` that calls
   `.item()` on each tensor, an `all_reduce_mean` that returns `.item()`, an inherited method of a
   base class in another module) is reported at the call in the step loop, with the helper's sync as
   the related location. When what the helper syncs comes from its parameters, the call is reported
-  only when it passes a tensor (`update(loss=loss.item())` passes a float). A sync under a branch that
+  only when it passes a tensor (`update(loss=loss.item())` passes a float). `int()`, `float()` and
+  `bool()` of a tensor the helper makes or keeps (a registered buffer) count as its syncs in files that
+  import torch. A sync under a branch that
   tests a parameter (`if top_k is not None:`) runs only for some calls and is not followed, unless it
   reads the parameter's own value (`if isinstance(v, torch.Tensor): v = v.item()`), or is
   `if p.grad is not None:` (true after every backward pass: a gradient-clipping helper that calls
