@@ -62,6 +62,7 @@ ValueSource Model::SourceOf(ts::Node expr, int scope, int depth) const {
     });
     return top_class || top_function ? ValueSource{std::string(name), -1} : ValueSource{};
   }
+  if (k == K::kAttribute) return AttributeSource(expr, scope, depth);
   if (k != K::kIdentifier) return {};
   const std::string_view name = Text(expr);
   if (name == "self" || name == "cls") return {};
@@ -97,6 +98,24 @@ ValueSource Model::SourceOf(ts::Node expr, int scope, int depth) const {
     }
     if (!one.known() || (out.known() && !(out == one))) return {};
     out = std::move(one);
+  }
+  return out;
+}
+
+ValueSource Model::AttributeSource(ts::Node attribute, int scope, int depth) const {
+  // `self.matcher` in a method: what the class's methods assign to it (`self.matcher = matcher` in
+  // `__init__`, with every construction of the class in the file passing `build_matcher(args)`).
+  const ts::Node object = Unparen(Field(attribute, F::kObject));
+  if (KindOf(object) != K::kIdentifier || Text(object) != "self" || scope <= 0) return {};
+  const int cls = scopes_[static_cast<size_t>(scope)].parent;
+  if (cls < 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass) return {};
+  ValueSource out;
+  for (const Binding& binding : BindingsOf(Text(attribute))) {
+    if (binding.scope <= 0 || scopes_[static_cast<size_t>(binding.scope)].parent != cls) continue;
+    if (binding.kind != BindingKind::kAssign || binding.position != -1) return {};
+    const ValueSource one = SourceOf(binding.value, binding.scope, depth + 1);
+    if (!one.known() || (out.known() && !(out == one))) return {};
+    out = one;
   }
   return out;
 }

@@ -186,6 +186,11 @@ struct SyncOp {
   SyncKind kind = SyncKind::kScalar;
   std::string message;
   std::string message_zh;  // the same sentence in Chinese, for `--lang zh` renderers
+  // Found only by taking the function's array parameters for tensors (a summary's implicit syncs): the
+  // call syncs when it passes a device tensor.
+  bool from_parameters = false;
+  std::string parameter{};  // then the parameter read, and its position (ParameterPosition)
+  int parameter_position = -1;
 };
 
 // An argument of a call as the callee sees it.
@@ -552,6 +557,9 @@ class Model {
   // summary sets it per site: following every binding of every condition of every function of a large
   // tree through twelve levels costs minutes, and a sync the model needs that long to see is rare.
   mutable int64_t type_steps_left_ = -1;
+  // While a summary looks for implicit syncs a second time: a parameter the function indexes as an array
+  // (`boxes[:, 2:]`) is taken for a tensor, and the caller's argument decides (SyncOp::from_parameters).
+  mutable bool param_arrays_ = false;
   Placement PlacementDepth(ts::Node expr, int scope, int depth) const;
   // ReachingBinding when it reaches the use on every path: a plain assignment that dominates it, or the
   // target of a `for` around it, with no binding of a loop around the use in between; null otherwise.
@@ -635,6 +643,9 @@ class Model {
     ts::Node value;
   };
   std::vector<RegisteredBuffer> buffers_;
+  // Names indexed with several indices in a function (`boxes[:, 2:]`, `x[..., 4]`): arrays (a tensor or a
+  // NumPy array), as (scope, name).
+  std::vector<std::pair<int, std::string_view>> array_names_;
   std::vector<std::pair<std::string_view, int>> local_call_sites_;  // (callee, site) of the file's own, by name
   ts::Node cuda_evidence_;
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
@@ -668,6 +679,7 @@ class Model {
   // the name's bindings (which must all agree; a module loaded from a checkpoint's entry is taken to be of
   // the class the others build) and the arguments the file's own calls pass a parameter.
   ValueSource SourceOf(ts::Node expr, int scope, int depth) const;
+  ValueSource AttributeSource(ts::Node attribute, int scope, int depth) const;
   // The class of the project an expression holds: SourceOf resolved through the index, or for a parameter
   // that no call of the file fills, the class every call from other files passes (all must agree).
   std::optional<ProjectIndex::ClassRef> ClassOf(ts::Node expr, int scope) const;

@@ -374,6 +374,13 @@ void ProjectIndex::ForwardSyncs() {
   for (size_t i = 0; i < pending.size(); ++i) {
     for (const ForwardCall& call : pending[i].function->forwards) {
       const FileSummary& file = *pending[i].file;
+      if (call.instance) {
+        const auto cls = ResolveClass(file, ValueSource{call.callee, call.element});
+        callees[i].push_back(!cls                  ? std::nullopt
+                             : call.method.empty() ? CallOperator(*cls)
+                                                   : MethodOf(*cls, call.method));
+        continue;
+      }
       callees[i].push_back(call.local            ? FunctionIn(file, call.callee)
                            : call.method.empty() ? ResolveFunction(file, call.callee)
                                                  : ResolveMethod(file, call.callee, call.method));

@@ -43,6 +43,10 @@ struct SyncSummary {
   uint32_t column = 0;
   std::string message;  // "`.item()` synchronizes with the GPU"
   std::string message_zh;
+  // A sync found by taking an array parameter for a tensor (`assert (boxes[:, 2:] >= ...).all()`): that
+  // parameter, whose argument must be a device tensor at a direct call.
+  std::string parameter;
+  int32_t parameter_position = -1;
   friend bool operator==(const SyncSummary&, const SyncSummary&) = default;
 };
 
@@ -68,6 +72,11 @@ struct ForwardCall {
   uint32_t column = 0;
   bool device_argument = false;     // an argument is a device tensor where the call is made
   bool parameter_argument = false;  // an argument comes from the calling function's parameters
+  // A call of an object (`self.matcher(...)`, `converter.decode(...)`): `callee` and `element` are where
+  // the object comes from (a ValueSource), the index tells its class; `method` empty runs `__call__` or
+  // `forward`.
+  bool instance = false;
+  int32_t element = -1;
   friend bool operator==(const ForwardCall&, const ForwardCall&) = default;
 };
 

@@ -1,6 +1,7 @@
 // What this file tells the rest of the project (Summarize), and what the project tells this file's
 // checks (AttachProject, CrossFileSync). See project.h.
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -33,6 +34,17 @@ ts::Node HeadName(ts::Node expr) {
   return ts::Node();
 }
 
+// Whether `text` names the identifier `word` (not as part of a longer name).
+bool ContainsWord(std::string_view text, std::string_view word) {
+  const auto identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !identifier(text[at - 1]);
+    const bool ends = at + word.size() >= text.size() || !identifier(text[at + word.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 // The tensor-type steps one implicit sync of a summary may take (Model::type_steps_left_).
 constexpr int64_t kTypeStepsPerSite = 64;
 
@@ -47,6 +59,8 @@ SyncSummary Summary(const SourceFile& file, const ts::Node& node, bool on_params
   out.column = at.column;
   out.message = sync.message;
   out.message_zh = sync.message_zh;
+  out.parameter = sync.parameter;
+  out.parameter_position = sync.parameter_position;
   return out;
 }
 
@@ -73,7 +87,7 @@ std::vector<Model::PerCall> Model::FirstSyncPerCall(
     }
     if (synced.IsNull() && site.kind == SiteKind::kSubscript) synced = Field(site.node, F::kValue);
     if (synced.IsNull()) synced = site.node;
-    const bool on_params = FromParameters(synced, site.scope, 0);
+    const bool on_params = sync->from_parameters || FromParameters(synced, site.scope, 0);
     // `if top_k is not None:` around it: whether it runs depends on the call's arguments, which the call
     // site cannot tell. A guard on the synced value itself (`if isinstance(v, torch.Tensor): v.item()`)
     // is told by whether the argument is a tensor.
@@ -151,6 +165,27 @@ bool Model::GuardedByParameters(const Site& site, std::string_view synced) const
 
 bool Model::FromParameters(ts::Node expr, int scope, int depth) const {
   if (depth > 6) return false;
+  expr = Unparen(expr);
+  const K k = KindOf(expr);
+  // `{k: v for k, v in outputs.items() if ...}`: what it iterates; `to_xyxy(boxes)`: what a plain
+  // function is given.
+  if (k == K::kComprehension) {
+    for (const ts::Node clause : expr.NamedChildren()) {
+      if (KindOf(clause) == K::kForInClause && FromParameters(Field(clause, F::kRight), scope, depth + 1)) return true;
+    }
+    return false;
+  }
+  if (k == K::kCall && KindOf(Unparen(Field(expr, F::kFunction))) == K::kIdentifier) {
+    bool any = false;
+    const ts::Node args = Field(expr, F::kArguments);
+    if (KindOf(args) == K::kArgumentList) {
+      for (ts::Node arg : args.NamedChildren()) {
+        if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+        any = any || FromParameters(arg, scope, depth + 1);
+      }
+    }
+    if (any) return true;
+  }
   const ts::Node head = HeadName(expr);
   // `self.total`, `self(x)`: the object's state, not what the call passes.
   if (head.IsNull() || Text(head) == "self" || Text(head) == "cls") return false;
@@ -218,6 +253,27 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit)) return std::nullopt;
     type_steps_left_ = kTypeStepsPerSite;
     auto sync = ImplicitSyncAt(site);
+    // `assert (boxes[:, 2:] >= boxes[:, :2]).all()` on a parameter: a sync when the caller passes a device
+    // tensor. Asked again only in functions that index a name as an array.
+    if (!sync && std::any_of(array_names_.begin(), array_names_.end(),
+                             [&](const auto& name) { return name.first == site.scope; })) {
+      param_arrays_ = true;
+      type_steps_left_ = kTypeStepsPerSite;
+      sync = ImplicitSyncAt(site);
+      param_arrays_ = false;
+      if (sync) {
+        sync->from_parameters = true;
+        // The array parameter the sync reads (the first the function indexes that the site names).
+        const std::string_view text = Text(site.node);
+        for (const auto& [scope, name] : array_names_) {
+          const Binding* parameter = scope == site.scope ? SingleBinding(name, scope) : nullptr;
+          if (parameter == nullptr || parameter->kind != BindingKind::kParameter || !ContainsWord(text, name)) continue;
+          sync->parameter = std::string(name);
+          sync->parameter_position = ParameterPosition(*parameter);
+          break;
+        }
+      }
+    }
     type_steps_left_ = -1;
     return sync;
   };
@@ -286,8 +342,25 @@ void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<Fo
       }
     } else if (project_imports) {
       for (Callee& callee : ProjectCallees(site)) {
-        // An instance's class is the index's to tell, at the check (ClassOf), not the summary's.
+        // An instance's class is the index's to tell (below), not the summary's.
         if (callee.kind != Callee::kInstance) calls.push_back({std::move(callee.dotted), std::string(callee.method)});
+      }
+    }
+    if (calls.empty() && local == nullptr) {
+      // `self.matcher(outputs, targets)`, `criterion(x)`, `converter.decode(preds)`: where the object comes
+      // from, for the index to turn into a class of the project.
+      const K ck = KindOf(site.callee);
+      const ts::Node object = ck == K::kAttribute ? Unparen(site.Receiver()) : ts::Node();
+      const bool self_method = KindOf(object) == K::kIdentifier && (Text(object) == "self" || Text(object) == "cls");
+      const ts::Node held = ck == K::kIdentifier || self_method ? site.callee : object;
+      const K hk = KindOf(held);
+      if (hk == K::kIdentifier || hk == K::kAttribute) {
+        if (ValueSource source = SourceOf(held, site.scope, 0); source.known()) {
+          ForwardCall call{std::move(source.call), held == site.callee ? std::string() : std::string(site.name)};
+          call.instance = true;
+          call.element = source.element;
+          calls.push_back(std::move(call));
+        }
       }
     }
     if (calls.empty() || GuardedByParameters(site)) continue;
@@ -729,6 +802,11 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
       for (const auto& [name, scope] : FunctionsNamed(call.name)) {
         if (scopes_[static_cast<size_t>(scope)].parent == cls) return out;  // the class's own method
       }
+      // `self.matcher(outputs, targets)`: an object the class keeps, of a class of the project.
+      if (auto held = ClassOf(call.callee, call.scope)) {
+        out.push_back({Callee::kInstance, {}, {}, std::move(*held)});
+        return out;
+      }
       ts::Node bases = Field(scopes_[static_cast<size_t>(cls)].node, F::kSuperclasses);
       for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
         std::string canonical = CanonicalName(bases.NamedChild(i));
@@ -753,8 +831,9 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
         return out;
       }
     }
-    // `converter.decode(preds)` with `converter` a parameter, or built by a factory of the project.
-    if (ok == K::kIdentifier) {
+    // `converter.decode(preds)` with `converter` a parameter, or built by a factory of the project;
+    // `self.matcher.match(...)` with the object the class keeps.
+    if (ok == K::kIdentifier || ok == K::kAttribute) {
       if (auto cls = ClassOf(object, call.scope)) out.push_back({Callee::kInstance, {}, call.name, std::move(*cls)});
     }
   }
@@ -821,7 +900,13 @@ std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool imp
     if (!reached) continue;
     const SyncSummary& sync = *reached->sync;
     // Only a device argument (a tensor, a model) makes it sync: `update(loss=loss.item())` passes a float.
-    if (reached->on_params && !DeviceArgument(call)) continue;
+    // The callee's own sync of one array parameter: that argument.
+    if (reached->on_params && reached->function == found->function && !sync.parameter.empty()) {
+      const auto argument = FindArgument(call, sync.parameter, sync.parameter_position);
+      if (!argument || !IsDeviceTensor(argument->value, call.scope)) continue;
+    } else if (reached->on_params && !DeviceArgument(call)) {
+      continue;
+    }
     RemoteSync out;
     out.path = reached->file->path;
     out.line = sync.line;

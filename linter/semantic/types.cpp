@@ -365,6 +365,13 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
         }
       }
       break;
+    case BindingKind::kParameter:
+      if (param_arrays_ &&
+          std::find(array_names_.begin(), array_names_.end(),
+                    std::pair<int, std::string_view>(binding.scope, binding.name)) != array_names_.end()) {
+        kind = TensorKind::kTensor;
+      }
+      break;
     case BindingKind::kLoopTarget: {
       if (binding.loop < 0) break;
       ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);

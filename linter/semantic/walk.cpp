@@ -318,6 +318,11 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       if (node.NamedChildCount() > 0) AddSite(node.NamedChild(0), SiteKind::kCondition);
       return true;
     case K::kSubscript: {
+      // `boxes[:, 2:]`: only an array takes several indices.
+      if (node.NamedChildCount() > 2 && scope_ > 0) {
+        const ts::Node value = FirstChild(node);
+        if (KindOf(value) == K::kIdentifier) m_.array_names_.emplace_back(scope_, m_.Text(value));
+      }
       // Only an index that is an expression can be a mask: literals, slices and plain attributes of
       // configs are the vast majority of subscripts and are left out of the table.
       const K index = KindOf(Unparen(Field(node, F::kSubscript)));

@@ -55,7 +55,14 @@ helper's own file, the functions it calls on each call count too, and so do the 
 files of the project it calls on each call, through any number of files. A sync counts when it runs on every
 call: not under a periodic guard, and not under a branch that tests a parameter (`if top_k is not None:`
 runs only for some calls) unless what it reads is itself the parameter's value, in which case the call
-is reported only when it passes a tensor.
+is reported only when it passes a tensor. A parameter the helper indexes as an array (`boxes[:, 2:]`,
+`x[..., 4]`: only a tensor or a NumPy array takes several indices) is taken for a tensor in the helper's
+summary, so `assert (boxes1[:, 2:] >= boxes1[:, :2]).all()` in a box helper counts; a call that reaches
+it directly is reported only when the argument for that parameter is a device tensor
+(`count_matches(host_targets, i)` with targets that stay on the host is silent), and one that reaches it
+through other helpers when it passes a device tensor. An object a class keeps (`self.matcher =
+matcher` in `__init__`, with every construction of the class in its file passing `build_matcher(args)`)
+is followed like a name: `self.matcher(outputs, targets)` runs the matcher class's `forward`.
 
 It does not report:
 - host tensors (a factory without `device=`, `torch.tensor([...])`, `torch.from_numpy`, `.cpu()` results)
@@ -69,9 +76,9 @@ It does not report:
 - scripts that never use a GPU (TL101's definition of a CUDA script);
 - syncs of a helper of another file that the model cannot reach: a method called on a parameter whose
   callers pass different classes (`converter = CTCLabelConverter(...)` or `AttnLabelConverter(...)` by an
-  option), a helper that another helper of its file calls through an attribute (`self.matcher(...)`),
-  a helper whose sync reads a parameter whose tensor type only the caller knows (`if t[i] != 0:` with `t`
-  a slice of a parameter);
+  option), an attribute assigned different classes, and a helper whose sync reads a parameter it
+  indexes with one index only (`if t[i] != 0:` with `t = text_index[index:index + l]`: a list would do
+  the same);
 - a second sync of the same helper: the call is reported once, with the helper's first sync;
 - helpers in a file that does not import torch: their branches are not typed for the project (a module
   of plain Python helpers makes no tensor to branch on), which keeps the project pass cheap on large

@@ -71,9 +71,11 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   returning the tuple), or, for a parameter (`def train_one_epoch(model, criterion, ...):
   criterion(outputs, targets)`), the one every call of the function passes, from its own file or from
   others. Not followed: a parameter whose callers pass different classes (or something the model cannot
-  tell), a class of a third-party library (`nn.CrossEntropyLoss()`), a helper that another helper of its
-  file calls through an attribute (`self.matcher(...)`), and arguments whose tensor type the model cannot
-  tell (`update(**loss_dict)` with a dict returned by another module's function): the call stays silent.
+  tell), a class of a third-party library (`nn.CrossEntropyLoss()`), an attribute assigned different
+  classes, and arguments whose tensor type the model cannot tell (`update(**loss_dict)` with a dict
+  returned by another module's function): the call stays silent. An object a class keeps is followed:
+  `self.matcher(...)` with `self.matcher = matcher` in `__init__` and every construction of the class in
+  its file passing `build_matcher(args)` runs the class `build_matcher` returns.
 
 It does not include:
 - the epoch loop around the step loop (once per epoch is cheap);
