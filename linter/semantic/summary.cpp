@@ -182,7 +182,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   for (const Site& site : sites_) {
     if (site.per_step()) {
       out.device_candidates = true;
-      if (!out.project_calls && (!ProjectCallees(site).empty() || MayHoldInstance(site))) out.project_calls = true;
+      if (!out.project_calls &&
+          (!ProjectCallees(site).empty() || MayHoldInstance(site) || StepsProjectOptimizer(site))) {
+        out.project_calls = true;
+      }
     }
     // A DataLoader, and a tensor factory that may be moved at once (TL205 reports it at any cadence).
     if (site.kind == SiteKind::kCall && (site.name == "DataLoader" || !DataFreeFactory(site).empty())) {
@@ -250,6 +253,11 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     function.forwards = std::move(forwards[s]);
     SummarizeReturns(static_cast<int>(s), returns[s], function);
     function.step = std::move(steps[s]);
+    if (const int loop = OptimizerUpdateLoop(static_cast<int>(s)); loop >= 0) {
+      const LineColumn at = file.lines().Locate(loops_[static_cast<size_t>(loop)].node.StartByte());
+      function.update_loop_line = at.line;
+      function.update_loop_column = at.column;
+    }
     out.functions.push_back(std::move(function));
   }
   SummarizeValues(out);
