@@ -50,10 +50,16 @@ struct Value {
   std::string_view string_value;  // kString: the content between the quotes (no escapes decoded)
   ts::Node origin;
   ts::Node source;
+  // kUnknown only: an int the model cannot compute but knows to be at least this much on a CUDA run, the
+  // product or sum of such values (`opt.workers * torch.cuda.device_count()` with `--workers` defaulting
+  // to 4 is at least 4), through `int(...)`; nullopt when nothing is known of it.
+  std::optional<int64_t> at_least;
 
   bool known() const { return kind != ValueKind::kUnknown; }
   // The value as an integer when it is an int or a bool (True is 1, as Python says).
   std::optional<int64_t> AsInt() const;
+  // The least the value can be: AsInt() when known, else `at_least`.
+  std::optional<int64_t> LowerBound() const;
   // Python truthiness when known.
   std::optional<bool> Truthy() const;
 };

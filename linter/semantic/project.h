@@ -140,6 +140,7 @@ struct FieldSummary {
   int64_t int_value = 0;
   double float_value = 0;
   std::string string_value;
+  std::optional<int64_t> at_least;  // kUnknown: the least it can be (semantic::Value::at_least)
   friend bool operator==(const FieldSummary&, const FieldSummary&) = default;
 };
 

@@ -433,6 +433,7 @@ FieldSummary FieldOf(std::string_view name, const Value& value) {
   out.int_value = value.int_value;
   out.float_value = value.float_value;
   out.string_value = std::string(value.string_value);
+  out.at_least = value.at_least;
   return out;
 }
 
@@ -645,6 +646,7 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
       value.int_value = f.int_value;
       value.float_value = f.float_value;
       value.string_value = f.string_value;
+      if (value.kind == ValueKind::kUnknown) value.at_least = f.at_least;
       out.push_back(value);
     }
     if (!found) out.emplace_back();
