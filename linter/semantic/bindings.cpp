@@ -13,6 +13,11 @@ std::optional<int64_t> Value::AsInt() const {
   return std::nullopt;
 }
 
+std::optional<int64_t> Value::LowerBound() const {
+  if (const auto n = AsInt()) return n;
+  return kind == ValueKind::kUnknown ? at_least : std::nullopt;
+}
+
 std::optional<bool> Value::Truthy() const {
   switch (kind) {
     case ValueKind::kInt:
@@ -40,6 +45,15 @@ std::optional<int64_t> IntArithmetic(std::string_view op, int64_t a, int64_t b) 
     return r;
   }
   return std::nullopt;
+}
+
+Value BoundedArithmetic(std::string_view op, const Value& a, const Value& b) {
+  Value out;
+  const auto x = a.LowerBound();
+  const auto y = b.LowerBound();
+  if (!x || !y || *x < 0 || *y < 0 || (op != "+" && op != "*")) return out;
+  out.at_least = IntArithmetic(op, *x, *y);
+  return out;
 }
 
 std::span<const Model::Binding> Model::BindingsOf(std::string_view name) const {
@@ -136,13 +150,20 @@ Value Model::Resolve(ts::Node expr, int scope) const { return ResolveDepth(expr,
 namespace {
 
 // The value every one of `values` is (other files' callers or configurations agreeing); unknown when they
-// differ, one is unknown, or there are none.
+// differ, one is unknown, or there are none, then at least the least of their lower bounds when each has one.
 Value SameValue(const std::vector<Value>& values) {
   const bool same = std::all_of(values.begin(), values.end(), [&](const Value& v) {
     return v.known() && v.kind == values.front().kind && v.int_value == values.front().int_value &&
            v.float_value == values.front().float_value && v.string_value == values.front().string_value;
   });
-  return same && !values.empty() ? values.front() : Value{};
+  if (same && !values.empty()) return values.front();
+  Value out;
+  for (const Value& v : values) {
+    const auto bound = v.LowerBound();
+    if (!bound) return Value{};
+    out.at_least = out.at_least ? std::min(*out.at_least, *bound) : *bound;
+  }
+  return out;
 }
 
 }  // namespace
@@ -206,7 +227,9 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
     case K::kBinary: {
       const Value a = ResolveDepth(Field(expr, F::kLeft), scope, depth + 1);
       const Value b = ResolveDepth(Field(expr, F::kRight), scope, depth + 1);
-      if (a.kind != ValueKind::kInt || b.kind != ValueKind::kInt) return out;
+      if (a.kind != ValueKind::kInt || b.kind != ValueKind::kInt) {
+        return BoundedArithmetic(Text(Field(expr, F::kOperator)), a, b);
+      }
       const auto r = IntArithmetic(Text(Field(expr, F::kOperator)), a.int_value, b.int_value);
       if (!r) return out;
       out.kind = ValueKind::kInt;
@@ -231,6 +254,11 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       // unknown), when the file does not rebind `int`.
       const ts::Node callee = Unparen(FirstChild(expr));
       const ts::Node args = Field(expr, F::kArguments);
+      // On a CUDA run the script sees at least one device.
+      if (UsesCuda() && CanonicalName(callee) == "torch.cuda.device_count") {
+        out.at_least = 1;
+        return out;
+      }
       if (KindOf(callee) != K::kIdentifier || Text(callee) != "int" || KindOf(args) != K::kArgumentList ||
           args.NamedChildCount() != 1 || !BindingsOf("int").empty() || !FunctionsNamed("int").empty() ||
           FindImport("int") != nullptr) {
@@ -238,6 +266,7 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       }
       Value inner = ResolveDepth(args.NamedChild(0), scope, depth + 1);
       if (inner.kind == ValueKind::kBool) inner.kind = ValueKind::kInt;
+      if (inner.kind == ValueKind::kUnknown) out.at_least = inner.at_least;
       return inner.kind == ValueKind::kInt ? inner : out;
     }
     case K::kIdentifier: {
@@ -253,8 +282,10 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
     case K::kAttribute: {
       ts::Node object = Unparen(Field(expr, F::kObject));
       const std::string_view attribute = Text(Field(expr, F::kAttribute));
+      // Not the write the read is part of (`opt.workers = opt.workers * opt.num_gpu` reads the value before).
       if (const Binding* binding = SingleBinding(Text(expr), scope);
-          binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1) {
+          binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1 &&
+          !(binding->value.StartByte() <= expr.StartByte() && expr.EndByte() <= binding->value.EndByte())) {
         return ResolveDepth(binding->value, binding->scope, depth + 1);
       }
       // `args.log_interval` with `args` a parameter that other files fill with their configuration:

@@ -47,6 +47,10 @@ bool IsIdentityComparison(const Model& model, ts::Node comparison);
 // `a <op> b` on ints for + - * // and ** (bindings.cpp); nullopt on overflow, a negative exponent or an
 // operator it does not evaluate.
 std::optional<int64_t> IntArithmetic(std::string_view op, int64_t a, int64_t b);
+// `a <op> b` when one side is not known but both have a lower bound (Value::LowerBound) of at least 0:
+// unknown, at least the bounds' sum for + and their product for *; unknown without a bound otherwise
+// (`workers - 4`, `workers // 2`, a side that may be negative).
+Value BoundedArithmetic(std::string_view op, const Value& a, const Value& b);
 
 // ---------------------------------------------------------------------------------------------------
 // ValueFlow: the resolver behind Model::ResolveAll (configs.cpp), with the step budget of one query so

@@ -2,6 +2,8 @@
 // loops update weights by hand, and which guards are switched off by a debug flag's default. The
 // component-wide facts travel in the file summary (CatalogFact bits) so that a `torch.compile` in
 // `model.py` counts for the `train.py` that imports it.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +26,7 @@ bool IsParameterExpr(const Model& model, ts::Node expr, std::string_view target)
 }
 
 // Whether `node` reads a gradient: an attribute `.grad` (of anything: `p.grad`, `param.grad.data`), or
-// a name bound in the loop from one (`g = p.grad`, which the caller resolves as a name).
+// a name of the loop's body that carries one (`g = p.grad`, which the caller resolves as a name).
 bool ReadsGradient(const Model& model, ts::Node node, const std::vector<std::string_view>& grad_names) {
   std::vector<ts::Node> stack{node};
   while (!stack.empty()) {
@@ -42,6 +44,68 @@ bool ReadsGradient(const Model& model, ts::Node node, const std::vector<std::str
 }
 
 constexpr std::string_view kInPlaceUpdates[] = {"add_", "sub_", "addcdiv_", "addcmul_", "mul_", "copy_", "lerp_"};
+
+bool InPlaceUpdate(std::string_view method) {
+  for (std::string_view m : kInPlaceUpdates) {
+    if (method == m) return true;
+  }
+  return false;
+}
+
+// Whether a loop's body changes its target `p` (or `p.data`) in place from a gradient: an in-place method
+// anywhere in a chain on it (`p.data.add_(p.grad, alpha=-lr)`, `p.mul_(d).add_(u)`) or an augmented
+// assignment (`p -= lr * p.grad`) whose operands read the gradient, directly or through names of the body
+// that carry it, in statement order: bound from it (`d_p = p.grad`, `d_p = d_p.add(p, alpha=wd)`) or
+// changed in place with it (`buf.mul_(momentum).add_(d_p)`, `exp_avg += g`).
+bool UpdatesFromGradient(const Model& model, ts::Node body, std::string_view target) {
+  std::vector<ts::Node> stack{body};
+  std::vector<ts::Node> statements;
+  while (!stack.empty()) {
+    const ts::Node n = stack.back();
+    stack.pop_back();
+    if (n.Is("function_definition") || n.Is("class_definition") || n.Is("lambda")) continue;
+    if (n.Is("expression_statement")) statements.push_back(n);
+    for (uint32_t c = n.NamedChildCount(); c > 0; --c) stack.push_back(n.NamedChild(c - 1));
+  }
+  std::vector<std::string_view> grad_names;
+  for (const ts::Node statement : statements) {
+    const ts::Node expr = statement.NamedChild(0);
+    ts::Node changed;  // what the statement changes in place with a gradient
+    if (expr.Is("assignment") && expr.Field("left").Is("identifier") &&
+        ReadsGradient(model, expr.Field("right"), grad_names)) {
+      grad_names.push_back(model.Text(expr.Field("left")));
+    } else if (expr.Is("augmented_assignment") && ReadsGradient(model, expr.Field("right"), grad_names)) {
+      changed = expr.Field("left");
+    } else if (expr.Is("call")) {
+      bool from_gradient = false;
+      ts::Node n = expr;
+      while (n.Is("call") && n.Field("function").Is("attribute")) {
+        const ts::Node function = n.Field("function");
+        from_gradient = from_gradient || (InPlaceUpdate(model.Text(function.Field("attribute"))) &&
+                                          ReadsGradient(model, n.Field("arguments"), grad_names));
+        n = function.Field("object");
+      }
+      if (from_gradient) changed = n;
+    }
+    if (changed.IsNull()) continue;
+    if (IsParameterExpr(model, changed, target)) return true;
+    if (changed.Is("identifier")) grad_names.push_back(model.Text(changed));
+  }
+  return false;
+}
+
+// The optimizers a call named `step` may step: its receiver (`optimizer.step()`), and for a loss scaler's
+// `scaler.step(optimizer)` its first argument.
+std::vector<ts::Node> SteppedOptimizers(const Site& call) {
+  std::vector<ts::Node> out;
+  if (call.kind != SiteKind::kCall || call.name != "step" || call.Receiver().IsNull()) return out;
+  out.push_back(call.Receiver());
+  const ts::Node args = call.Arguments();
+  if (!args.IsNull() && args.NamedChildCount() > 0 && !args.NamedChild(0).Is("keyword_argument")) {
+    out.push_back(args.NamedChild(0));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -112,8 +176,8 @@ bool Model::RunsEveryTrainingStep(int loop) const {
   return (scope.runs_per_step && scope.cadence == Cadence::kTrainingStep) || scope.hook == Cadence::kTrainingStep;
 }
 
-std::vector<int> Model::ParameterUpdateLoops() const {
-  std::vector<int> out;
+std::vector<Model::UpdateLoop> Model::ParameterUpdateLoops() const {
+  std::vector<UpdateLoop> out;
   for (size_t i = 0; i < loops_.size(); ++i) {
     const Loop& loop = loops_[i];
     if (loop.kind != LoopKind::kFor || loop.role != LoopRole::kPerElement || !loop.target.Is("identifier")) continue;
@@ -122,39 +186,73 @@ std::vector<int> Model::ParameterUpdateLoops() const {
     const ts::Node callee = loop.iterable.Field("function");
     if (!callee.Is("attribute") || Text(callee.Field("attribute")) != "parameters") continue;
     if (!RunsEveryTrainingStep(static_cast<int>(i))) continue;
-    const std::string_view target = Text(loop.target);
-    // Names bound from a gradient in the body (`g = p.grad`), which an update then reads.
-    std::vector<std::string_view> grad_names;
-    bool updates = false;
-    std::vector<ts::Node> stack{loop.body};
-    std::vector<ts::Node> statements;
-    while (!stack.empty()) {
-      const ts::Node n = stack.back();
-      stack.pop_back();
-      if (n.Is("function_definition") || n.Is("class_definition") || n.Is("lambda")) continue;
-      if (n.Is("expression_statement")) statements.push_back(n);
-      for (uint32_t c = n.NamedChildCount(); c > 0; --c) stack.push_back(n.NamedChild(c - 1));
-    }
-    for (const ts::Node statement : statements) {
-      const ts::Node expr = statement.NamedChild(0);
-      if (expr.Is("assignment") && expr.Field("left").Is("identifier") &&
-          ReadsGradient(*this, expr.Field("right"), {})) {
-        grad_names.push_back(Text(expr.Field("left")));
-      } else if (expr.Is("augmented_assignment") && IsParameterExpr(*this, expr.Field("left"), target) &&
-                 ReadsGradient(*this, expr.Field("right"), grad_names)) {
-        updates = true;
-      } else if (expr.Is("call")) {
-        const ts::Node function = expr.Field("function");
-        if (!function.Is("attribute") || !IsParameterExpr(*this, function.Field("object"), target)) continue;
-        const std::string_view method = Text(function.Field("attribute"));
-        bool in_place = false;
-        for (std::string_view m : kInPlaceUpdates) in_place = in_place || method == m;
-        if (in_place && ReadsGradient(*this, expr.Field("arguments"), grad_names)) updates = true;
+    if (UpdatesFromGradient(*this, loop.body, Text(loop.target))) out.push_back({static_cast<int>(i), nullptr});
+  }
+  // The `step` of an optimizer class of the file, once each, at the first training step that calls it.
+  for (const uint32_t index : CallsNamed("step")) {
+    const Site& call = sites_[index];
+    if (call.cadence != Cadence::kTrainingStep) continue;
+    for (const ts::Node optimizer : SteppedOptimizers(call)) {
+      const ValueSource source = SourceOf(optimizer, call.scope, 0);
+      const ConfigClass* cls = source.known() && source.element < 0 ? ClassNamed(source.call) : nullptr;
+      if (cls == nullptr) continue;
+      int loop = -1;
+      for (const auto& [name, method] : FunctionsNamed("step")) {
+        if (scopes_[static_cast<size_t>(method)].parent == cls->scope) loop = OptimizerUpdateLoop(method);
       }
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const UpdateLoop& u) { return u.loop == loop; });
+      if (loop >= 0 && !seen) out.push_back({loop, &call});
     }
-    if (updates) out.push_back(static_cast<int>(i));
   }
   return out;
+}
+
+bool Model::DerivesFromOptimizer(int cls, int depth) const {
+  if (depth > 8) return false;
+  const ts::Node bases = Field(scopes_[static_cast<size_t>(cls)].node, F::kSuperclasses);
+  for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
+    const ts::Node base = bases.NamedChild(i);
+    if (KindOf(base) == K::kKeywordArgument) continue;  // metaclass=...
+    const std::string canonical = CanonicalName(base);
+    if (canonical == "torch.optim.Optimizer" || canonical == "torch.optim.optimizer.Optimizer") return true;
+    // A class of the file that is one (`class LARS(BaseOptimizer)`).
+    const ConfigClass* local = canonical.empty() && KindOf(base) == K::kIdentifier ? ClassNamed(Text(base)) : nullptr;
+    if (local != nullptr && local->scope != cls && DerivesFromOptimizer(local->scope, depth + 1)) return true;
+  }
+  return false;
+}
+
+int Model::OptimizerUpdateLoop(int method) const {
+  const Scope& scope = scopes_[static_cast<size_t>(method)];
+  if (scope.kind != ScopeKind::kFunction || scope.name != "step" || scope.parent < 0 ||
+      scopes_[static_cast<size_t>(scope.parent)].kind != ScopeKind::kClass || !DerivesFromOptimizer(scope.parent, 0)) {
+    return -1;
+  }
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    const Loop& loop = loops_[i];
+    if (loop.scope != method || loop.kind != LoopKind::kFor || !loop.target.Is("identifier")) continue;
+    if (UpdatesFromGradient(*this, loop.body, Text(loop.target))) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::optional<Model::RemoteUpdateLoop> Model::CrossFileUpdateLoop(const Site& call) const {
+  if (project_ == nullptr || self_summary_ == nullptr || call.cadence != Cadence::kTrainingStep) return std::nullopt;
+  for (const ts::Node optimizer : SteppedOptimizers(call)) {
+    const auto cls = ClassOf(optimizer, call.scope);
+    if (!cls || cls->file == self_summary_) continue;  // the file's own classes: ParameterUpdateLoops
+    const auto step = project_->MethodOf(*cls, "step");
+    if (!step || step->function->update_loop_line == 0) continue;
+    return RemoteUpdateLoop{step->file->path, step->function->update_loop_line, step->function->update_loop_column,
+                            step->function->qualname};
+  }
+  return std::nullopt;
+}
+
+bool Model::StepsProjectOptimizer(const Site& call) const {
+  const std::vector<ts::Node> optimizers = SteppedOptimizers(call);
+  return std::any_of(optimizers.begin(), optimizers.end(),
+                     [&](ts::Node optimizer) { return SourceOf(optimizer, call.scope, 0).known(); });
 }
 
 namespace {

@@ -80,7 +80,7 @@ ts::Node AssignedTo(ts::Node node) {
 
 bool SameValue(const Value& a, const Value& b) {
   return a.kind == b.kind && a.int_value == b.int_value && a.float_value == b.float_value &&
-         a.string_value == b.string_value && a.origin == b.origin && a.source == b.source;
+         a.string_value == b.string_value && a.origin == b.origin && a.source == b.source && a.at_least == b.at_least;
 }
 
 // Python's `==` on dict keys: numbers by value (1 == 1.0), strings by content.
@@ -916,7 +916,7 @@ void ValueFlow::Binary(ts::Node expr, int scope, int depth, std::vector<Value>& 
                          ? IntArithmetic(op, a.int_value, b.int_value)
                          : std::nullopt;
       if (!r) {
-        PushUnknown(out);
+        out.push_back(BoundedArithmetic(op, a, b));
         continue;
       }
       Value value;

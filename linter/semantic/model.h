@@ -50,10 +50,16 @@ struct Value {
   std::string_view string_value;  // kString: the content between the quotes (no escapes decoded)
   ts::Node origin;
   ts::Node source;
+  // kUnknown only: an int the model cannot compute but knows to be at least this much on a CUDA run, the
+  // product or sum of such values (`opt.workers * torch.cuda.device_count()` with `--workers` defaulting
+  // to 4 is at least 4), through `int(...)`; nullopt when nothing is known of it.
+  std::optional<int64_t> at_least;
 
   bool known() const { return kind != ValueKind::kUnknown; }
   // The value as an integer when it is an int or a bool (True is 1, as Python says).
   std::optional<int64_t> AsInt() const;
+  // The least the value can be: AsInt() when known, else `at_least`.
+  std::optional<int64_t> LowerBound() const;
   // Python truthiness when known.
   std::optional<bool> Truthy() const;
 };
@@ -343,10 +349,27 @@ class Model {
   // True when a guard around the site (in its scope) has a condition known to be false: a debug flag
   // whose argparse or config default is off (`if args.detect_anomaly:`).
   bool SwitchedOff(const Site& site) const;
-  // Loops that update parameters by hand on every training step: `for p in model.parameters():` whose
-  // body changes `p` (or `p.data`) in place from a gradient (`p.data.add_(p.grad, alpha=-lr)`,
-  // `p -= lr * p.grad`). Indices into Loops().
-  std::vector<int> ParameterUpdateLoops() const;
+  // Loops that update parameters by hand on every training step, whose body changes the loop's target `p`
+  // (or `p.data`) in place from a gradient (`p.data.add_(p.grad, alpha=-lr)`, `p -= lr * p.grad`, or
+  // through names that carry it: `d_p = p.grad; buf.mul_(m).add_(d_p); p.add_(buf, alpha=-lr)`):
+  // `for p in model.parameters():` run every step, and the loop of the `step` method of a
+  // `torch.optim.Optimizer` subclass of the file (directly or through classes of the file) over the
+  // parameters of a group, when a training step calls it (`optimizer.step()`, `scaler.step(optimizer)`
+  // on an instance of the class); `step` is that call (the first), null for the former.
+  struct UpdateLoop {
+    int loop = -1;  // index into Loops()
+    const Site* step = nullptr;
+  };
+  std::vector<UpdateLoop> ParameterUpdateLoops() const;
+  // A training step's `optimizer.step()` (or `scaler.step(optimizer)`) on an instance of a class of another
+  // file of the project whose `step` is such a loop (FunctionSummary::update_loop_line): where the loop is.
+  struct RemoteUpdateLoop {
+    std::string path;
+    uint32_t line = 0;
+    uint32_t column = 0;
+    std::string function;  // "LARS.step"
+  };
+  std::optional<RemoteUpdateLoop> CrossFileUpdateLoop(const Site& call) const;
   // Whether the loop runs on every training step (inside a training step loop, or in a function the
   // step loop calls).
   bool RunsEveryTrainingStep(int loop) const;
@@ -569,6 +592,12 @@ class Model {
   // Some assignment of the whole value to the name `expr` spells (not a tuple element) satisfies `holds`.
   bool AnyAssignment(ts::Node expr, const std::function<bool(const Binding&)>& holds) const;
   bool IsOptimizerLike(ts::Node expr, int scope) const;
+  // catalog.cpp: whether a class scope derives from `torch.optim.Optimizer` (through classes of the file);
+  // the loop of a method scope that ParameterUpdateLoops reports when a training step calls it (-1 if
+  // none); whether a call named `step` steps an optimizer whose class another file may tell.
+  bool DerivesFromOptimizer(int cls, int depth) const;
+  int OptimizerUpdateLoop(int method) const;
+  bool StepsProjectOptimizer(const Site& call) const;
   // Whether a loop of the file runs `scope` (a function) more than once: a call of it inside a loop, or a
   // call in a function that such a call reaches (loaders.cpp).
   bool ScopeRunsInLoop(int scope) const;

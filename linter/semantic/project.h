@@ -119,6 +119,10 @@ struct FunctionSummary {
   ValueSource returned_source;
   std::vector<ValueSource> returned_elements;
   StepSummary step;
+  // The `step` method of a `torch.optim.Optimizer` subclass that updates the parameters one tensor at a
+  // time in a loop (Model::ParameterUpdateLoops, TL501): the loop's line and column; 0 when it does not.
+  uint32_t update_loop_line = 0;
+  uint32_t update_loop_column = 0;
   friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 
@@ -145,6 +149,7 @@ struct FieldSummary {
   int64_t int_value = 0;
   double float_value = 0;
   std::string string_value;
+  std::optional<int64_t> at_least;  // kUnknown: the least it can be (semantic::Value::at_least)
   friend bool operator==(const FieldSummary&, const FieldSummary&) = default;
 };
 

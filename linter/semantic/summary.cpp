@@ -217,7 +217,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   for (const Site& site : sites_) {
     if (site.per_step()) {
       out.device_candidates = true;
-      if (!out.project_calls && (!ProjectCallees(site).empty() || MayHoldInstance(site))) out.project_calls = true;
+      if (!out.project_calls &&
+          (!ProjectCallees(site).empty() || MayHoldInstance(site) || StepsProjectOptimizer(site))) {
+        out.project_calls = true;
+      }
     }
     // A DataLoader, and a tensor factory that may be moved at once (TL205 reports it at any cadence).
     if (site.kind == SiteKind::kCall && (site.name == "DataLoader" || !DataFreeFactory(site).empty())) {
@@ -315,6 +318,11 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     function.forwards = std::move(forwards[s]);
     SummarizeReturns(static_cast<int>(s), returns[s], function);
     function.step = std::move(steps[s]);
+    if (const int loop = OptimizerUpdateLoop(static_cast<int>(s)); loop >= 0) {
+      const LineColumn at = file.lines().Locate(loops_[static_cast<size_t>(loop)].node.StartByte());
+      function.update_loop_line = at.line;
+      function.update_loop_column = at.column;
+    }
     out.functions.push_back(std::move(function));
   }
   SummarizeValues(out);
@@ -507,6 +515,7 @@ FieldSummary FieldOf(std::string_view name, const Value& value) {
   out.int_value = value.int_value;
   out.float_value = value.float_value;
   out.string_value = std::string(value.string_value);
+  out.at_least = value.at_least;
   return out;
 }
 
@@ -719,6 +728,7 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
       value.int_value = f.int_value;
       value.float_value = f.float_value;
       value.string_value = f.string_value;
+      if (value.kind == ValueKind::kUnknown) value.at_least = f.at_least;
       out.push_back(value);
     }
     if (!found) out.emplace_back();

@@ -25,7 +25,12 @@ of a list bound to `[]` that the file only appends loaders to (`iter(self.loader
 whose call sites all pass the same loader, functions of the file that return it (`self._prepare_dataloader
 (dataset)`), and either branch of `make(x) if x else None`. `num_workers` may be wrapped in `int(...)` or
 come from a `**kwargs` dict (a literal, `{...} if use_cuda else {}`, or a dict extended with
-`update({...})`): a count set on the GPU path only counts. `num_workers=args.workers` read through a
+`update({...})`): a count set on the GPU path only counts. A count computed at run time is above 0 when it
+is a product or sum of values that are: positive constants and argparse defaults, and, in a script that
+runs on CUDA, `torch.cuda.device_count()` (at least one device on a CUDA run), also through `int(...)` and
+a write that scales the option (`opt.workers = opt.workers * opt.num_gpu` with `--workers` defaulting to
+4 is at least 4); a product with a value that may be 0 (a literal 0, an unknown, `len(...)`) or a
+difference (`workers - 4`) is not. `num_workers=args.workers` read through a
 parameter of a function that its own file never calls takes the value other files of the project give
 the field where they call it with their parsed options or config (TL101 says how); a caller that passes
 something else, or whose options lack the field, leaves it unknown. Likewise `num_workers=num_workers`
@@ -45,8 +50,8 @@ large trees of plain Python.
 It does not report:
 - loaders with `num_workers=0` or no `num_workers` (TL201's), or a value it cannot resolve (a field of a
   config file such as Hydra's YAML, a YACS `CfgNode` default (`_C.DATA.NUM_WORKERS = 8`) that reaches
-  the loader through another file's `get_config()`, a count computed at run time such as
-  `args.workers * torch.cuda.device_count()`);
+  the loader through another file's `get_config()`, a count computed at run time that may be 0 such as
+  `args.workers * len(gpus)`);
 - loaders iterated once (a single pass of evaluation, a `for` at module level that is not in a loop, a
   generator that yields from its loader once, an iterator that is never rebuilt),
   and loaders built again inside the loop or function that repeats the iteration, or by a factory
@@ -89,7 +94,8 @@ and the workers' seeds are the same. A dataset whose state the main process chan
 (`dataset.resize(...)` before each epoch) keeps its first-epoch copy in persistent workers; such code
 should not take the fix. There is no fix when the workers come from a `**kwargs` dict on one path only
 (`{"num_workers": 4} if use_cuda else {}`): `DataLoader` rejects `persistent_workers=True` on the path
-without workers.
+without workers. For the same reason the fix is **unsafe** when the count is known to be above 0 only on a
+CUDA run (`args.workers * torch.cuda.device_count()` is 0 on a machine without a GPU).
 
 ## Trace evidence
 Worker start-up at each epoch boundary: the `_get_iterator` frames of `DataLoader.__iter__` (Python
@@ -172,6 +178,8 @@ class DataLoaderPersistentWorkers final : public Rule {
       const auto count = Workers(model, call);
       if (!count || count->least <= 0) continue;
       const MessageArg workers_arg = WorkersArg(*count);
+      // A count above 0 only on a CUDA run: a CPU run may have none, where the keyword raises.
+      const Applicability applicability = count->bound ? Applicability::kUnsafe : safety;
       const int64_t* workers = &count->least;
       if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call) && !model.Reiterated(call) &&
           !model.ReiteratedElsewhere(call)) {
@@ -185,7 +193,7 @@ class DataLoaderPersistentWorkers final : public Rule {
         Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "explicit-false", {workers_arg});
         diagnostic.payload = PersistentWorkersFinding{*workers, true};
         if (model.Text(arg->value) == "False") {
-          diagnostic.fix = MakeFix("set", {}, safety, {Edit{arg->value.Range(), "True"}});
+          diagnostic.fix = MakeFix("set", {}, applicability, {Edit{arg->value.Range(), "True"}});
         }
         out.push_back(std::move(diagnostic));
         continue;
@@ -201,7 +209,8 @@ class DataLoaderPersistentWorkers final : public Rule {
       const bool some_paths = !model.FindArgument(call, "num_workers", 5) &&
                               model.KwargsLookupIn(call, "num_workers").partial;
       if (auto insertion = model.AppendKeyword(call, "persistent_workers", "True"); insertion && !some_paths) {
-        diagnostic.fix = MakeFix("add", {}, safety, {Edit{{insertion->offset, insertion->offset}, insertion->text}});
+        diagnostic.fix = MakeFix("add", {}, applicability,
+                                 {Edit{{insertion->offset, insertion->offset}, insertion->text}});
       }
       out.push_back(std::move(diagnostic));
     }
@@ -209,19 +218,25 @@ class DataLoaderPersistentWorkers final : public Rule {
 
  private:
   // The worker count: the smallest value it can take, or the machine's CPU count (at least 1).
+  // `bound`: a lower bound only (`opt.workers * torch.cuda.device_count()`, Value::at_least).
   struct WorkerCount {
     int64_t least = 0;
     bool cpu_count = false;
+    bool bound = false;
   };
 
   // "4 workers" / "4 个工作进程", "`os.cpu_count()` workers".
   static MessageArg WorkersArg(const WorkerCount& count) {
     if (count.cpu_count) return {"workers", "`os.cpu_count()` workers", "`os.cpu_count()` 个工作进程"};
+    if (count.bound) {
+      return {"workers", fmt::format("{} or more workers", count.least),
+              fmt::format("至少 {} 个工作进程", count.least)};
+    }
     return {"workers", fmt::format("{} worker{}", count.least, count.least == 1 ? "" : "s"),
             fmt::format("{} 个工作进程", count.least)};
   }
 
-  // The worker count when every value it can take is known and the same sign, or it is the CPU count.
+  // The worker count when every value it can take is known or bounded below, or it is the CPU count.
   static std::optional<WorkerCount> Workers(const semantic::Model& model, const semantic::Site& call) {
     ts::Node value;
     if (auto arg = model.FindArgument(call, "num_workers", 5)) {
@@ -231,21 +246,29 @@ class DataLoaderPersistentWorkers final : public Rule {
       const semantic::KeyLookup lookup = model.KwargsLookupIn(call, "num_workers");
       if (lookup.presence != semantic::KeyPresence::kPresent) return std::nullopt;
       if (const auto n = lookup.value.AsInt()) return WorkerCount{*n, false};
+      if (lookup.value.at_least) return WorkerCount{*lookup.value.at_least, false, true};
       // `dict(num_workers=os.cpu_count())`: the keyword's or the pair's own value.
       const ts::Node given = lookup.node.IsNull() ? ts::Node() : lookup.node.Field("value");
       if (!given.IsNull() && model.IsCpuCount(given, call.scope)) return WorkerCount{1, true};
       return std::nullopt;
     }
     if (model.IsCpuCount(value, call.scope)) return WorkerCount{1, true};
-    if (const auto single = model.Resolve(value, call.scope).AsInt()) return WorkerCount{*single, false};
+    const semantic::Value resolved = model.Resolve(value, call.scope);
+    if (const auto single = resolved.AsInt()) return WorkerCount{*single, false};
     std::optional<int64_t> least;
+    bool bound = false;
     for (const semantic::Value& v : model.ResolveAll(value, call.scope)) {
-      const auto n = v.AsInt();
-      if (!n) return std::nullopt;
+      const auto n = v.LowerBound();
+      if (!n) {
+        least.reset();
+        break;
+      }
       least = least ? std::min(*least, *n) : *n;
+      bound = bound || !v.known();
     }
-    if (!least) return std::nullopt;
-    return WorkerCount{*least, false};
+    if (least) return WorkerCount{*least, false, bound};
+    if (resolved.at_least) return WorkerCount{*resolved.at_least, false, true};
+    return std::nullopt;
   }
 
   // Iterated more than once by the same loader: a loader built again inside the loop (or the function)

@@ -1,6 +1,7 @@
 // TL501 optimizer-not-fused: `Adam`/`AdamW`/`SGD` with `foreach=False`, or a hand-written update loop
-// over the parameters, where the target PyTorch has a fused optimizer that updates them all in a few
-// kernels.
+// over the parameters (`for p in model.parameters():` in the step loop, or the `step` of an optimizer
+// class the training step calls), where the target PyTorch has a fused optimizer that updates them all in
+// a few kernels.
 #include <fmt/core.h>
 
 #include "crosscheck/evidence.h"
@@ -15,12 +16,19 @@ Checks, in scripts that run on CUDA, for `torch.optim.Adam`, `AdamW` and `SGD` c
 `foreach=False` (a value that resolves to false: a literal, a constant, an argparse default), and for
 loops that update the parameters by hand on every training step: `for p in model.parameters():` whose
 body changes `p` or `p.data` in place from a gradient (`p.data.add_(p.grad, alpha=-lr)`,
-`p -= lr * p.grad`). It reports only when the target PyTorch has `fused=True` for that optimizer:
+`p -= lr * p.grad`, or through names that carry the gradient: `d_p = p.grad`, `buf.mul_(m).add_(d_p)`,
+`p.add_(buf, alpha=-lr)`). The same loop in the `step` method of a hand-written optimizer, a subclass of
+`torch.optim.Optimizer` (`class LARS(optim.Optimizer)` whose `step` runs `for p in group["params"]:`), is
+reported when a training step calls it on an instance of the class (`optimizer.step()`,
+`scaler.step(optimizer)`): at the loop, with the training step's call as the related location, or, for a
+class of another file of the project, at the call, with the loop as the related location. It reports only when the target PyTorch has `fused=True` for that optimizer:
 Adam and AdamW from 2.0, SGD from 2.3 (a hand-written loop from 2.0, the first release with fused
 `torch.optim` optimizers). A default `Adam(...)` is not reported: since 2.0 it already takes the
 multi-tensor (`foreach`) path on CUDA. A loop over the parameters that does not update them
 (`p.requires_grad = False`, a gradient norm, `p.grad.zero_()`) is not reported, and neither is a loop
-that runs outside the training step (once, or in evaluation).
+that runs outside the training step (once, or in evaluation). An optimizer class whose `step` only
+reads the parameters (a norm, a weight decay flag), that no training step calls, or that is not a
+`torch.optim.Optimizer` (an EMA of the weights) is not reported.
 
 ## Why is this bad?
 With `foreach=False` (or a Python loop) the optimizer launches several small kernels per parameter
@@ -38,11 +46,18 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=False)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
 ```
 
+A hand-written optimizer's `step` can update every tensor of a group with one multi-tensor op each:
+```python
+params = [p for p in group["params"] if p.grad is not None]
+torch._foreach_add_(params, [p.grad for p in params], alpha=-group["lr"])
+```
+
 ## Fix safety
 The fix replaces `foreach=False` with `fused=True` and is **unsafe**: the fused implementation needs
 every parameter on CUDA (or another supported device) and of a floating dtype, and it raises at the
 first `step()` otherwise; it also rounds slightly differently, so results are not bit-identical. A
-hand-written loop has no fix.
+hand-written loop has no fix: rewrite it with `torch._foreach_*` ops, or use a fused `torch.optim`
+optimizer where one implements the same update.
 
 ## Trace evidence
 Many small optimizer kernels per step.
@@ -52,7 +67,8 @@ With `check --trace`, the kernels launched under `Optimizer.step#...` in the pro
 multi-tensor or fused kernels (`multi_tensor_apply`, `fused`); the time saved is the step's launch
 overhead: its host time above the GPU time of its kernels, since fused kernels still do the arithmetic.
 An optimizer whose kernels are mostly multi-tensor or fused refutes it; no `Optimizer.step` in the
-profiled steps is `not observed`. A hand-written loop is confirmed by the kernels launched from its
+profiled steps is `not observed`. A hand-written optimizer class is judged the same way: PyTorch profiles
+the `step` of every `torch.optim.Optimizer` subclass as `Optimizer.step#LARS.step`, stacks or not. A hand-written loop is confirmed by the kernels launched from its
 line (a trace with stacks), of which half the time is counted as saved; without stacks it is
 `unverifiable`. A trace without CUDA activity is `unverifiable`.
 
@@ -65,10 +81,11 @@ line (a trace with stacks), of which half the time is counted as saved; without 
 - [torch.optim.AdamW](https://pytorch.org/docs/stable/generated/torch.optim.AdamW.html)
 )md";
 
-// What the rule found: an optimizer built with foreach=False, or a hand-written update loop.
+// What the rule found: an optimizer built with foreach=False or a hand-written optimizer class (whose
+// `step` PyTorch profiles as `Optimizer.step#LARS.step` too), or a hand-written update loop.
 struct FusedFinding {
   bool loop = false;
-  std::string optimizer;  // "AdamW"; empty for a loop
+  std::string optimizer;  // "AdamW", "LARS.step"; empty for a loop
 };
 
 constexpr int kMinKernelsPerStep = 10;
@@ -82,6 +99,18 @@ constexpr MessageText kMessages[] = {
      "A hand-written update loop over the parameters launches kernels for each tensor on every step; a fused "
      "`torch.optim` optimizer updates them together",
      "手写的参数更新循环每一步都为每个张量分别启动 kernel；融合的 `torch.optim` 优化器会一并更新它们"},
+    {"optimizer-class",
+     "`{function}` updates the parameters one tensor at a time in a loop on every training step; `torch._foreach_*` "
+     "ops or a fused `torch.optim` optimizer update them together",
+     "`{function}` 在每个训练步中用循环逐个张量地更新参数；`torch._foreach_*` 操作或融合的 `torch.optim` "
+     "优化器会一并更新它们"},
+    {"related-step", "The training step runs `{function}` here", "训练步在此处运行 `{function}`"},
+    {"remote-class",
+     "This step runs `{function}`, which updates the parameters one tensor at a time in a loop; `torch._foreach_*` "
+     "ops or a fused `torch.optim` optimizer update them together",
+     "这一步运行 `{function}`，它用循环逐个张量地更新参数；`torch._foreach_*` 操作或融合的 `torch.optim` "
+     "优化器会一并更新它们"},
+    {"related-loop", "`{function}` updates each parameter here", "`{function}` 在此处逐个更新参数"},
     {"fused", "Use `fused=True`", "改用 `fused=True`"},
     // Trace evidence (RuleEvidence::Say).
     {"ev-no-payload", "The finding carries no optimizer, so no trace event can be tied to it",
@@ -146,10 +175,35 @@ class OptimizerNotFused final : public Rule {
         out.push_back(std::move(diagnostic));
       }
     }
-    for (int index : model.ParameterUpdateLoops()) {
-      const semantic::Loop& loop = model.Loops()[static_cast<size_t>(index)];
-      Diagnostic diagnostic = MakeDiagnostic({loop.node.StartByte(), loop.iterable.EndByte()}, "hand-written");
-      diagnostic.payload = FusedFinding{true, {}};
+    for (const semantic::Model::UpdateLoop& update : model.ParameterUpdateLoops()) {
+      const semantic::Loop& loop = model.Loops()[static_cast<size_t>(update.loop)];
+      const TextRange header{loop.node.StartByte(), loop.iterable.EndByte()};
+      if (update.step == nullptr) {
+        Diagnostic diagnostic = MakeDiagnostic(header, "hand-written");
+        diagnostic.payload = FusedFinding{true, {}};
+        out.push_back(std::move(diagnostic));
+        continue;
+      }
+      // The `step` of an optimizer class of the file: reported at its loop, with the training step's call.
+      const semantic::Scope& method = model.Scopes()[static_cast<size_t>(loop.scope)];
+      const std::string function = fmt::format("{}.step", model.Scopes()[static_cast<size_t>(method.parent)].name);
+      Diagnostic diagnostic = MakeDiagnostic(header, "optimizer-class", {{"function", function, {}}});
+      diagnostic.payload = FusedFinding{false, function};
+      RelatedLocation related;
+      related.range = update.step->node.Range();
+      SetMessage(related, "related-step", {{"function", function, {}}});
+      diagnostic.related.push_back(std::move(related));
+      out.push_back(std::move(diagnostic));
+    }
+    // An optimizer class of another file: reported at the training step's call, with the loop related.
+    for (uint32_t index : model.CallsNamed("step")) {
+      const semantic::Site& call = model.Sites()[index];
+      const auto remote = model.CrossFileUpdateLoop(call);
+      if (!remote) continue;
+      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "remote-class", {{"function", remote->function, {}}});
+      diagnostic.payload = FusedFinding{false, remote->function};
+      diagnostic.related.push_back(MakeRelated(remote->path, remote->line, remote->column, "related-loop",
+                                               {{"function", remote->function, {}}}));
       out.push_back(std::move(diagnostic));
     }
   }
