@@ -829,6 +829,14 @@ class Model {
   // What iterating a comprehension's iterable binds to the name: elements of a tensor are tensors, and so
   // is element 1 of `enumerate(t)` and element i of `zip(a, t)`; an enumerate counter is not one.
   TensorKind ComprehensionElementKind(const ComprehensionTarget& target, int scope, int depth) const;
+  // What the elements of a container hold (`d[k]`, `**d`, `for k, v in d.items()`): tensors when it is
+  // built from them (a dict or list comprehension or display of tensors, a function's result that is one,
+  // a tensor or a batch itself), unknown otherwise. The container itself stays what TensorKindOf says.
+  TensorKind ElementTensorKind(ts::Node expr, int scope, int depth) const;
+  // Whether a function of the file or of the project returns a container of tensors.
+  bool CallReturnsTensors(const Site& call, int depth) const;
+  // For the summary: whether one of a function's returns builds a container of tensors.
+  bool ReturnsTensors(int function, std::span<const ts::Node> returns_of) const;
   // Where that element lives: where the tensor it is taken from does.
   ts::Node ComprehensionSource(const ComprehensionTarget& target) const;
 };

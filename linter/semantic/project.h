@@ -113,6 +113,10 @@ struct FunctionSummary {
   // a value gives a tuple of the same size (`returns_tuple`). Empty when nothing is known.
   bool returns_tuple = false;
   std::vector<ReturnSummary> returns;
+  // A `return` gives a container of tensors: a dict or list built from them (`return {k: v for k, v in
+  // zip(names, stacked)}`), so `d["loss"]` and `**d` of the result are tensors (only in files that import
+  // torch).
+  bool returns_tensors = false;
   std::vector<ForwardCall> forwards;  // only in files that import torch
   // The class of what it returns, when every return agrees: the whole value, and for `return a, b, c`
   // each element (an unknown source where an element is not a construction or a call).

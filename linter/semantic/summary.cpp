@@ -314,7 +314,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     if (const PerCall& p = implicit_syncs[s]; p.site >= 0) {
       function.implicit = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
     }
-    if (imports_torch) SummarizeReturnPlacements(static_cast<int>(s), returns[s], function);
+    if (imports_torch) {
+      SummarizeReturnPlacements(static_cast<int>(s), returns[s], function);
+      function.returns_tensors = ReturnsTensors(static_cast<int>(s), returns[s]);
+    }
     function.forwards = std::move(forwards[s]);
     SummarizeReturns(static_cast<int>(s), returns[s], function);
     function.step = std::move(steps[s]);
@@ -898,7 +901,38 @@ bool Model::DeviceArgument(const Site& call) const {
   ForEachArgumentValue(call, [&](ts::Node arg) {
     device = device || IsDeviceTensor(arg, call.scope) || IsModelLike(arg, call.scope, 0);
   });
+  if (device) return true;
+  // `update(**loss_dict_reduced)`: the entries of a container of device tensors.
+  const ts::Node args = call.Arguments();
+  for (uint32_t i = 0; !device && !args.IsNull() && i < args.NamedChildCount(); ++i) {
+    const ts::Node arg = args.NamedChild(i);
+    if (KindOf(arg) != K::kDictionarySplat && KindOf(arg) != K::kListSplat) continue;
+    const ts::Node container = arg.NamedChildCount() > 0 ? arg.NamedChild(0) : ts::Node();
+    device = !container.IsNull() && ElementTensorKind(container, call.scope, 0) == TensorKind::kTensor &&
+             PlacementOf(container, call.scope) != Placement::kHost;
+  }
   return device;
+}
+
+bool Model::ReturnsTensors(int function, std::span<const ts::Node> returns_of) const {
+  // Only returns that build a container (a comprehension, a dict or list display, or a name bound to one)
+  // are typed: the summary of a large tree pays for nothing else.
+  const auto container = [](K k) { return k == K::kComprehension || k == K::kDictionary || k == K::kList; };
+  for (const ts::Node returned : returns_of) {
+    ts::Node value = Unparen(returned);
+    if (value.IsNull()) continue;
+    if (KindOf(value) == K::kIdentifier) {
+      const Binding* binding = SingleBinding(Text(value), function);
+      if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) continue;
+      value = Unparen(binding->value);
+    }
+    if (!container(KindOf(value))) continue;
+    type_steps_left_ = kTypeStepsPerSite;
+    const bool tensors = ElementTensorKind(value, function, 0) == TensorKind::kTensor;
+    type_steps_left_ = -1;
+    if (tensors) return true;
+  }
+  return false;
 }
 
 std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool implicit) const {

@@ -214,10 +214,14 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       }
       break;  // then as a name bound by assignment (self.x = ...)
     }
-    case K::kSubscript:
-      // batch["x"], out[0], loss[mask]: an element or slice of a tensor (or of a batch) is a tensor.
-      return TensorKindDepth(Field(expr, F::kValue), scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor
-                                                                                              : TensorKind::kUnknown;
+    case K::kSubscript: {
+      // batch["x"], out[0], loss[mask]: an element or slice of a tensor (or of a batch) is a tensor, and so
+      // is an entry of a container of tensors (`loss_dict_reduced["class_error"]`).
+      const ts::Node value = Field(expr, F::kValue);
+      if (TensorKindDepth(value, scope, depth + 1) == TensorKind::kTensor) return TensorKind::kTensor;
+      return ElementTensorKind(value, scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor
+                                                                               : TensorKind::kUnknown;
+    }
     case K::kComparison:
       if (IsIdentityComparison(*this, expr)) return TensorKind::kNotTensor;
       [[fallthrough]];
@@ -339,10 +343,82 @@ TensorKind Model::ComprehensionElementKind(const ComprehensionTarget& target, in
       FindImport("enumerate") == nullptr) {
     return TensorKind::kNotTensor;  // the counter
   }
+  // `for k, v in d.items()` / `for v in d.values()`: an entry of a container of tensors.
+  if (KindOf(iterable) == K::kCall && KindOf(Unparen(Field(iterable, F::kFunction))) == K::kAttribute) {
+    const ts::Node callee = Unparen(Field(iterable, F::kFunction));
+    const std::string_view method = Text(Field(callee, F::kAttribute));
+    if ((method == "items" && target.position == 1) || (method == "values" && target.position == -1)) {
+      return ElementTensorKind(Field(callee, F::kObject), scope, depth + 1);
+    }
+    if (method == "items" && target.position == 0) return TensorKind::kUnknown;  // a key
+  }
   const ts::Node source = ComprehensionSource(target);
   if (source.IsNull()) return TensorKind::kUnknown;
   // Iterating a tensor gives its rows (tensors); any other iterable is not known here.
   return TensorKindDepth(source, scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor : TensorKind::kUnknown;
+}
+
+TensorKind Model::ElementTensorKind(ts::Node expr, int scope, int depth) const {
+  if (depth > 12) return TensorKind::kUnknown;
+  expr = Unparen(expr);
+  switch (KindOf(expr)) {
+    case K::kComprehension: {
+      // The element: the pair's value of a dict comprehension, the body of the others.
+      ts::Node body = expr.NamedChildCount() > 0 ? expr.NamedChild(0) : ts::Node();
+      if (KindOf(body) == K::kPair) body = Field(body, F::kValue);
+      return body.IsNull() ? TensorKind::kUnknown : TensorKindDepth(body, scope, depth + 1);
+    }
+    case K::kDictionary:
+    case K::kList: {
+      // Every entry: a checkpoint dict mixes tensors with counters (`{"model": ..., "iter_num": 0}`).
+      bool any = false;
+      for (ts::Node element : expr.NamedChildren()) {
+        if (KindOf(element) == K::kComment) continue;
+        if (KindOf(element) == K::kPair) element = Field(element, F::kValue);
+        if (element.IsNull() || TensorKindDepth(element, scope, depth + 1) != TensorKind::kTensor) {
+          return TensorKind::kUnknown;
+        }
+        any = true;
+      }
+      return any ? TensorKind::kTensor : TensorKind::kUnknown;
+    }
+    case K::kCall: {
+      if (TensorKindDepth(expr, scope, depth + 1) == TensorKind::kTensor) return TensorKind::kTensor;
+      const Site* site = SiteOf(expr);
+      return site != nullptr && CallReturnsTensors(*site, depth + 1) ? TensorKind::kTensor : TensorKind::kUnknown;
+    }
+    case K::kIdentifier:
+    case K::kAttribute: {
+      if (TensorKindDepth(expr, scope, depth + 1) == TensorKind::kTensor) return TensorKind::kTensor;
+      for (const Binding& binding : BindingsOf(Text(expr))) {
+        if (KindOf(expr) == K::kIdentifier && binding.scope != scope && binding.scope != 0) continue;
+        if (binding.kind != BindingKind::kAssign || binding.position != -1 || binding.value == expr) continue;
+        if (ElementTensorKind(binding.value, binding.scope, depth + 1) == TensorKind::kTensor)
+          return TensorKind::kTensor;
+      }
+      return TensorKind::kUnknown;
+    }
+    default:
+      return TensorKindDepth(expr, scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor
+                                                                            : TensorKind::kUnknown;
+  }
+}
+
+bool Model::CallReturnsTensors(const Site& call, int depth) const {
+  if (call.kind != SiteKind::kCall || depth > 12) return false;
+  if (const std::vector<int>* local = LocalCallees(call)) {
+    if (local->size() != 1) return false;
+    const int function = local->front();
+    for (const ts::Node value : ReturnsOf(function)) {
+      if (!value.IsNull() && ElementTensorKind(value, function, depth + 1) == TensorKind::kTensor) return true;
+    }
+    return false;
+  }
+  if (project_ == nullptr || self_summary_ == nullptr) return false;
+  for (const Callee& callee : ProjectCallees(call)) {
+    if (const auto found = ResolveCallee(callee)) return found->function->returns_tensors;
+  }
+  return false;
 }
 
 TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int depth) const {

@@ -72,8 +72,12 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   criterion(outputs, targets)`), the one every call of the function passes, from its own file or from
   others. Not followed: a parameter whose callers pass different classes (or something the model cannot
   tell), a class of a third-party library (`nn.CrossEntropyLoss()`), an attribute assigned different
-  classes, and arguments whose tensor type the model cannot tell (`update(**loss_dict)` with a dict
-  returned by another module's function): the call stays silent. An object a class keeps is followed:
+  classes, and arguments whose tensor type the model cannot tell: the call stays silent. A container of
+  tensors counts as passing them: `update(**scaled)` and `update(x=reduced["class_error"])` with
+  `reduced = utils.reduce_dict(loss_dict)` (a function of the project whose `return` builds a dict or list
+  from tensors, such as `{k: v for k, v in zip(names, stacked)}`) and `scaled = {k: v * w for k, v in
+  reduced.items()}`. A dict display counts only when every entry is a tensor (a checkpoint's
+  `{"model": ..., "iter_num": n}` does not). An object a class keeps is followed:
   `self.matcher(...)` with `self.matcher = matcher` in `__init__` and every construction of the class in
   its file passing `build_matcher(args)` runs the class `build_matcher` returns.
 

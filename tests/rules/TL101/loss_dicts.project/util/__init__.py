@@ -1,0 +1,1 @@
+# torchlint-test: select=TL101
