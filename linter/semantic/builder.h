@@ -182,6 +182,8 @@ class Builder {
   std::vector<int> LocalCallees(const Site& site) const;
   // The methods a call of an object of one of the file's classes runs (`__call__`, or `forward`).
   void InstanceCallees(std::string_view name, std::vector<int>& out) const;
+  // A `for` over a call of the file's or project's own that is given a loader (`log_every(loader, ...)`).
+  bool WrapsLoader(ts::Node iterable, int scope) const;
 
   Model& m_;
   const ts::Tree* tree_ = nullptr;

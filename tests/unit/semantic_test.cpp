@@ -116,6 +116,26 @@ TEST_CASE("step, epoch and per-element loops") {
   CHECK(m.StepLoops().size() == 3);
 }
 
+TEST_CASE("a loop over a project call given the loader iterates batches; a decoding loop does not") {
+  auto p = Build(
+      "import torch\n"
+      "def evaluate(model, data_loader, metric_logger):\n"
+      "    for samples, targets in metric_logger.log_every(data_loader, 10, 'Test:'):\n"
+      "        outputs = model(samples.cuda())\n"
+      "def decode(model, idx, data_loader):\n"
+      "    for _ in range(len(data_loader)):\n"
+      "        idx = model(idx)\n");
+  const Model& m = *p->model;
+  const Loop* wrapped = LoopStartingWith(m, "for samples");
+  const Loop* decoding = LoopStartingWith(m, "for _ in range(len(");
+  REQUIRE(wrapped);
+  REQUIRE(decoding);
+  CHECK((wrapped->evidence & kIteratesLoader) != 0);
+  CHECK(wrapped->cadence == Cadence::kEvaluationBatch);
+  CHECK((decoding->evidence & kIteratesLoader) == 0);
+  CHECK(decoding->cadence == Cadence::kGenerationStep);
+}
+
 TEST_CASE("helpers called from the step loop run every step, transitively") {
   auto p = Build(
       "def log(x):\n"
