@@ -31,8 +31,9 @@ events). Syncs without a sync call (`if loss > 10:`, `while not done:` or `asser
 boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-step-loop`).
 
 "Every step" means what the semantic model takes to run once per batch:
-- the training step loop: the loop over a `DataLoader` (also through `enumerate`, `zip`, `tqdm`, `iter`
-  and `next()` in a `while True:`), or the loop that calls `optimizer.step()` itself, so a
+- the training step loop: the loop over a `DataLoader` (also through `enumerate`, `zip`, `tqdm`, `iter`,
+  `next()` in a `while True:`, and a call of the project's own given the loader, such as a logger's
+  `metric_logger.log_every(data_loader, 10)`), or the loop that calls `optimizer.step()` itself, so a
   gradient-accumulation loop over micro-batches inside it runs on every step too;
 - evaluation loops over a loader (reported as "every evaluation batch") and decoding loops that call
   the model once per generated token ("every generated token");
