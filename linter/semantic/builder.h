@@ -184,6 +184,8 @@ class Builder {
   void InstanceCallees(std::string_view name, std::vector<int>& out) const;
   // A `for` over a call of the file's or project's own that is given a loader (`log_every(loader, ...)`).
   bool WrapsLoader(ts::Node iterable, int scope) const;
+  // A decoding loop: the loop rebinds what it gives one of its model calls from what a model call returned.
+  bool FeedsModelOutputBack(int loop, const std::vector<const Site*>& model_calls) const;
 
   Model& m_;
   const ts::Tree* tree_ = nullptr;

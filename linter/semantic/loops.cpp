@@ -105,6 +105,7 @@ void Builder::ClassifyLoops() {
       loop.evidence |= kIteratesLoader;
     }
   }
+  std::vector<const Site*> model_calls;
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
     // Cheap name tests first: only backward/step/next calls and, inside loops, calls of a model
@@ -125,7 +126,10 @@ void Builder::ClassifyLoops() {
       }
     }
     if (site.loop >= 0) {
-      if (m_.IsModelLike(site.callee, site.scope, 0)) bits |= kModelCall;
+      if (m_.IsModelLike(site.callee, site.scope, 0)) {
+        bits |= kModelCall;
+        model_calls.push_back(&site);
+      }
       loops[static_cast<size_t>(site.loop)].evidence |= bits;
     } else {
       function_evidence[static_cast<size_t>(site.scope)] |= bits & ~kNextBatch;
@@ -263,12 +267,60 @@ void Builder::ClassifyLoops() {
     evidence_within[i] |= loops[i].evidence;
     if (loops[i].parent >= 0) evidence_within[static_cast<size_t>(loops[i].parent)] |= evidence_within[i];
   }
+  //    A loop that only calls the model is a decoding loop when what it gives the model is rebound in the
+  //    loop from what the model returned (`idx = torch.cat([idx, next_id])`); otherwise it takes batches
+  //    some other way (`X, Y = get_batch(split)`) and is an evaluation loop.
   for (size_t i = 0; i < n; ++i) {
     if (loops[i].role != LoopRole::kStep) continue;
-    loops[i].cadence = (evidence_within[i] & kTraining) != 0 ? Cadence::kTrainingStep
-                       : (evidence_within[i] & kStrong) != 0 ? Cadence::kEvaluationBatch
-                                                             : Cadence::kGenerationStep;
+    loops[i].cadence = (evidence_within[i] & kTraining) != 0                    ? Cadence::kTrainingStep
+                       : (evidence_within[i] & kStrong) != 0                    ? Cadence::kEvaluationBatch
+                       : FeedsModelOutputBack(static_cast<int>(i), model_calls) ? Cadence::kGenerationStep
+                                                                                : Cadence::kEvaluationBatch;
   }
+}
+
+bool Builder::FeedsModelOutputBack(int loop, const std::vector<const Site*>& model_calls) const {
+  const Loop& l = m_.loops_[static_cast<size_t>(loop)];
+  const TextRange within = l.node.Range();
+  // Whether `expr` is computed from the model call `call`: it contains the call, or names a value the loop
+  // binds from one (a few assignments deep).
+  const auto derives = [&](ts::Node expr, const Site& call, const auto& self, int depth) -> bool {
+    if (expr.IsNull() || depth > 4) return false;
+    if (expr.Range().Contains(call.node.Range())) return true;
+    std::vector<ts::Node> stack{expr};
+    for (int visited = 0; !stack.empty() && visited < 64; ++visited) {
+      const ts::Node node = stack.back();
+      stack.pop_back();
+      if (KindOf(node) != K::kIdentifier) {
+        for (const ts::Node child : node.NamedChildren()) stack.push_back(child);
+        continue;
+      }
+      for (const Model::Binding& binding : m_.BindingsOf(m_.Text(node))) {
+        if (binding.scope != call.scope || !within.Contains(binding.target.Range()) || binding.value == expr) continue;
+        if (binding.kind != Model::BindingKind::kAssign && binding.kind != Model::BindingKind::kAugmented) continue;
+        if (self(binding.value, call, self, depth + 1)) return true;
+      }
+    }
+    return false;
+  };
+  for (const Site* call : model_calls) {
+    bool inside = false;
+    for (int at = call->loop; at >= 0 && !inside; at = m_.loops_[static_cast<size_t>(at)].parent) inside = at == loop;
+    if (!inside) continue;
+    const ts::Node args = call->Arguments();
+    if (args.IsNull()) continue;
+    for (ts::Node arg : args.NamedChildren()) {
+      if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
+      arg = Unparen(arg);
+      if (KindOf(arg) != K::kIdentifier) continue;
+      for (const Model::Binding& binding : m_.BindingsOf(m_.Text(arg))) {
+        if (binding.scope != call->scope || !within.Contains(binding.target.Range())) continue;
+        if (binding.kind != Model::BindingKind::kAssign && binding.kind != Model::BindingKind::kAugmented) continue;
+        if (derives(binding.value, *call, derives, 0)) return true;
+      }
+    }
+  }
+  return false;
 }
 
 void Builder::FindHooks() {

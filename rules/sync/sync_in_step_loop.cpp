@@ -35,8 +35,10 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   `next()` in a `while True:`, and a call of the project's own given the loader, such as a logger's
   `metric_logger.log_every(data_loader, 10)`), or the loop that calls `optimizer.step()` itself, so a
   gradient-accumulation loop over micro-batches inside it runs on every step too;
-- evaluation loops over a loader (reported as "every evaluation batch") and decoding loops that call
-  the model once per generated token ("every generated token");
+- evaluation loops over a loader (reported as "every evaluation batch"), decoding loops that call the
+  model once per generated token and give it back what it returned (`idx = torch.cat((idx, next_id))`:
+  "every generated token"), and other loops that only call the model, which take their batches some
+  other way (`X, Y = get_batch("val")`: "every evaluation batch");
 - framework hooks that run once per batch with no loop in the file: Lightning's `training_step`,
   `validation_step`, `test_step` and `predict_step` on a `LightningModule`, and `training_step`,
   `compute_loss` and `prediction_step` on a Hugging Face `Trainer` subclass;

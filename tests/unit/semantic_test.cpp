@@ -116,7 +116,7 @@ TEST_CASE("step, epoch and per-element loops") {
   CHECK(m.StepLoops().size() == 3);
 }
 
-TEST_CASE("a loop over a project call given the loader iterates batches; a decoding loop does not") {
+TEST_CASE("loops that take batches are evaluation loops; a loop that feeds the model its output decodes") {
   auto p = Build(
       "import torch\n"
       "def evaluate(model, data_loader, metric_logger):\n"
@@ -124,12 +124,29 @@ TEST_CASE("a loop over a project call given the loader iterates batches; a decod
       "        outputs = model(samples.cuda())\n"
       "def decode(model, idx, data_loader):\n"
       "    for _ in range(len(data_loader)):\n"
-      "        idx = model(idx)\n");
+      "        idx = model(idx)\n"
+      "def estimate(model, get_batch):\n"
+      "    for k in range(20):\n"
+      "        X, Y = get_batch('val')\n"
+      "        logits, loss = model(X, Y)\n"
+      "def sample(model, idx):\n"
+      "    for _ in range(64):\n"
+      "        logits = model(idx)\n"
+      "        probs = logits[:, -1].softmax(-1)\n"
+      "        next_id = torch.multinomial(probs, 1)\n"
+      "        idx = torch.cat((idx, next_id), dim=1)\n");
   const Model& m = *p->model;
   const Loop* wrapped = LoopStartingWith(m, "for samples");
   const Loop* decoding = LoopStartingWith(m, "for _ in range(len(");
+  const Loop* batches = LoopStartingWith(m, "for k in range(20)");
+  const Loop* sampling = LoopStartingWith(m, "for _ in range(64)");
   REQUIRE(wrapped);
   REQUIRE(decoding);
+  REQUIRE(batches);
+  REQUIRE(sampling);
+  // The batches come from elsewhere: an evaluation loop. The sampled token goes back in: decoding.
+  CHECK(batches->cadence == Cadence::kEvaluationBatch);
+  CHECK(sampling->cadence == Cadence::kGenerationStep);
   CHECK((wrapped->evidence & kIteratesLoader) != 0);
   CHECK(wrapped->cadence == Cadence::kEvaluationBatch);
   CHECK((decoding->evidence & kIteratesLoader) == 0);
