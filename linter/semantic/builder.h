@@ -134,6 +134,8 @@ class Builder {
   void NoteAttribute(ts::Node node, uint32_t depth);
   void NoteSkippedAttributes(ts::Node subtree, uint32_t depth);
 
+  // Sorts the bindings by name (stable) and fills bindings_by_scope_.
+  void SortBindings();
   void NameCalls();
   void NameCanonicalCallees();
   void ReadArgparse();

@@ -3,6 +3,9 @@
 #include "linter/semantic/builder.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
 
 namespace tl::semantic {
 
@@ -369,6 +372,34 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
   }
 }
 
+void Builder::SortBindings() {
+  // A binding is a large record: the stable sort by name moves 4-byte indices, and each binding is
+  // moved once, into its place.
+  std::vector<Model::Binding>& bindings = m_.bindings_;
+  std::vector<uint32_t> order(bindings.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return bindings[a].name < bindings[b].name; });
+  std::vector<Model::Binding> sorted;
+  sorted.reserve(bindings.size());
+  for (uint32_t i : order) sorted.push_back(std::move(bindings[i]));
+  bindings = std::move(sorted);
+  // By (name, scope): the bindings are sorted by name now, so each name's run is sorted by scope alone
+  // (stably: document order within a scope), with no name comparisons beyond finding the runs.
+  m_.bindings_by_scope_.resize(bindings.size());
+  for (uint32_t i = 0; i < m_.bindings_by_scope_.size(); ++i) m_.bindings_by_scope_[i] = i;
+  for (size_t begin = 0; begin < bindings.size();) {
+    size_t end = begin + 1;
+    while (end < bindings.size() && bindings[end].name == bindings[begin].name) ++end;
+    if (end - begin > 1) {
+      std::stable_sort(m_.bindings_by_scope_.begin() + static_cast<std::ptrdiff_t>(begin),
+                       m_.bindings_by_scope_.begin() + static_cast<std::ptrdiff_t>(end),
+                       [&](uint32_t a, uint32_t b) { return bindings[a].scope < bindings[b].scope; });
+    }
+    begin = end;
+  }
+}
+
 void Builder::Run() {
   Scope module;
   module.kind = ScopeKind::kModule;
@@ -396,15 +427,7 @@ void Builder::Run() {
     }
   }
 
-  std::stable_sort(m_.bindings_.begin(), m_.bindings_.end(), NameLess{});
-  m_.bindings_by_scope_.resize(m_.bindings_.size());
-  for (uint32_t i = 0; i < m_.bindings_by_scope_.size(); ++i) m_.bindings_by_scope_[i] = i;
-  // Within a name the bindings are already in document order: a stable sort by scope keeps it.
-  std::stable_sort(m_.bindings_by_scope_.begin(), m_.bindings_by_scope_.end(), [&](uint32_t a, uint32_t b) {
-    const Model::Binding& x = m_.bindings_[a];
-    const Model::Binding& y = m_.bindings_[b];
-    return x.name != y.name ? x.name < y.name : x.scope < y.scope;
-  });
+  SortBindings();
   std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
