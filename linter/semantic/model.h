@@ -33,6 +33,7 @@
 
 #include "linter/core/source_file.h"
 #include "linter/semantic/project.h"
+#include "linter/semantic/syntax.h"
 #include "linter/ts/ts.h"
 
 namespace tl::semantic {
@@ -218,6 +219,21 @@ class Model {
 
   // The node's source text; empty for a null node (fields are often absent in broken code).
   std::string_view Text(ts::Node node) const { return node.IsNull() ? std::string_view() : node.Text(source_); }
+
+  // A node's named children, as NamedChildren(), NamedChildCount() and NamedChild(i) answer them, read
+  // from the walk's record where it kept them (ChildTable) and from the tree otherwise.
+  ChildList NamedChildren(ts::Node node) const {
+    if (auto kept = child_table_.Find(node)) return ChildList(*kept);
+    return ChildList(node);
+  }
+  uint32_t NamedChildCount(ts::Node node) const {
+    if (auto kept = child_table_.Find(node)) return static_cast<uint32_t>(kept->size());
+    return node.IsNull() ? 0 : node.NamedChildCount();
+  }
+  ts::Node NamedChild(ts::Node node, uint32_t i) const {
+    if (auto kept = child_table_.Find(node)) return i < kept->size() ? (*kept)[i] : ts::Node();
+    return node.IsNull() ? ts::Node() : node.NamedChild(i);
+  }
 
   const std::vector<Scope>& Scopes() const { return scopes_; }
   const std::vector<Loop>& Loops() const { return loops_; }
@@ -583,6 +599,7 @@ class Model {
       int record) const;
 
   std::string_view source_;
+  ChildTable child_table_;  // filled by the walk (Builder::Run)
   // ResolveAll of a plain name, by (name, scope): what it finds depends on nothing else, and rules ask
   // it of the same name in the same function many times (`nn.Linear(dim, dim)`, then `LayerNorm(dim)`).
   mutable std::mutex resolved_mu_;

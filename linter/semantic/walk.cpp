@@ -75,7 +75,14 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
 }
 
 void Builder::RecordParameters(ts::Node parameters) {
-  for (ts::Node p : parameters.NamedChildren()) {
+  // The parameters are kept in the ChildTable too: the value flow reads them at every call it follows.
+  ts::NamedChildRange children = parameters.NamedChildren();
+  const uint32_t count = children.size();
+  const bool keep = count > 0 && count <= ts::NamedChildRange::kFewChildren;
+  const uint32_t first = keep ? m_.child_table_.Open(count) : 0;
+  uint32_t next = first;
+  for (ts::Node p : children) {
+    if (keep) m_.child_table_.Set(next++, p);
     const K k = KindOf(p);
     ts::Node name;
     ts::Node value;
@@ -95,6 +102,7 @@ void Builder::RecordParameters(ts::Node parameters) {
       m_.bindings_.push_back({m_.Text(name), scope_, Model::BindingKind::kParameter, value, name, -1, -1});
     }
   }
+  if (keep && next - first == count) m_.child_table_.Keep(parameters, first, count);
 }
 
 void Builder::RecordCall(ts::Node node) {
@@ -410,18 +418,42 @@ void Builder::Run() {
   // and stepping a TreeCursor over each of them costs more in this tree-sitter than handing out a node's
   // named children (NamedChildRange). `levels` holds, at each depth, the children still to visit, so the
   // walk is iterative; the frames a node pushed are popped when its subtree is done.
+  // The named children of narrow argument lists are kept in the model's ChildTable as they are read (the
+  // passes and rules read the arguments of the same calls again and again; keeping every node's children
+  // costs the walk more than the other questions save): `kept` holds, at each depth, the node, its first
+  // slot and the slot of its next child (kNotKept: a node not kept).
+  struct Kept {
+    ts::Node node;
+    uint32_t first, next;
+  };
+  constexpr uint32_t kNotKept = UINT32_MAX;
   std::vector<ts::NamedChildRange> levels;
-  if (Enter(tree_->Root(), 0)) levels.emplace_back(tree_->Root());
+  std::vector<Kept> kept;
+  const auto push = [&](ts::Node node, K kind) {
+    levels.emplace_back(node);
+    const uint32_t count = levels.back().size();
+    const uint32_t first = kind == K::kArgumentList && count > 0 && count <= ts::NamedChildRange::kFewChildren
+                               ? m_.child_table_.Open(count)
+                               : kNotKept;
+    kept.push_back({node, first, first});
+  };
+  if (Enter(tree_->Root(), 0)) push(tree_->Root(), parent_kind_[0]);
   while (!levels.empty()) {
     const auto depth = static_cast<uint32_t>(levels.size());
     const ts::Node node = levels.back().Next();
     if (node.IsNull()) {
+      const Kept& done = kept.back();
+      if (done.first != kNotKept && done.next - done.first == levels.back().size()) {
+        m_.child_table_.Keep(done.node, done.first, done.next - done.first);
+      }
       levels.pop_back();
+      kept.pop_back();
       PopTo(depth - 1);
       continue;
     }
+    if (kept.back().first != kNotKept) m_.child_table_.Set(kept.back().next++, node);
     if (Enter(node, depth)) {
-      levels.emplace_back(node);
+      push(node, parent_kind_[depth]);
     } else {
       PopTo(depth);
     }
