@@ -13,11 +13,6 @@ ts::Node Site::Receiver() const {
   return FirstChild(callee);  // `object . attribute`: the first child (see CanonicalName)
 }
 
-ts::Node Site::Arguments() const {
-  if (kind != SiteKind::kCall) return ts::Node();
-  return Field(node, F::kArguments);
-}
-
 std::vector<int> Builder::LocalCallees(const Site& site) const {
   std::vector<int> out;
   if (site.kind != SiteKind::kCall || m_.functions_.empty()) return out;

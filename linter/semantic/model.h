@@ -174,10 +174,13 @@ struct Site {
   bool off_device = false;
 
   bool per_step() const { return cadence != Cadence::kNone; }
-  // Calls: `x` in `x.item()` (null for plain names), and the argument_list. Computed on demand to
-  // keep the site table small: files have hundreds of thousands of calls.
+  // Calls: `x` in `x.item()` (null for plain names), computed on demand to keep the site table small
+  // (files have hundreds of thousands of calls); and the `arguments` field, read once by the builder,
+  // since the passes ask it of every call several times and a lookup by field costs hundreds of
+  // instructions in this tree-sitter.
   ts::Node Receiver() const;
-  ts::Node Arguments() const;
+  ts::Node Arguments() const { return arguments; }
+  ts::Node arguments;  // calls only: the argument_list (or generator_expression)
 };
 
 // A host-device sync at a site: what kind (a scalar read, a copy to the host, an explicit sync) and

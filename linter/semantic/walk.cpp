@@ -113,6 +113,7 @@ void Builder::RecordCall(ts::Node node) {
   site.loop = loop_;
   site.guard = guard_;
   site.callee = Unparen(FirstChild(node));  // `function` is always the first child
+  site.arguments = Field(node, F::kArguments);
   const K ck = KindOf(site.callee);
   ts::Node receiver;
   if (ck == K::kAttribute) {
