@@ -588,6 +588,9 @@ class Model {
   // changed by `update` or item writes) says about `key`.
   DictKeys DictKeyDepth(ts::Node expr, std::string_view key, int scope, int depth) const;
   std::string_view ResolvedHead(std::string_view local) const;
+  // CanonicalName(expr) of an attribute whose attribute's text and unparenthesized object the caller has
+  // read already (a call's callee: the builder reads both for the site's name and receiver).
+  std::string CanonicalName(ts::Node expr, std::string_view attribute, ts::Node object) const;
   const Import* FindImport(std::string_view local) const;
   const ArgparseDefault* FindArgparse(std::string_view dest) const;
   // configs.cpp: the record of a variable (-1 if none), the scope a name is bound in as Python looks it

@@ -118,7 +118,9 @@ void Builder::RecordCall(ts::Node node) {
   ts::Node receiver;
   if (ck == K::kAttribute) {
     site.name = m_.Text(LastChild(site.callee));  // `object . attribute`
-    receiver = Unparen(FirstChild(site.callee));  // Site::Receiver(), unparenthesized
+    callee_attribute_ = site.callee;
+    callee_object_ = FirstChild(site.callee);
+    receiver = Unparen(callee_object_);  // Site::Receiver(), unparenthesized
     if (site.name == "update" || site.name == "setdefault" || site.name == "pop") {
       if (KindOf(receiver) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(receiver));
     }
@@ -296,7 +298,7 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       NoteAttribute(node, depth);
       // `a.b`: nothing to record below when the object is a plain name (most attributes); the
       // parent (a call or an assignment) reads the attribute itself.
-      return KindOf(ts_node_child(node.raw(), 0)) != K::kIdentifier;
+      return KindOf(node == callee_attribute_ ? callee_object_ : FirstChild(node)) != K::kIdentifier;
     case K::kParameters:
     case K::kType:
       // Parameters were bound with the function; defaults and annotations run once, at definition.

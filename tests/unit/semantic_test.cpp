@@ -546,5 +546,32 @@ TEST_CASE("a call site's Arguments() is its arguments field, read once by the bu
   CHECK(calls >= 8);
 }
 
+TEST_CASE("a callee's canonical name, read from what the builder kept of it, is CanonicalName's") {
+  auto p = Build(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch.nn import functional as F\n"
+      "a = torch.nn.functional.relu(x)\n"
+      "b = (torch).nn.Linear(1, 2)\n"
+      "c = (torch.nn).Conv2d(1, 2, 3)\n"
+      "d = (torch.nn.Linear)(1, 2)\n"
+      "e = (torch\n     # note\n     .cuda).synchronize()\n"
+      "f = F.relu(x).sum().item()\n"
+      "g = nn.Linear(1, 2)(x)\n"
+      "h = x.view(1)\n"
+      "i = torch.Tensor.item(t)\n");
+  uint32_t named = 0;
+  for (const Site& site : p->model->Sites()) {
+    if (site.kind != SiteKind::kCall) continue;
+    CHECK(p->model->CalleeCanonical(site) == p->model->CanonicalName(site.callee));
+    if (!p->model->CalleeCanonical(site).empty()) ++named;
+  }
+  CHECK(named >= 7);
+  CHECK(p->model->IsCanonical(*CallStartingWith(*p->model, "(torch).nn.Linear"), "torch.nn.Linear"));
+  CHECK(p->model->IsCanonical(*CallStartingWith(*p->model, "(torch.nn).Conv2d"), "torch.nn.Conv2d"));
+  CHECK(p->model->IsCanonical(*CallStartingWith(*p->model, "torch.nn.functional.relu"), "torch.nn.functional.relu"));
+  CHECK(p->model->CalleeCanonical(*CallStartingWith(*p->model, "x.view")).empty());
+}
+
 }  // namespace
 }  // namespace tl::semantic
