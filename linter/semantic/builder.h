@@ -138,6 +138,8 @@ class Builder {
   void NoteAttribute(ts::Node node, uint32_t depth);
   void NoteSkippedAttributes(ts::Node subtree, uint32_t depth);
 
+  // Sorts the bindings by name (stable) and fills bindings_by_scope_.
+  void SortBindings();
   void NameCalls();
   void NameCanonicalCallees();
   void ReadArgparse();
@@ -208,6 +210,10 @@ class Builder {
   // The last decorated_definition entered: the parent of a definition entered right below one, since
   // decorators (expressions) hold no definitions.
   ts::Node last_decorated_;
+  // The last call's callee when it is an attribute, and its object as read (parenthesized or not): the
+  // walk enters that attribute next, and asks the same.
+  ts::Node callee_attribute_;
+  ts::Node callee_object_;
   std::unordered_map<std::string_view, int> import_index_;
   // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before
   // the overwritten ones are dropped, with the positions of the calls that hand the record on.

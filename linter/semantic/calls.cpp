@@ -13,11 +13,6 @@ ts::Node Site::Receiver() const {
   return FirstChild(callee);  // `object . attribute`: the first child (see CanonicalName)
 }
 
-ts::Node Site::Arguments() const {
-  if (kind != SiteKind::kCall) return ts::Node();
-  return Field(node, F::kArguments);
-}
-
 std::vector<int> Builder::LocalCallees(const Site& site) const {
   std::vector<int> out;
   if (site.kind != SiteKind::kCall || m_.functions_.empty()) return out;
@@ -100,7 +95,7 @@ std::optional<Argument> Model::FindArgument(const Site& call, std::string_view n
   int index = 0;
   bool star = false;
   std::optional<Argument> positional;
-  for (ts::Node arg : call_args.NamedChildren()) {
+  for (ts::Node arg : NamedChildren(call_args)) {
     const K k = KindOf(arg);
     if (k == K::kComment) continue;
     if (k == K::kKeywordArgument) {
@@ -123,7 +118,7 @@ std::optional<Model::Insertion> Model::AppendKeyword(const Site& call, std::stri
   const ts::Node call_args = call.Arguments();
   if (call_args.IsNull() || KindOf(call_args) != K::kArgumentList) return std::nullopt;
   ts::Node last;
-  for (ts::Node arg : call_args.NamedChildren()) {
+  for (ts::Node arg : NamedChildren(call_args)) {
     if (KindOf(arg) != K::kComment) last = arg;
   }
   Insertion out;
@@ -155,8 +150,8 @@ std::optional<Model::Insertion> Model::AppendKeyword(const Site& call, std::stri
 bool Model::HasStarArgs(const Site& call) const {
   const ts::Node call_args = call.Arguments();
   if (call_args.IsNull()) return false;
-  for (uint32_t i = 0; i < call_args.NamedChildCount(); ++i) {
-    if (KindOf(call_args.NamedChild(i)) == K::kListSplat) return true;
+  for (uint32_t i = 0; i < NamedChildCount(call_args); ++i) {
+    if (KindOf(NamedChild(call_args, i)) == K::kListSplat) return true;
   }
   return false;
 }
@@ -215,8 +210,8 @@ DictKeys Model::DictKeyDepth(ts::Node expr, std::string_view key, int scope, int
     // `dict(k=v, ...)`; a positional mapping or a splat leaves it open.
     ts::Node args = Field(expr, F::kArguments);
     out.closed = KindOf(args) == K::kArgumentList;
-    for (uint32_t j = 0; out.closed && j < args.NamedChildCount(); ++j) {
-      ts::Node item = args.NamedChild(j);
+    for (uint32_t j = 0; out.closed && j < NamedChildCount(args); ++j) {
+      ts::Node item = NamedChild(args, j);
       if (KindOf(item) != K::kKeywordArgument) {
         out.closed = false;
         continue;
@@ -257,8 +252,8 @@ DictKeys Model::DictKeyDepth(ts::Node expr, std::string_view key, int scope, int
     if (OneOf(site.name, kMutators)) return DictKeys{};  // the key may be gone, or added unseen
     if (site.name != "update") continue;
     const ts::Node args = site.Arguments();
-    for (uint32_t i = 0; !args.IsNull() && i < args.NamedChildCount(); ++i) {
-      const ts::Node arg = args.NamedChild(i);
+    for (uint32_t i = 0; !args.IsNull() && i < NamedChildCount(args); ++i) {
+      const ts::Node arg = NamedChild(args, i);
       const K ak = KindOf(arg);
       if (ak == K::kComment) continue;
       if (ak == K::kKeywordArgument) {
@@ -300,7 +295,7 @@ KeyLookup Model::KwargsLookupIn(const Site& call, std::string_view key) const {
   KeyLookup result;
   result.presence = KeyPresence::kAbsent;
   if (call_args.IsNull()) return result;
-  for (ts::Node arg : call_args.NamedChildren()) {
+  for (ts::Node arg : NamedChildren(call_args)) {
     if (KindOf(arg) != K::kDictionarySplat) continue;
     // A literal dict, `dict(k=v, ...)`, a name bound to one (and changed only by `update` and item
     // writes), or either branch of a conditional; anything else (a function's result, a parameter) is

@@ -186,7 +186,7 @@ void Builder::FindConfigClasses() {
     klass.scope = static_cast<int>(i);
     bool dataclass = false;
     if (ts::Node decorated = scope.decorated; !decorated.IsNull()) {
-      for (ts::Node decorator : decorated.NamedChildren()) {
+      for (ts::Node decorator : m_.NamedChildren(decorated)) {
         if (KindOf(decorator) == K::kDecorator && m_.Text(decorator).find("dataclass") != std::string_view::npos) {
           dataclass = true;
         }
@@ -200,13 +200,13 @@ void Builder::FindConfigClasses() {
     bool annotated_value = false;
     bool only_fields = true;  // nothing but class attributes (and a docstring): a holder of constants
     const ts::Node body = Field(scope.node, F::kBody);
-    for (ts::Node statement : body.NamedChildren()) {
+    for (ts::Node statement : m_.NamedChildren(body)) {
       if (KindOf(statement) == K::kComment) continue;
-      if (KindOf(statement) != K::kExpressionStatement || statement.NamedChildCount() == 0) {
+      if (KindOf(statement) != K::kExpressionStatement || m_.NamedChildCount(statement) == 0) {
         only_fields = false;
         continue;
       }
-      ts::Node assignment = statement.NamedChild(0);
+      ts::Node assignment = m_.NamedChild(statement, 0);
       if (KindOf(assignment) != K::kAssignment) {
         only_fields = only_fields && KindOf(assignment) == K::kString;
         continue;
@@ -325,11 +325,11 @@ void Builder::MarkConfigArguments() {
         }
       }
     }
-    for (ts::Node arg : call_args.NamedChildren()) {
+    for (ts::Node arg : m_.NamedChildren(call_args)) {
       const K k = KindOf(arg);
       const bool splat = k == K::kDictionarySplat;
       if (k == K::kKeywordArgument) arg = Field(arg, F::kValue);
-      if (splat || k == K::kListSplat) arg = arg.NamedChildCount() > 0 ? arg.NamedChild(0) : ts::Node();
+      if (splat || k == K::kListSplat) arg = m_.NamedChildCount(arg) > 0 ? m_.NamedChild(arg, 0) : ts::Node();
       arg = Unparen(arg);
       if (KindOf(arg) != K::kIdentifier) continue;
       const std::string_view name = m_.Text(arg);
@@ -386,7 +386,7 @@ void Builder::CollectRecordWrites() {
     // A dict literal's pairs, `dict(k=v)`'s keywords.
     auto add_entries = [&](ts::Node dict, int scope, ts::Node statement) {
       if (KindOf(dict) == K::kDictionary) {
-        for (ts::Node pair : dict.NamedChildren()) {
+        for (ts::Node pair : m_.NamedChildren(dict)) {
           if (KindOf(pair) != K::kPair) continue;
           if (auto key = StringContent(Field(pair, F::kKey), m_.source_)) {
             add(*key, Field(pair, F::kValue), scope, statement);
@@ -394,7 +394,7 @@ void Builder::CollectRecordWrites() {
         }
       } else if (KindOf(dict) == K::kCall) {
         const ts::Node call_args = Field(dict, F::kArguments);
-        for (ts::Node arg : call_args.NamedChildren()) {
+        for (ts::Node arg : m_.NamedChildren(call_args)) {
           if (KindOf(arg) == K::kKeywordArgument)
             add(m_.Text(Field(arg, F::kName)), Field(arg, F::kValue), scope, statement);
         }
@@ -417,7 +417,7 @@ void Builder::CollectRecordWrites() {
         if (klass == nullptr && m_.Text(callee) != "dict" && !IsNamespace(m_.CanonicalName(callee))) continue;
         const std::vector<size_t> fields = klass != nullptr ? ArgumentFields(*klass) : std::vector<size_t>();
         size_t position = 0;
-        for (ts::Node arg : call_args.NamedChildren()) {
+        for (ts::Node arg : m_.NamedChildren(call_args)) {
           if (KindOf(arg) == K::kKeywordArgument) {
             add(m_.Text(Field(arg, F::kName)), Field(arg, F::kValue), binding.scope, statement);
           } else if (KindOf(arg) == K::kListSplat) {
@@ -472,7 +472,7 @@ bool Builder::Supplies(const Site& construction, const Model::ConfigClass& klass
   const ts::Node statement = StatementOf(construction.node);
   const ts::Node call_args = construction.Arguments();
   size_t positional = 0;
-  for (const ts::Node arg : call_args.NamedChildren()) {
+  for (const ts::Node arg : m_.NamedChildren(call_args)) {
     const K k = KindOf(arg);
     if (k == K::kComment) continue;
     if (k == K::kKeywordArgument) {
@@ -484,11 +484,11 @@ bool Builder::Supplies(const Site& construction, const Model::ConfigClass& klass
       ++positional;
       continue;
     }
-    const ts::Node dict = arg.NamedChildCount() > 0 ? Unparen(arg.NamedChild(0)) : ts::Node();
+    const ts::Node dict = m_.NamedChildCount(arg) > 0 ? Unparen(m_.NamedChild(arg, 0)) : ts::Node();
     if (KindOf(dict) == K::kDictionary || KindOf(dict) == K::kCall) {
       if (KindOf(dict) == K::kDictionary) {
-        for (uint32_t j = 0; j < dict.NamedChildCount(); ++j) {
-          const auto key = StringContent(Field(dict.NamedChild(j), F::kKey), m_.source_);
+        for (uint32_t j = 0; j < m_.NamedChildCount(dict); ++j) {
+          const auto key = StringContent(Field(m_.NamedChild(dict, j), F::kKey), m_.source_);
           if (key && *key == name) return true;
         }
       } else if (m_.Text(Field(dict, F::kFunction)) == "dict" &&
@@ -654,8 +654,8 @@ std::string_view Model::WrittenName(ts::Node literal) const {
       case K::kList:
       case K::kExpressionList:
         element = -1;
-        for (uint32_t j = 0; j < parent.NamedChildCount(); ++j) {
-          if (parent.NamedChild(j) == node) element = static_cast<int>(j);
+        for (uint32_t j = 0; j < NamedChildCount(parent); ++j) {
+          if (NamedChild(parent, j) == node) element = static_cast<int>(j);
         }
         node = parent;
         continue;
@@ -681,8 +681,8 @@ std::string_view Model::WrittenName(ts::Node literal) const {
       }
       case K::kArgumentList: {
         size_t position = 0;
-        for (uint32_t j = 0; j < parent.NamedChildCount() && !(parent.NamedChild(j) == node); ++j) {
-          const K k = KindOf(parent.NamedChild(j));
+        for (uint32_t j = 0; j < NamedChildCount(parent) && !(NamedChild(parent, j) == node); ++j) {
+          const K k = KindOf(NamedChild(parent, j));
           if (k == K::kListSplat) return {};
           if (k != K::kComment && k != K::kKeywordArgument && k != K::kDictionarySplat) ++position;
         }
@@ -717,8 +717,8 @@ std::string_view Model::WrittenName(ts::Node literal) const {
         ts::Node left = Field(parent, F::kLeft);
         const K lk = KindOf(left);
         if ((lk == K::kPatternList || lk == K::kTuplePattern) && element >= 0 &&
-            static_cast<uint32_t>(element) < left.NamedChildCount() && KindOf(node) == K::kExpressionList) {
-          left = left.NamedChild(static_cast<uint32_t>(element));
+            static_cast<uint32_t>(element) < NamedChildCount(left) && KindOf(node) == K::kExpressionList) {
+          left = NamedChild(left, static_cast<uint32_t>(element));
         }
         if (KindOf(left) == K::kIdentifier) return Text(left);
         if (KindOf(left) == K::kAttribute) return Text(Field(left, F::kAttribute));
@@ -773,12 +773,12 @@ void ValueFlow::Resolve(ts::Node expr, int scope, int depth, std::vector<Value>&
       return;
     }
     case K::kConditional:
-      if (expr.NamedChildCount() != 3) {
+      if (m_.NamedChildCount(expr) != 3) {
         PushUnknown(out);
         return;
       }
-      Resolve(expr.NamedChild(0), scope, depth + 1, out);
-      Resolve(expr.NamedChild(2), scope, depth + 1, out);
+      Resolve(m_.NamedChild(expr, 0), scope, depth + 1, out);
+      Resolve(m_.NamedChild(expr, 2), scope, depth + 1, out);
       return;
     default: out.push_back(m_.Resolve(expr, scope)); return;  // literals; anything else is unknown
   }
@@ -800,8 +800,8 @@ void ValueFlow::Identifier(ts::Node expr, int scope, int depth, std::vector<Valu
     const ts::Node pattern = binding->target.Parent();
     const K k = KindOf(value);
     if ((k == K::kTuple || k == K::kList || k == K::kExpressionList) &&
-        value.NamedChildCount() == pattern.NamedChildCount()) {
-      const ts::Node element = value.NamedChild(static_cast<uint32_t>(binding->position));
+        m_.NamedChildCount(value) == m_.NamedChildCount(pattern)) {
+      const ts::Node element = m_.NamedChild(value, static_cast<uint32_t>(binding->position));
       if (KindOf(element) != K::kListSplat) {
         Resolve(element, binding->scope, depth + 1, out);
         return;
@@ -858,7 +858,7 @@ void ValueFlow::Attribute(ts::Node expr, int scope, int depth, std::vector<Value
 
 void ValueFlow::Subscript(ts::Node expr, int scope, int depth, std::vector<Value>& out) {
   const ts::Node object = Unparen(Field(expr, F::kValue));
-  if (expr.NamedChildCount() != 2) {  // slices, `x[a, b]`
+  if (m_.NamedChildCount(expr) != 2) {  // slices, `x[a, b]`
     PushUnknown(out);
     return;
   }
@@ -970,8 +970,8 @@ std::vector<ValueFlow::Place> ValueFlow::Arguments(const Model::Binding& paramet
   bool keyword_only = false;
   bool found = false;
   ts::Node default_value;
-  for (uint32_t i = 0; i < parameters.NamedChildCount() && !found; ++i) {
-    const ts::Node p = parameters.NamedChild(i);
+  for (uint32_t i = 0; i < m_.NamedChildCount(parameters) && !found; ++i) {
+    const ts::Node p = m_.NamedChild(parameters, i);
     ts::Node name = p;
     switch (KindOf(p)) {
       case K::kListSplatPattern:
@@ -981,7 +981,7 @@ std::vector<ValueFlow::Place> ValueFlow::Arguments(const Model::Binding& paramet
         default_value = Field(p, F::kValue);
         break;
       case K::kTypedParameter:
-        name = p.NamedChildCount() > 0 ? p.NamedChild(0) : ts::Node();
+        name = m_.NamedChildCount(p) > 0 ? m_.NamedChild(p, 0) : ts::Node();
         if (KindOf(name) == K::kListSplatPattern) keyword_only = true;
         break;
       case K::kIdentifier: break;
@@ -1047,8 +1047,8 @@ std::vector<ValueFlow::Place> ValueFlow::Arguments(const Model::Binding& paramet
     bool maybe = false;
     int at = 0;
     std::vector<ts::Node> splats;
-    for (uint32_t i = 0; i < call_args.NamedChildCount() && !given; ++i) {
-      const ts::Node arg = call_args.NamedChild(i);
+    for (uint32_t i = 0; i < m_.NamedChildCount(call_args) && !given; ++i) {
+      const ts::Node arg = m_.NamedChild(call_args, i);
       switch (KindOf(arg)) {
         case K::kComment: break;
         case K::kKeywordArgument:
@@ -1059,7 +1059,7 @@ std::vector<ValueFlow::Place> ValueFlow::Arguments(const Model::Binding& paramet
           break;
         case K::kListSplat: star = true; break;
         case K::kDictionarySplat:
-          if (arg.NamedChildCount() > 0) splats.push_back(Unparen(arg.NamedChild(0)));
+          if (m_.NamedChildCount(arg) > 0) splats.push_back(Unparen(m_.NamedChild(arg, 0)));
           break;
         default:
           if (!star && at == position) {
@@ -1165,7 +1165,7 @@ std::vector<ValueFlow::Place> ValueFlow::Containers(ts::Node expr, int scope, in
       break;
     }
     case K::kSubscript: {
-      if (expr.NamedChildCount() != 2) {
+      if (m_.NamedChildCount(expr) != 2) {
         unknown = true;
         break;
       }
@@ -1189,9 +1189,9 @@ std::vector<ValueFlow::Place> ValueFlow::Containers(ts::Node expr, int scope, in
       break;
     }
     case K::kConditional:
-      if (expr.NamedChildCount() == 3) {
-        add(Containers(expr.NamedChild(0), scope, depth + 1, unknown));
-        add(Containers(expr.NamedChild(2), scope, depth + 1, unknown));
+      if (m_.NamedChildCount(expr) == 3) {
+        add(Containers(m_.NamedChild(expr, 0), scope, depth + 1, unknown));
+        add(Containers(m_.NamedChild(expr, 2), scope, depth + 1, unknown));
       }
       break;
     default: unknown = true;
@@ -1206,7 +1206,7 @@ void ValueFlow::Select(const Place& container, const Value& key, std::vector<Pla
     const bool literal = kind == K::kDictionary;
     const ts::Node items = literal ? node : Field(node, F::kArguments);
     bool matched = false;
-    for (const ts::Node item : items.NamedChildren()) {
+    for (const ts::Node item : m_.NamedChildren(items)) {
       const K k = KindOf(item);
       if (k == K::kComment) continue;
       if (k != (literal ? K::kPair : K::kKeywordArgument)) {
@@ -1240,7 +1240,7 @@ void ValueFlow::Select(const Place& container, const Value& key, std::vector<Pla
     return;
   }
   std::vector<ts::Node> elements;
-  for (const ts::Node element : node.NamedChildren()) {
+  for (const ts::Node element : m_.NamedChildren(node)) {
     if (KindOf(element) == K::kListSplat) {
       unknown = true;
       return;

@@ -33,6 +33,7 @@
 
 #include "linter/core/source_file.h"
 #include "linter/semantic/project.h"
+#include "linter/semantic/syntax.h"
 #include "linter/ts/ts.h"
 
 namespace tl::semantic {
@@ -179,10 +180,13 @@ struct Site {
   bool off_device = false;
 
   bool per_step() const { return cadence != Cadence::kNone; }
-  // Calls: `x` in `x.item()` (null for plain names), and the argument_list. Computed on demand to
-  // keep the site table small: files have hundreds of thousands of calls.
+  // Calls: `x` in `x.item()` (null for plain names), computed on demand to keep the site table small
+  // (files have hundreds of thousands of calls); and the `arguments` field, read once by the builder,
+  // since the passes ask it of every call several times and a lookup by field costs hundreds of
+  // instructions in this tree-sitter.
   ts::Node Receiver() const;
-  ts::Node Arguments() const;
+  ts::Node Arguments() const { return arguments; }
+  ts::Node arguments;  // calls only: the argument_list (or generator_expression)
 };
 
 // A host-device sync at a site: what kind (a scalar read, a copy to the host, an explicit sync) and
@@ -229,6 +233,21 @@ class Model {
 
   // The node's source text; empty for a null node (fields are often absent in broken code).
   std::string_view Text(ts::Node node) const { return node.IsNull() ? std::string_view() : node.Text(source_); }
+
+  // A node's named children, as NamedChildren(), NamedChildCount() and NamedChild(i) answer them, read
+  // from the walk's record where it kept them (ChildTable) and from the tree otherwise.
+  ChildList NamedChildren(ts::Node node) const {
+    if (auto kept = child_table_.Find(node)) return ChildList(*kept);
+    return ChildList(node);
+  }
+  uint32_t NamedChildCount(ts::Node node) const {
+    if (auto kept = child_table_.Find(node)) return static_cast<uint32_t>(kept->size());
+    return node.IsNull() ? 0 : node.NamedChildCount();
+  }
+  ts::Node NamedChild(ts::Node node, uint32_t i) const {
+    if (auto kept = child_table_.Find(node)) return i < kept->size() ? (*kept)[i] : ts::Node();
+    return node.IsNull() ? ts::Node() : node.NamedChild(i);
+  }
 
   const std::vector<Scope>& Scopes() const { return scopes_; }
   const std::vector<Loop>& Loops() const { return loops_; }
@@ -606,6 +625,9 @@ class Model {
   // changed by `update` or item writes) says about `key`.
   DictKeys DictKeyDepth(ts::Node expr, std::string_view key, int scope, int depth) const;
   std::string_view ResolvedHead(std::string_view local) const;
+  // CanonicalName(expr) of an attribute whose attribute's text and unparenthesized object the caller has
+  // read already (a call's callee: the builder reads both for the site's name and receiver).
+  std::string CanonicalName(ts::Node expr, std::string_view attribute, ts::Node object) const;
   const Import* FindImport(std::string_view local) const;
   const ArgparseDefault* FindArgparse(std::string_view dest) const;
   // configs.cpp: the record of a variable (-1 if none), the scope a name is bound in as Python looks it
@@ -620,6 +642,7 @@ class Model {
       int record) const;
 
   std::string_view source_;
+  ChildTable child_table_;  // filled by the walk (Builder::Run)
   // ResolveAll of a plain name, by (name, scope): what it finds depends on nothing else, and rules ask
   // it of the same name in the same function many times (`nn.Linear(dim, dim)`, then `LayerNorm(dim)`).
   mutable std::mutex resolved_mu_;

@@ -122,7 +122,9 @@ const Model::Import* Model::FindImport(std::string_view local) const {
   return nullptr;
 }
 
-std::string Model::CanonicalName(ts::Node expr) const {
+std::string Model::CanonicalName(ts::Node expr) const { return CanonicalName(expr, {}, ts::Node()); }
+
+std::string Model::CanonicalName(ts::Node expr, std::string_view attribute, ts::Node object) const {
   // Most callees (`self.fc`, `x.view`, `print`) start with a name that is no import: the head's text
   // is where the expression starts, so those are answered without reading the chain. Only an ASCII
   // name read to its end is trusted (`(a).b` and `é.b` take the long way), and only without star
@@ -144,7 +146,13 @@ std::string Model::CanonicalName(ts::Node expr) const {
   constexpr size_t kMaxTail = 64;
   std::array<std::string_view, kMaxTail> tail;
   size_t size = 0;
-  ts::Node node = Unparen(expr);
+  ts::Node node;
+  if (object.IsNull()) {
+    node = Unparen(expr);
+  } else {
+    tail[size++] = attribute;
+    node = object;
+  }
   while (KindOf(node) == K::kAttribute) {
     if (size == kMaxTail) return {};  // a chain of more than 64 attributes
     // `object . attribute`: tree-sitter keeps extras out of a node's two ends, so the first and last
@@ -197,7 +205,11 @@ void Builder::NameCanonicalCallees() {
   m_.callee_canonical_.assign(m_.sites_.size(), std::string());
   for (size_t i = 0; i < m_.sites_.size(); ++i) {
     const Site& site = m_.sites_[i];
-    if (site.kind == SiteKind::kCall) m_.callee_canonical_[i] = m_.CanonicalName(site.callee);
+    if (site.kind != SiteKind::kCall) continue;
+    // An attribute's name and object were read by RecordCall (`site.name` is the attribute's own text).
+    m_.callee_canonical_[i] = KindOf(site.callee) == K::kAttribute
+                                  ? m_.CanonicalName(site.callee, site.name, receivers_[i])
+                                  : m_.CanonicalName(site.callee);
   }
 }
 

@@ -82,8 +82,8 @@ std::vector<Model::PerCall> Model::FirstSyncPerCall(
     // subscript reads; a condition's own node (a comparison has no single head, so never the parameters).
     ts::Node synced = site.Receiver();
     if (synced.IsNull() && site.kind == SiteKind::kCall && !site.Arguments().IsNull() &&
-        site.Arguments().NamedChildCount() > 0) {
-      synced = site.Arguments().NamedChild(0);
+        NamedChildCount(site.Arguments()) > 0) {
+      synced = NamedChild(site.Arguments(), 0);
     }
     if (synced.IsNull() && site.kind == SiteKind::kSubscript) synced = Field(site.node, F::kValue);
     if (synced.IsNull()) synced = site.node;
@@ -136,11 +136,11 @@ bool Model::GradientExists(ts::Node condition) const {
   // `if p.grad is not None:` over a model's parameters (a gradient-clipping helper): after a backward
   // pass the gradients exist, whatever model the call passes.
   condition = Unparen(condition);
-  if (KindOf(condition) != K::kComparison || condition.NamedChildCount() != 2 ||
-      KindOf(Unparen(condition.NamedChild(1))) != K::kNone) {
+  if (KindOf(condition) != K::kComparison || NamedChildCount(condition) != 2 ||
+      KindOf(Unparen(NamedChild(condition, 1))) != K::kNone) {
     return false;
   }
-  const ts::Node left = Unparen(condition.NamedChild(0));
+  const ts::Node left = Unparen(NamedChild(condition, 0));
   if (KindOf(left) != K::kAttribute || Text(Field(left, F::kAttribute)) != "grad") return false;
   for (uint32_t i = 0; i < condition.ChildCount(); ++i) {
     const std::string_view op = Text(condition.Child(i));
@@ -295,8 +295,8 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       ClassSummary cls;
       cls.name = std::string(scope.name);
       ts::Node bases = Field(scope.node, F::kSuperclasses);
-      for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
-        ts::Node base = bases.NamedChild(i);
+      for (uint32_t i = 0; !bases.IsNull() && i < NamedChildCount(bases); ++i) {
+        ts::Node base = NamedChild(bases, i);
         if (KindOf(base) == K::kKeywordArgument) continue;  // metaclass=...
         std::string canonical = CanonicalName(base);
         cls.bases.push_back(canonical.empty() ? std::string(Text(base)) : std::move(canonical));
@@ -399,9 +399,9 @@ void Model::SummarizeReturnPlacements(int function, std::span<const ts::Node> re
     if (!value.IsNull() && KindOf(Unparen(value)) != K::kNone) values.push_back(Unparen(value));
   }
   if (values.empty()) return;
-  const auto tuple_size = [](ts::Node value) {
+  const auto tuple_size = [this](ts::Node value) {
     const K k = KindOf(value);
-    return k == K::kExpressionList || k == K::kTuple ? value.NamedChildCount() : 0u;
+    return k == K::kExpressionList || k == K::kTuple ? NamedChildCount(value) : 0u;
   };
   const uint32_t size = tuple_size(values.front());
   const bool tuple = size > 0 && std::all_of(values.begin(), values.end(),
@@ -412,13 +412,13 @@ void Model::SummarizeReturnPlacements(int function, std::span<const ts::Node> re
     ReturnSummary& element = returns[e];
     std::optional<Placement> placement;
     for (ts::Node value : values) {
-      const Placement p = PlacementDepth(tuple ? value.NamedChild(e) : value, function, 0);
+      const Placement p = PlacementDepth(tuple ? NamedChild(value, e) : value, function, 0);
       placement = !placement || *placement == p ? p : Placement::kUnknown;
     }
     element.placement = static_cast<uint8_t>(*placement);
     // `return to_cpu(x)`, one path: the function's own summary says, in the index.
     if (*placement == Placement::kUnknown && values.size() == 1) {
-      ts::Node value = Unparen(tuple ? values.front().NamedChild(e) : values.front());
+      ts::Node value = Unparen(tuple ? NamedChild(values.front(), e) : values.front());
       const Site* call = KindOf(value) == K::kCall ? SiteOf(value) : nullptr;
       if (call != nullptr) {
         if (const std::vector<int>* local = LocalCallees(*call)) {
@@ -445,8 +445,8 @@ void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, Fu
     if (k == K::kExpressionList || k == K::kTuple) {
       // `return model, criterion, postprocessors`: each element's source, where every return agrees.
       std::vector<ValueSource> elements;
-      for (uint32_t i = 0; i < value.NamedChildCount(); ++i) {
-        elements.push_back(SourceOf(value.NamedChild(i), function, 0));
+      for (uint32_t i = 0; i < NamedChildCount(value); ++i) {
+        elements.push_back(SourceOf(NamedChild(value, i), function, 0));
       }
       if (r > 0 && elements != out.returned_elements) {
         out.returned_elements.clear();
@@ -562,9 +562,9 @@ void Model::SummarizeValues(FileSummary& out) const {
     const bool partial = callee == "functools.partial";
     if (partial) {
       const ts::Node args = site.Arguments();
-      callee = args.NamedChildCount() == 0 || KindOf(args.NamedChild(0)) == K::kKeywordArgument
+      callee = NamedChildCount(args) == 0 || KindOf(NamedChild(args, 0)) == K::kKeywordArgument
                    ? std::string()
-                   : CanonicalName(args.NamedChild(0));
+                   : CanonicalName(NamedChild(args, 0));
     }
     if (callee.empty() || ThirdParty(callee)) continue;
     OutgoingCall call;
@@ -574,7 +574,7 @@ void Model::SummarizeValues(FileSummary& out) const {
     const std::vector<std::string_view> overridden = partial ? PartialOverrides(site) : std::vector<std::string_view>();
     const ts::Node args = site.Arguments();
     int32_t position = partial ? -1 : 0;  // the partial's first argument is the function
-    for (ts::Node arg : args.NamedChildren()) {
+    for (ts::Node arg : NamedChildren(args)) {
       const K k = KindOf(arg);
       if (k == K::kComment) continue;
       if (k == K::kListSplat || k == K::kDictionarySplat) {
@@ -629,14 +629,14 @@ std::vector<std::string_view> Model::PartialOverrides(const Site& partial) const
       const Site& call = sites_[index];
       if (Text(call.callee) != binding.name || call.Arguments().IsNull()) continue;
       const ts::Node args = call.Arguments();
-      for (uint32_t a = 0; a < args.NamedChildCount(); ++a) {
-        const ts::Node arg = args.NamedChild(a);
+      for (uint32_t a = 0; a < NamedChildCount(args); ++a) {
+        const ts::Node arg = NamedChild(args, a);
         if (KindOf(arg) == K::kKeywordArgument) out.push_back(Text(Field(arg, F::kName)));
         if (KindOf(arg) != K::kDictionarySplat) continue;
         const ts::Node bound = partial.Arguments();
-        for (uint32_t b = 0; b < bound.NamedChildCount(); ++b) {
-          if (KindOf(bound.NamedChild(b)) == K::kKeywordArgument)
-            out.push_back(Text(Field(bound.NamedChild(b), F::kName)));
+        for (uint32_t b = 0; b < NamedChildCount(bound); ++b) {
+          if (KindOf(NamedChild(bound, b)) == K::kKeywordArgument)
+            out.push_back(Text(Field(NamedChild(bound, b), F::kName)));
         }
       }
     }
@@ -821,8 +821,8 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
         return out;
       }
       ts::Node bases = Field(scopes_[static_cast<size_t>(cls)].node, F::kSuperclasses);
-      for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
-        std::string canonical = CanonicalName(bases.NamedChild(i));
+      for (uint32_t i = 0; !bases.IsNull() && i < NamedChildCount(bases); ++i) {
+        std::string canonical = CanonicalName(NamedChild(bases, i));
         if (!canonical.empty() && !ThirdParty(canonical)) {
           out.push_back({Callee::kMethod, std::move(canonical), call.name, {}});
         }
@@ -878,8 +878,8 @@ std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) 
       }
       if (KindOf(node) != K::kCall || Text(Field(node, F::kFunction)) != "isinstance") continue;
       const ts::Node args = Field(node, F::kArguments);
-      if (args.IsNull() || args.NamedChildCount() != 2 || Text(args.NamedChild(0)) != receiver) continue;
-      return CanonicalName(args.NamedChild(1));  // empty for a tuple of classes or a local class
+      if (args.IsNull() || NamedChildCount(args) != 2 || Text(NamedChild(args, 0)) != receiver) continue;
+      return CanonicalName(NamedChild(args, 1));  // empty for a tuple of classes or a local class
     }
   }
   return {};
@@ -888,7 +888,7 @@ std::string Model::IsinstanceClass(const Site& site, std::string_view receiver) 
 void Model::ForEachArgumentValue(const Site& call, const std::function<void(ts::Node)>& visit) const {
   const ts::Node args = call.Arguments();
   if (args.IsNull()) return;
-  for (ts::Node arg : args.NamedChildren()) {
+  for (ts::Node arg : NamedChildren(args)) {
     if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
     const K k = KindOf(arg);
     if (k != K::kListSplat && k != K::kDictionarySplat && k != K::kComment) visit(arg);

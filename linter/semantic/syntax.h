@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -163,6 +164,76 @@ inline ts::Node LastChild(ts::Node node) {
   const uint32_t count = ts_node_child_count(node.raw());
   return count == 0 ? ts::Node() : ts::Node(ts_node_child(node.raw(), count - 1));
 }
+
+// Named children the model's walk read, kept so that the passes after it and the rules read them from an
+// array: in this tree-sitter (0.20) NamedChild(i) walks the node's children from the first, hundreds of
+// instructions a call, and the same argument lists and parameter lists are read again and again (the
+// walk keeps those two kinds only: keeping every node's children costs the walk more than it saves).
+// Only nodes with up to NamedChildRange::kFewChildren named children are kept, which the walk reads with
+// NamedChild(0..n-1): what the table holds is what tree-sitter answers. Keyed by the node's id (its
+// place in the tree), in an open-addressing table of the nodes of one tree.
+class ChildTable {
+ public:
+  // Makes room for `count` named children; returns the slot of the first. Set fills the slots, and Keep
+  // files them under their parent once all are set: a record is never seen half filled.
+  uint32_t Open(uint32_t count) {
+    const auto first = static_cast<uint32_t>(children_.size());
+    children_.resize(children_.size() + count);
+    return first;
+  }
+  void Set(uint32_t slot, ts::Node child) { children_[slot] = child; }
+  void Keep(ts::Node parent, uint32_t first, uint32_t count);
+  // The named children of `node`, or nullopt when the walk did not keep them.
+  std::optional<std::span<const ts::Node>> Find(ts::Node node) const {
+    if (used_ == 0 || node.raw().tree != tree_ || node.raw().id == nullptr) return std::nullopt;
+    for (size_t i = Hash(node.raw().id);; i = (i + 1) & (entries_.size() - 1)) {
+      const Entry& entry = entries_[i];
+      if (entry.id == node.raw().id) return std::span<const ts::Node>(children_.data() + entry.first, entry.count);
+      if (entry.id == nullptr) return std::nullopt;
+    }
+  }
+
+ private:
+  struct Entry {
+    const void* id = nullptr;
+    uint32_t first = 0;
+    uint32_t count = 0;
+  };
+  size_t Hash(const void* id) const {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(id) * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  void Insert(const Entry& entry);
+  std::vector<Entry> entries_;  // a power of two in size, at most half full
+  size_t used_ = 0;
+  unsigned shift_ = 64;
+  std::vector<ts::Node> children_;
+  const TSTree* tree_ = nullptr;
+};
+
+// A node's named children, in order (Model::NamedChildren): the ones the walk kept, or else tree-sitter's,
+// one at a time (NamedChildRange). `for (ts::Node arg : m_.NamedChildren(args))`.
+class ChildList {
+ public:
+  explicit ChildList(std::span<const ts::Node> kept) : kept_(kept), has_kept_(true), range_(ts::Node()) {}
+  explicit ChildList(ts::Node node) : range_(node) {}
+
+  uint32_t size() const { return has_kept_ ? static_cast<uint32_t>(kept_.size()) : range_.size(); }
+  // The next named child, or a null Node after the last.
+  ts::Node Next() {
+    if (!has_kept_) return range_.Next();
+    return next_ < kept_.size() ? kept_[next_++] : ts::Node();
+  }
+
+  using Iterator = ts::NextIterator<ChildList>;
+  Iterator begin() { return Iterator(this, Next()); }
+  std::default_sentinel_t end() const { return {}; }
+
+ private:
+  std::span<const ts::Node> kept_;
+  size_t next_ = 0;
+  bool has_kept_ = false;
+  ts::NamedChildRange range_;
+};
 
 // The statement after `statement` in its block, skipping comments (a trailing `# ...` is a sibling).
 inline ts::Node NextStatement(ts::Node statement) {

@@ -3,6 +3,9 @@
 #include "linter/semantic/builder.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
 
 namespace tl::semantic {
 
@@ -72,7 +75,14 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
 }
 
 void Builder::RecordParameters(ts::Node parameters) {
-  for (ts::Node p : parameters.NamedChildren()) {
+  // The parameters are kept in the ChildTable too: the value flow reads them at every call it follows.
+  ts::NamedChildRange children = parameters.NamedChildren();
+  const uint32_t count = children.size();
+  const bool keep = count > 0 && count <= ts::NamedChildRange::kFewChildren;
+  const uint32_t first = keep ? m_.child_table_.Open(count) : 0;
+  uint32_t next = first;
+  for (ts::Node p : children) {
+    if (keep) m_.child_table_.Set(next++, p);
     const K k = KindOf(p);
     ts::Node name;
     ts::Node value;
@@ -92,6 +102,7 @@ void Builder::RecordParameters(ts::Node parameters) {
       m_.bindings_.push_back({m_.Text(name), scope_, Model::BindingKind::kParameter, value, name, -1, -1});
     }
   }
+  if (keep && next - first == count) m_.child_table_.Keep(parameters, first, count);
 }
 
 void Builder::RecordCall(ts::Node node) {
@@ -102,11 +113,14 @@ void Builder::RecordCall(ts::Node node) {
   site.loop = loop_;
   site.guard = guard_;
   site.callee = Unparen(FirstChild(node));  // `function` is always the first child
+  site.arguments = Field(node, F::kArguments);
   const K ck = KindOf(site.callee);
   ts::Node receiver;
   if (ck == K::kAttribute) {
     site.name = m_.Text(LastChild(site.callee));  // `object . attribute`
-    receiver = Unparen(FirstChild(site.callee));  // Site::Receiver(), unparenthesized
+    callee_attribute_ = site.callee;
+    callee_object_ = FirstChild(site.callee);
+    receiver = Unparen(callee_object_);  // Site::Receiver(), unparenthesized
     if (site.name == "update" || site.name == "setdefault" || site.name == "pop") {
       if (KindOf(receiver) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(receiver));
     }
@@ -284,7 +298,7 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       NoteAttribute(node, depth);
       // `a.b`: nothing to record below when the object is a plain name (most attributes); the
       // parent (a call or an assignment) reads the attribute itself.
-      return KindOf(ts_node_child(node.raw(), 0)) != K::kIdentifier;
+      return KindOf(node == callee_attribute_ ? callee_object_ : FirstChild(node)) != K::kIdentifier;
     case K::kParameters:
     case K::kType:
       // Parameters were bound with the function; defaults and annotations run once, at definition.
@@ -399,6 +413,34 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
   }
 }
 
+void Builder::SortBindings() {
+  // A binding is a large record: the stable sort by name moves 4-byte indices, and each binding is
+  // moved once, into its place.
+  std::vector<Model::Binding>& bindings = m_.bindings_;
+  std::vector<uint32_t> order(bindings.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return bindings[a].name < bindings[b].name; });
+  std::vector<Model::Binding> sorted;
+  sorted.reserve(bindings.size());
+  for (uint32_t i : order) sorted.push_back(std::move(bindings[i]));
+  bindings = std::move(sorted);
+  // By (name, scope): the bindings are sorted by name now, so each name's run is sorted by scope alone
+  // (stably: document order within a scope), with no name comparisons beyond finding the runs.
+  m_.bindings_by_scope_.resize(bindings.size());
+  for (uint32_t i = 0; i < m_.bindings_by_scope_.size(); ++i) m_.bindings_by_scope_[i] = i;
+  for (size_t begin = 0; begin < bindings.size();) {
+    size_t end = begin + 1;
+    while (end < bindings.size() && bindings[end].name == bindings[begin].name) ++end;
+    if (end - begin > 1) {
+      std::stable_sort(m_.bindings_by_scope_.begin() + static_cast<std::ptrdiff_t>(begin),
+                       m_.bindings_by_scope_.begin() + static_cast<std::ptrdiff_t>(end),
+                       [&](uint32_t a, uint32_t b) { return bindings[a].scope < bindings[b].scope; });
+    }
+    begin = end;
+  }
+}
+
 void Builder::Run() {
   Scope module;
   module.kind = ScopeKind::kModule;
@@ -409,32 +451,48 @@ void Builder::Run() {
   // and stepping a TreeCursor over each of them costs more in this tree-sitter than handing out a node's
   // named children (NamedChildRange). `levels` holds, at each depth, the children still to visit, so the
   // walk is iterative; the frames a node pushed are popped when its subtree is done.
+  // The named children of narrow argument lists are kept in the model's ChildTable as they are read (the
+  // passes and rules read the arguments of the same calls again and again; keeping every node's children
+  // costs the walk more than the other questions save): `kept` holds, at each depth, the node, its first
+  // slot and the slot of its next child (kNotKept: a node not kept).
+  struct Kept {
+    ts::Node node;
+    uint32_t first, next;
+  };
+  constexpr uint32_t kNotKept = UINT32_MAX;
   std::vector<ts::NamedChildRange> levels;
-  if (Enter(tree_->Root(), 0)) levels.emplace_back(tree_->Root());
+  std::vector<Kept> kept;
+  const auto push = [&](ts::Node node, K kind) {
+    levels.emplace_back(node);
+    const uint32_t count = levels.back().size();
+    const uint32_t first = kind == K::kArgumentList && count > 0 && count <= ts::NamedChildRange::kFewChildren
+                               ? m_.child_table_.Open(count)
+                               : kNotKept;
+    kept.push_back({node, first, first});
+  };
+  if (Enter(tree_->Root(), 0)) push(tree_->Root(), parent_kind_[0]);
   while (!levels.empty()) {
     const auto depth = static_cast<uint32_t>(levels.size());
     const ts::Node node = levels.back().Next();
     if (node.IsNull()) {
+      const Kept& done = kept.back();
+      if (done.first != kNotKept && done.next - done.first == levels.back().size()) {
+        m_.child_table_.Keep(done.node, done.first, done.next - done.first);
+      }
       levels.pop_back();
+      kept.pop_back();
       PopTo(depth - 1);
       continue;
     }
+    if (kept.back().first != kNotKept) m_.child_table_.Set(kept.back().next++, node);
     if (Enter(node, depth)) {
-      levels.emplace_back(node);
+      push(node, parent_kind_[depth]);
     } else {
       PopTo(depth);
     }
   }
 
-  std::stable_sort(m_.bindings_.begin(), m_.bindings_.end(), NameLess{});
-  m_.bindings_by_scope_.resize(m_.bindings_.size());
-  for (uint32_t i = 0; i < m_.bindings_by_scope_.size(); ++i) m_.bindings_by_scope_[i] = i;
-  // Within a name the bindings are already in document order: a stable sort by scope keeps it.
-  std::stable_sort(m_.bindings_by_scope_.begin(), m_.bindings_by_scope_.end(), [&](uint32_t a, uint32_t b) {
-    const Model::Binding& x = m_.bindings_[a];
-    const Model::Binding& y = m_.bindings_[b];
-    return x.name != y.name ? x.name < y.name : x.scope < y.scope;
-  });
+  SortBindings();
   std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   std::stable_sort(

@@ -70,6 +70,24 @@ class Node {
   TSNode node_;
 };
 
+// The range-for iterator of a sequence of nodes handed out by `Node Next()`, which answers a null Node
+// after the last.
+template <typename Source>
+class NextIterator {
+ public:
+  NextIterator(Source* source, Node node) : source_(source), node_(node) {}
+  Node operator*() const { return node_; }
+  NextIterator& operator++() {
+    node_ = source_->Next();
+    return *this;
+  }
+  bool operator==(std::default_sentinel_t) const { return node_.IsNull(); }
+
+ private:
+  Source* source_;
+  Node node_;
+};
+
 // A node's named children, handed out in order by Next() or a range-for. In this tree-sitter (0.20)
 // Child(i) and NamedChild(i) each walk the children from the first, so an indexed loop is quadratic in
 // their number. A TreeCursor is linear but costs more to set up, and it steps over the anonymous tokens
@@ -95,20 +113,7 @@ class NamedChildRange {
     return NextWide();
   }
 
-  class Iterator {
-   public:
-    Iterator(NamedChildRange* range, Node node) : range_(range), node_(node) {}
-    Node operator*() const { return node_; }
-    Iterator& operator++() {
-      node_ = range_->Next();
-      return *this;
-    }
-    bool operator==(std::default_sentinel_t) const { return node_.IsNull(); }
-
-   private:
-    NamedChildRange* range_;
-    Node node_;
-  };
+  using Iterator = NextIterator<NamedChildRange>;
   Iterator begin() { return Iterator(this, Next()); }
   std::default_sentinel_t end() const { return {}; }
 
