@@ -32,6 +32,7 @@ bool ReadsGradient(const Model& model, ts::Node node, const std::vector<std::str
   while (!stack.empty()) {
     const ts::Node n = stack.back();
     stack.pop_back();
+    if (n.IsNull()) continue;  // a field the parser's recovery left out
     if (n.Is("attribute") && model.Text(n.Field("attribute")) == "grad") return true;
     if (n.Is("identifier")) {
       for (std::string_view name : grad_names) {
@@ -63,13 +64,14 @@ bool UpdatesFromGradient(const Model& model, ts::Node body, std::string_view tar
   while (!stack.empty()) {
     const ts::Node n = stack.back();
     stack.pop_back();
-    if (n.Is("function_definition") || n.Is("class_definition") || n.Is("lambda")) continue;
+    if (n.IsNull() || n.Is("function_definition") || n.Is("class_definition") || n.Is("lambda")) continue;
     if (n.Is("expression_statement")) statements.push_back(n);
     for (uint32_t c = n.NamedChildCount(); c > 0; --c) stack.push_back(n.NamedChild(c - 1));
   }
   std::vector<std::string_view> grad_names;
   for (const ts::Node statement : statements) {
-    const ts::Node expr = statement.NamedChild(0);
+    const ts::Node expr = statement.NamedChildCount() > 0 ? statement.NamedChild(0) : ts::Node();
+    if (expr.IsNull()) continue;
     ts::Node changed;  // what the statement changes in place with a gradient
     if (expr.Is("assignment") && expr.Field("left").Is("identifier") &&
         ReadsGradient(model, expr.Field("right"), grad_names)) {
