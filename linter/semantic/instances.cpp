@@ -17,6 +17,14 @@ bool ModuleWrapper(std::string_view canonical) {
          canonical == "torch.nn.parallel.DataParallel";
 }
 
+// CanonicalName of a call's callee: the site's cached one when the call is one of the file's sites.
+std::string CallCanonical(const Model& model, ts::Node call) {
+  if (const Site* site = model.SiteOf(call); site != nullptr && site->kind == SiteKind::kCall) {
+    return std::string(model.CalleeCanonical(*site));
+  }
+  return model.CanonicalName(Field(call, F::kFunction));
+}
+
 }  // namespace
 
 ts::Node Model::SameObject(ts::Node expr) const {
@@ -25,7 +33,7 @@ ts::Node Model::SameObject(ts::Node expr) const {
     if (KindOf(expr) != K::kCall) return expr;
     const ts::Node function = Field(expr, F::kFunction);
     const ts::Node args = Field(expr, F::kArguments);
-    if (ModuleWrapper(CanonicalName(function))) {
+    if (ModuleWrapper(CallCanonical(*this, expr))) {
       // `DistributedDataParallel(model, device_ids=[gpu])`: the module is the first argument.
       if (args.IsNull() || args.NamedChildCount() == 0 || KindOf(args.NamedChild(0)) == K::kKeywordArgument) {
         return expr;
@@ -48,7 +56,7 @@ ValueSource Model::SourceOf(ts::Node expr, int scope, int depth) const {
   const K k = KindOf(expr);
   if (k == K::kCall) {
     const ts::Node function = Field(expr, F::kFunction);
-    if (std::string canonical = CanonicalName(function); !canonical.empty()) {
+    if (std::string canonical = CallCanonical(*this, expr); !canonical.empty()) {
       return ThirdParty(canonical) ? ValueSource{} : ValueSource{std::move(canonical), -1};
     }
     // A class or function of the file itself, by its bare name (the index looks there first).
@@ -109,9 +117,16 @@ ValueSource Model::AttributeSource(ts::Node attribute, int scope, int depth) con
   if (KindOf(object) != K::kIdentifier || Text(object) != "self" || scope <= 0) return {};
   const int cls = scopes_[static_cast<size_t>(scope)].parent;
   if (cls < 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass) return {};
+  // The class's methods are the scopes right after it (the walk numbers scopes in document order): only
+  // their bindings of the name are read, not those of every class of the file.
+  int last = cls;
+  while (static_cast<size_t>(last + 1) < scopes_.size() && scopes_[static_cast<size_t>(last + 1)].parent >= cls) {
+    ++last;
+  }
   ValueSource out;
-  for (const Binding& binding : BindingsOf(Text(attribute))) {
-    if (binding.scope <= 0 || scopes_[static_cast<size_t>(binding.scope)].parent != cls) continue;
+  for (const uint32_t index : BindingsIn(Text(attribute), cls + 1, last)) {
+    const Binding& binding = bindings_[index];
+    if (scopes_[static_cast<size_t>(binding.scope)].parent != cls) continue;
     if (binding.kind != BindingKind::kAssign || binding.position != -1) return {};
     const ValueSource one = SourceOf(binding.value, binding.scope, depth + 1);
     if (!one.known() || (out.known() && !(out == one))) return {};
