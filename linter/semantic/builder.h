@@ -106,6 +106,10 @@ class Builder {
   // With a project attached: the modulo guards whose N was unknown, again (another file's argparse
   // default may give it), and what runs every step when one of them turns out to run every step.
   void ReviewGuards();
+  // With the project index: a step loop that calls, on every iteration, a function or method of another
+  // file that runs `backward()` on every call (a loss scaler's `__call__`) is a training step loop, and
+  // what it runs takes that cadence.
+  void ReviewTrainingHelpers();
 
  private:
   struct Frame {

@@ -119,10 +119,9 @@ ValueSource Model::AttributeSource(ts::Node attribute, int scope, int depth) con
   if (cls < 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass) return {};
   // The class's methods are the scopes right after it (the walk numbers scopes in document order): only
   // their bindings of the name are read, not those of every class of the file.
-  int last = cls;
-  while (static_cast<size_t>(last + 1) < scopes_.size() && scopes_[static_cast<size_t>(last + 1)].parent >= cls) {
-    ++last;
-  }
+  size_t next = static_cast<size_t>(cls) + 1;
+  while (next < scopes_.size() && scopes_[next].parent >= cls) ++next;
+  const int last = static_cast<int>(next) - 1;
   ValueSource out;
   for (const uint32_t index : BindingsIn(Text(attribute), cls + 1, last)) {
     const Binding& binding = bindings_[index];
@@ -229,7 +228,12 @@ std::vector<StepSummary> Model::StepsPerCall(const SourceFile& file) const {
   std::vector<StepSummary> out(scopes_.size());
   for (size_t function = 0; function < found.size(); ++function) {
     const auto& [backward, step] = found[function];
-    if (backward == nullptr || step == nullptr) continue;
+    if (backward == nullptr) continue;
+    // A backward pass on every call: a loop that calls it trains (Builder::ReviewTrainingHelpers).
+    const LineColumn backward_at = file.lines().Locate(backward->node.StartByte());
+    out[function].backward_line = backward_at.line;
+    out[function].backward_column = backward_at.column;
+    if (step == nullptr) continue;
     // `if update_grad:` around the optimizer step, with `update_grad` a parameter.
     for (int g = step->guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
       const ts::Node condition = Unparen(guards_[static_cast<size_t>(g)].condition);
@@ -240,9 +244,6 @@ std::vector<StepSummary> Model::StepsPerCall(const SourceFile& file) const {
         continue;
       }
       StepSummary& summary = out[function];
-      const LineColumn at = file.lines().Locate(backward->node.StartByte());
-      summary.backward_line = at.line;
-      summary.backward_column = at.column;
       summary.guard = std::string(parameter->name);
       summary.guard_position = ParameterPosition(*parameter);
       break;

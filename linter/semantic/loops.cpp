@@ -388,6 +388,31 @@ Builder::StepOf Builder::StepLoopOf(const Site& site) const {
   return {scope.step_loop, scope.cadence};
 }
 
+void Builder::ReviewTrainingHelpers() {
+  bool changed = false;
+  for (size_t i = 0; i < m_.loops_.size(); ++i) {
+    Loop& loop = m_.loops_[i];
+    if (loop.role != LoopRole::kStep || loop.cadence == Cadence::kTrainingStep) continue;
+    // The calls inside the loop: sites are in document order.
+    const TextRange range = loop.node.Range();
+    auto it = std::lower_bound(m_.sites_.begin(), m_.sites_.end(), range.begin,
+                               [](const Site& site, uint32_t offset) { return site.node.StartByte() < offset; });
+    for (; it != m_.sites_.end() && it->node.StartByte() < range.end && loop.cadence != Cadence::kTrainingStep; ++it) {
+      const Site& site = *it;
+      if (site.kind != SiteKind::kCall || site.scope != loop.scope || !m_.RunsOnEachCall(site)) continue;
+      for (const Model::Callee& callee : m_.ProjectCallees(site)) {
+        const auto found = m_.ResolveCallee(callee);
+        if (found && found->function->step.backward_line != 0) {
+          loop.cadence = Cadence::kTrainingStep;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  if (changed) PropagatePerStep();
+}
+
 void Builder::PropagatePerStep() {
   // The call sites that reach the file's own functions are few; iterate them to a fixed point. Hooks
   // run every step by themselves.

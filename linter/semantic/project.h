@@ -91,7 +91,8 @@ struct ValueSource {
   friend bool operator==(const ValueSource&, const ValueSource&) = default;
 };
 
-// What a call of a function or method does to the training step on every call, for TL601: a `backward()`
+// What a call of a function or method does to the training step on every call, for TL601 and for the loops
+// that call it (a `backward()` on every call makes their iterations training steps): a `backward()`
 // runs on every call, and an optimizer step (`optimizer.step()`, `scaler.step(optimizer)`) runs only when
 // the parameter `guard` is true (`def __call__(self, loss, optimizer, update_grad=True)`).
 struct StepSummary {

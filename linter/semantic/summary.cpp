@@ -777,6 +777,7 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
     component_facts_ = project->ComponentFacts(*self_summary_);
     // A guard period another file's configuration gives.
     if (project->Called(*self_summary_)) Builder(*this).ReviewGuards();
+    Builder(*this).ReviewTrainingHelpers();
   }
 }
 

@@ -257,6 +257,55 @@ TEST_CASE("a project module named like torch does not capture torch's names") {
   CHECK_FALSE(remote);
 }
 
+TEST_CASE("a loop whose backward runs in another file's loss scaler is a training loop once the index is attached") {
+  ProjectIndex index;
+  index.Add(Summary("util/scaler.py",
+                    "import torch\n"
+                    "class NativeScaler:\n"
+                    "    def __init__(self):\n"
+                    "        self._scaler = torch.cuda.amp.GradScaler()\n"
+                    "    def __call__(self, loss, optimizer):\n"
+                    "        self._scaler.scale(loss).backward()\n"
+                    "        self._scaler.step(optimizer)\n"
+                    "class Logger:\n"
+                    "    def __call__(self, value):\n"
+                    "        return value\n"));
+  const std::string engine =
+      "import torch\n"
+      "from util.scaler import Logger, NativeScaler\n"
+      "def train_one_epoch(model, loader, optimizer):\n"
+      "    scaler = NativeScaler()\n"
+      "    for x, y in loader:\n"
+      "        loss = model(x.cuda()).sum()\n"
+      "        scaler(loss, optimizer)\n"
+      "def evaluate(model, loader):\n"
+      "    log = Logger()\n"
+      "    for x, y in loader:\n"
+      "        loss = model(x.cuda()).sum()\n"
+      "        log(loss)\n";
+  index.Add(Summary("engine.py", engine));
+  index.Finish();
+  SourceFile file("engine.py", engine);
+  ts::Parser parser;
+  auto tree = parser.Parse(file.text());
+  REQUIRE(tree.ok());
+  auto model = Model::Build(file, *tree);
+  REQUIRE(model->StepLoops().size() == 2);
+  // Alone, neither loop shows a backward pass: both take batches.
+  for (const int loop : model->StepLoops())
+    CHECK(model->Loops()[static_cast<size_t>(loop)].cadence == Cadence::kEvaluationBatch);
+  model->AttachProject(&index, "engine");
+  const std::vector<int> loops = model->StepLoops();
+  REQUIRE(loops.size() == 2);
+  CHECK(model->Loops()[static_cast<size_t>(loops[0])].cadence == Cadence::kTrainingStep);
+  CHECK(model->Loops()[static_cast<size_t>(loops[1])].cadence == Cadence::kEvaluationBatch);
+  // What runs in the training loop takes its cadence.
+  for (const Site& site : model->Sites()) {
+    if (site.kind == SiteKind::kCall && site.name == "scaler") CHECK(site.cadence == Cadence::kTrainingStep);
+    if (site.kind == SiteKind::kCall && site.name == "log") CHECK(site.cadence == Cadence::kEvaluationBatch);
+  }
+}
+
 TEST_CASE("the class of a value another file builds, through factories and tuples") {
   ProjectIndex index;
   index.Add(Summary("models/detr.py",
