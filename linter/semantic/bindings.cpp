@@ -61,6 +61,14 @@ std::span<const Model::Binding> Model::BindingsOf(std::string_view name) const {
   return {first, last};
 }
 
+int Model::ClassMethod(int cls, std::string_view name) const {
+  int method = -1;
+  for (const auto& [function, scope] : FunctionsNamed(name)) {
+    if (scopes_[static_cast<size_t>(scope)].parent == cls) method = scope;
+  }
+  return method;
+}
+
 std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::string_view name) const {
   auto [first, last] = std::equal_range(functions_.begin(), functions_.end(), name, NameLess{});
   return {first, last};

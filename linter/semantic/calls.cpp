@@ -49,33 +49,16 @@ void Builder::InstanceCallees(std::string_view name, std::vector<int>& out) cons
   // and an `nn.Module` runs its `forward`. Each binding of the name that builds such an object counts.
   for (const Model::Binding& binding : m_.BindingsOf(name)) {
     if (binding.kind != Model::BindingKind::kAssign || binding.position != -1) continue;
-    ts::Node value = Unparen(binding.value);
-    // `Net(...).cuda()`, `.to(device)`, `.train()`: the object the chain starts from.
-    for (int steps = 0; steps < 4 && KindOf(value) == K::kCall; ++steps) {
-      const ts::Node callee = Unparen(Field(value, F::kFunction));
-      if (KindOf(callee) != K::kAttribute) break;
-      const std::string_view method = m_.Text(Field(callee, F::kAttribute));
-      if (method != "cuda" && method != "to" && method != "train" && method != "eval" && method != "float" &&
-          method != "half") {
-        break;
-      }
-      value = Unparen(Field(callee, F::kObject));
-    }
+    // `Net(...).cuda()`, `.to(device)`, `.train()`, a DDP wrapper: the object the chain starts from.
+    const ts::Node value = m_.SameObject(binding.value);
     if (KindOf(value) != K::kCall) continue;
     const ts::Node cls_name = Unparen(Field(value, F::kFunction));
     if (KindOf(cls_name) != K::kIdentifier || import_index_.count(m_.Text(cls_name)) != 0) continue;
     for (size_t c = 0; c < m_.scopes_.size(); ++c) {
       const Scope& cls = m_.scopes_[c];
       if (cls.kind != ScopeKind::kClass || cls.name != m_.Text(cls_name)) continue;
-      int call = -1;
-      int forward = -1;
-      for (const auto& [method, scope] : m_.FunctionsNamed("__call__")) {
-        if (m_.scopes_[static_cast<size_t>(scope)].parent == static_cast<int>(c)) call = scope;
-      }
-      for (const auto& [method, scope] : m_.FunctionsNamed("forward")) {
-        if (m_.scopes_[static_cast<size_t>(scope)].parent == static_cast<int>(c)) forward = scope;
-      }
-      const int target = call >= 0 ? call : forward;
+      const int call = m_.ClassMethod(static_cast<int>(c), "__call__");
+      const int target = call >= 0 ? call : m_.ClassMethod(static_cast<int>(c), "forward");
       if (target >= 0 && std::find(out.begin(), out.end(), target) == out.end()) out.push_back(target);
     }
   }

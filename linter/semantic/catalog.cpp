@@ -198,10 +198,8 @@ std::vector<Model::UpdateLoop> Model::ParameterUpdateLoops() const {
       const ValueSource source = SourceOf(optimizer, call.scope, 0);
       const ConfigClass* cls = source.known() && source.element < 0 ? ClassNamed(source.call) : nullptr;
       if (cls == nullptr) continue;
-      int loop = -1;
-      for (const auto& [name, method] : FunctionsNamed("step")) {
-        if (scopes_[static_cast<size_t>(method)].parent == cls->scope) loop = OptimizerUpdateLoop(method);
-      }
+      const int method = ClassMethod(cls->scope, "step");
+      const int loop = method >= 0 ? OptimizerUpdateLoop(method) : -1;
       const bool seen = std::any_of(out.begin(), out.end(), [&](const UpdateLoop& u) { return u.loop == loop; });
       if (loop >= 0 && !seen) out.push_back({loop, &call});
     }

@@ -41,10 +41,14 @@ ts::Node Model::SameObject(ts::Node expr) const {
       expr = args.NamedChild(0);
       continue;
     }
-    // `model.cuda(gpu)`, `model.to(device)`: a module's `to`/`cuda` return the module itself.
+    // `model.cuda(gpu)`, `model.to(device)`, `.train()`, `.eval()`, `.float()`, `.half()`: a module's own
+    // methods that return the module itself.
     if (KindOf(function) != K::kAttribute) return expr;
     const std::string_view method = Text(Field(function, F::kAttribute));
-    if (method != "to" && method != "cuda") return expr;
+    if (method != "to" && method != "cuda" && method != "train" && method != "eval" && method != "float" &&
+        method != "half") {
+      return expr;
+    }
     expr = Field(function, F::kObject);
   }
   return expr;

@@ -586,6 +586,8 @@ class Model {
 
   std::span<const Binding> BindingsOf(std::string_view name) const;
   std::span<const std::pair<std::string_view, int>> FunctionsNamed(std::string_view name) const;
+  // The method `name` of the file's class scope `cls` (the last definition, as Python keeps); -1 if none.
+  int ClassMethod(int cls, std::string_view name) const;
   const Binding* SingleBinding(std::string_view name, int scope) const;
   // The last plain assignment of `name` in `scope` that every path to `use` runs first: a statement of a
   // block that holds `use`, ended before it. Bindings written before it cannot reach `use` (a loop that

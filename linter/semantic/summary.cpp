@@ -813,9 +813,7 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
       // An inherited method of a base class from another module.
       const int cls = scopes_[static_cast<size_t>(call.scope)].parent;
       if (cls < 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass) return out;
-      for (const auto& [name, scope] : FunctionsNamed(call.name)) {
-        if (scopes_[static_cast<size_t>(scope)].parent == cls) return out;  // the class's own method
-      }
+      if (ClassMethod(cls, call.name) >= 0) return out;  // the class's own method
       // `self.matcher(outputs, targets)`: an object the class keeps, of a class of the project.
       if (auto held = ClassOf(call.callee, call.scope)) {
         out.push_back({Callee::kInstance, {}, {}, std::move(*held)});

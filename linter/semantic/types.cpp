@@ -217,10 +217,9 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
     case K::kSubscript: {
       // batch["x"], out[0], loss[mask]: an element or slice of a tensor (or of a batch) is a tensor, and so
       // is an entry of a container of tensors (`loss_dict_reduced["class_error"]`).
-      const ts::Node value = Field(expr, F::kValue);
-      if (TensorKindDepth(value, scope, depth + 1) == TensorKind::kTensor) return TensorKind::kTensor;
-      return ElementTensorKind(value, scope, depth + 1) == TensorKind::kTensor ? TensorKind::kTensor
-                                                                               : TensorKind::kUnknown;
+      // ElementTensorKind asks TensorKindDepth of the value first (one level down, as here).
+      return ElementTensorKind(Field(expr, F::kValue), scope, depth) == TensorKind::kTensor ? TensorKind::kTensor
+                                                                                            : TensorKind::kUnknown;
     }
     case K::kComparison:
       if (IsIdentityComparison(*this, expr)) return TensorKind::kNotTensor;
