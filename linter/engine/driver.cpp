@@ -220,7 +220,7 @@ void RunChecksAlone(std::vector<FileTask> tasks, const DriverOptions& options,
 
 void RunChecks(std::vector<FileTask> tasks, const DriverOptions& options,
                const std::function<void(FileOutcome&&)>& report) {
-  if (!options.project || options.fix_mode != FixMode::kNone || tasks.empty()) {
+  if (!options.project || tasks.empty()) {
     RunChecksAlone(std::move(tasks), options, report);
     return;
   }

@@ -66,10 +66,11 @@ struct DriverOptions {
   FixMode fix_mode = FixMode::kNone;
   Applicability fix_level = Applicability::kSafe;  // kUnsafe with --unsafe-fixes
   size_t max_fix_passes = 10;
-  // The project pass (not with fixes): every file's summary goes into one index, and the files whose
+  // The project pass: every file's summary goes into one index, and the files whose
   // findings the project can change (a device set in another file, per-step calls of other modules'
   // helpers) are checked again against it. `project_root` names modules ("util/misc.py" is
-  // `util.misc`); the modules the checked files import from under it are summarised too.
+  // `util.misc`); the modules the checked files import from under it are summarised too. With --fix or
+  // --diff the first check only looks, and the fixes are made in the second (project_pass.cpp).
   bool project = false;
   std::filesystem::path project_root;
   // Summaries kept across runs by path and content (the editor server holds one); may be null.

@@ -2,7 +2,9 @@
 // of the project modules the files import), then check again only the files whose findings the
 // project can change, and report every file in input order. One parse per file in the common case: a
 // file is parsed a second time only when another file of the project gives it a device or a syncing
-// helper.
+// helper. With --fix or --diff, a file with a fix to make is also checked a second time, and fixed then
+// (against the project when the project can change its findings), so that `check --fix` fixes what
+// `check` reports.
 #include <algorithm>
 #include <limits>
 
@@ -33,7 +35,11 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   std::vector<FileOutcome> outcomes;
   outcomes.reserve(tasks.size());
   const std::vector<FileTask> kept = tasks;
-  RunChecksAlone(std::move(tasks), options, [&](FileOutcome&& outcome) {
+  // With --fix or --diff, the first pass only looks: the fixes are made in the third, once the project is
+  // known, so that a finding only the project shows is fixed too, and each file is written once.
+  DriverOptions first = options;
+  first.fix_mode = FixMode::kNone;
+  RunChecksAlone(std::move(tasks), first, [&](FileOutcome&& outcome) {
     // A file with nothing to report that the project cannot change gives its text back now: the pass
     // holds every outcome until the end, and the texts are most of that memory.
     const size_t i = outcomes.size();
@@ -84,17 +90,46 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const bool values = summary->parameter_reads && index.Called(*summary);
     if (device || catalog || values || summary->project_calls) again.push_back(i);
   }
+  std::vector<char> with_project(outcomes.size(), 0);
+  for (size_t i : again) with_project[i] = 1;
+  if (options.fix_mode != FixMode::kNone) {
+    // The files with a fix to make are fixed here too, with the project or without as above.
+    again.clear();
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      const FileOutcome& outcome = outcomes[i];
+      const bool fixable = std::any_of(outcome.diagnostics.begin(), outcome.diagnostics.end(),
+                                       [](const Diagnostic& d) { return d.fix.has_value(); });
+      if (outcome.source && !outcome.error && (with_project[i] != 0 || fixable)) again.push_back(i);
+    }
+  }
   ParallelFor(again.size(), jobs, [&](size_t k) {
     const size_t i = again[k];
     FileOutcome& outcome = outcomes[i];
-    auto project_options = std::make_shared<CheckOptions>(*originals[i]);
-    project_options->project = &index;
-    project_options->module = modules[i];
+    std::shared_ptr<const CheckOptions> check_options = originals[i];
+    if (with_project[i] != 0) {
+      auto project_options = std::make_shared<CheckOptions>(*originals[i]);
+      project_options->project = &index;
+      project_options->module = modules[i];
+      check_options = std::move(project_options);
+    }
     FileTask task = kept[i];
     task.text = std::string(outcome.source->text());
-    task.options = project_options;
-    FileOutcome checked = CheckOneFile(task, FixMode::kNone, options.max_fix_passes, options.max_file_bytes);
-    if (checked.source && !checked.error) {
+    task.options = std::move(check_options);
+    FileOutcome checked = CheckOneFile(task, options.fix_mode, options.max_fix_passes, options.max_file_bytes,
+                                       options.fix_level);
+    if (options.fix_mode != FixMode::kNone) {
+      // What the fixes made, written or refused, and the findings of the text they left.
+      if (checked.source) {
+        outcome.diagnostics = std::move(checked.diagnostics);
+        outcome.facts = std::move(checked.facts);
+        outcome.source = std::move(checked.source);
+        outcome.original = std::move(checked.original);
+        outcome.fixes_applied = checked.fixes_applied;
+        outcome.applied = std::move(checked.applied);
+        outcome.written = checked.written;
+      }
+      if (checked.error) outcome.error = std::move(checked.error);
+    } else if (checked.source && !checked.error) {
       outcome.diagnostics = std::move(checked.diagnostics);
       outcome.facts = std::move(checked.facts);
     }

@@ -3,6 +3,7 @@
 // read anywhere in the file.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "linter/semantic/builder.h"
@@ -265,6 +266,103 @@ bool Model::EvalModeBefore(int scope, uint32_t offset) const {
     if (IsModelLike(Unparen(site.Receiver()), scope, 0)) return true;
   }
   return false;
+}
+
+std::optional<Model::ModelSource> Model::StepModelSource(int loop) const {
+  if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return std::nullopt;
+  const Loop& step = loops_[static_cast<size_t>(loop)];
+  if (step.body.IsNull()) return std::nullopt;
+  // The module inside wrappers and the module methods that return it: `DDP(model, ...)`,
+  // `torch.compile(model)`, `model.cuda(rank)`, `model.to(device).train()`. `wrapped`: a wrapper was taken off.
+  auto unwrap = [&](ts::Node expr, bool& wrapped) {
+    for (int depth = 0; depth < 8; ++depth) {
+      expr = Unparen(expr);
+      if (KindOf(expr) != K::kCall) break;
+      const Site* call = SiteOf(expr);
+      const ts::Node args = Field(expr, F::kArguments);
+      if (call != nullptr && call->kind == SiteKind::kCall &&
+          (IsCanonical(*call, "torch.nn.parallel.DistributedDataParallel") ||
+           IsCanonical(*call, "torch.nn.DataParallel") || IsCanonical(*call, "torch.nn.parallel.DataParallel") ||
+           IsCanonical(*call, "torch.distributed.fsdp.FullyShardedDataParallel") ||
+           IsCanonical(*call, "torch.compile"))) {
+        if (args.IsNull() || args.NamedChildCount() == 0 || KindOf(args.NamedChild(0)) == K::kKeywordArgument) break;
+        wrapped = true;
+        expr = args.NamedChild(0);
+        continue;
+      }
+      // Returns the module with its batch norms replaced: the convolutions keep their weights.
+      if (call != nullptr && call->kind == SiteKind::kCall &&
+          IsCanonical(*call, "torch.nn.SyncBatchNorm.convert_sync_batchnorm")) {
+        if (args.IsNull() || args.NamedChildCount() == 0 || KindOf(args.NamedChild(0)) == K::kKeywordArgument) break;
+        expr = args.NamedChild(0);
+        continue;
+      }
+      const ts::Node function = Field(expr, F::kFunction);
+      if (KindOf(function) != K::kAttribute) break;
+      const std::string_view method = Text(Field(function, F::kAttribute));
+      if (method != "to" && method != "cuda" && method != "train" && method != "eval" && method != "float" &&
+          method != "half") {
+        break;
+      }
+      expr = Field(function, F::kObject);
+    }
+    return expr;
+  };
+  const TextRange body = step.body.Range();
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || site.scope != step.scope || !body.Contains(site.node.Range())) continue;
+    // `model(x)`, or `model.forward(x)`.
+    ts::Node callee = Unparen(site.callee);
+    if (KindOf(callee) == K::kAttribute && Text(Field(callee, F::kAttribute)) == "forward") {
+      callee = Unparen(Field(callee, F::kObject));
+    }
+    if (KindOf(callee) != K::kIdentifier || !IsModelLike(callee, site.scope, 0)) continue;
+    // Back through `model = DDP(model)`, `model = model.cuda()`, `model = DDP(net)` to the statement that
+    // builds the bare module.
+    const Binding* built = nullptr;
+    ts::Node current = callee;
+    for (int depth = 0; depth < 8 && built == nullptr; ++depth) {
+      const Binding* binding = ReachingOnEveryPath(current, site.scope);
+      if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
+          binding->statement_end == 0 || KindOf(binding->target) != K::kIdentifier) {
+        return std::nullopt;
+      }
+      bool wrapped = false;
+      const ts::Node inner = unwrap(binding->value, wrapped);
+      if (KindOf(inner) == K::kIdentifier) {
+        current = inner;
+      } else if (wrapped) {
+        return std::nullopt;  // `model = DDP(Net().cuda())`: no statement holds the bare module
+      } else {
+        built = binding;
+      }
+    }
+    if (built == nullptr) return std::nullopt;
+    ModelSource source{Text(built->target), built->target, built->statement_end, {}};
+    // The inputs: the call's positional arguments moved in the call or by a statement of the loop.
+    const ts::Node args = site.Arguments();
+    const uint32_t count = args.IsNull() ? 0 : args.NamedChildCount();
+    for (uint32_t i = 0; i < count; ++i) {
+      ts::Node input = Unparen(args.NamedChild(i));
+      if (KindOf(input) == K::kKeywordArgument) break;
+      if (KindOf(input) == K::kIdentifier) {
+        const Binding* moved = ReachingOnEveryPath(input, site.scope);
+        if (moved == nullptr || moved->kind != BindingKind::kAssign || moved->position != -1 ||
+            moved->statement_end == 0 || !body.Contains(moved->target.Range())) {
+          continue;
+        }
+        input = Unparen(moved->value);
+      }
+      if (KindOf(input) != K::kCall) continue;
+      const Site* move = SiteOf(input);
+      if (move != nullptr && MovesToDevice(*move) && !FindArgument(*move, "memory_format", -1) &&
+          std::find(source.input_moves.begin(), source.input_moves.end(), move) == source.input_moves.end()) {
+        source.input_moves.push_back(move);
+      }
+    }
+    return source;
+  }
+  return std::nullopt;
 }
 
 const Site* Model::ConstructorOf(ts::Node expr, int scope) const {

@@ -484,6 +484,23 @@ class Model {
   bool LoopCallsModel(int loop) const;
   // A `model.eval()` call in `scope` before `offset`.
   bool EvalModeBefore(int scope, uint32_t offset) const;
+  // Where a step loop's model comes from and where its input is moved, for TL406's channels-last fix: the
+  // first call of a model in the loop's body whose callee is a name (`model(x)`), followed back through the
+  // statements that rebind the same module (`model = DDP(model)`, `model = model.cuda()`,
+  // `model = torch.compile(net)`, `model = nn.SyncBatchNorm.convert_sync_batchnorm(model)`) to the plain
+  // assignment statement that builds it in the loop's scope (`model = resnet50()`), each reaching the next
+  // on every path; not when that statement also wraps it (`model = DDP(Net().cuda())`). `model.forward(x)`
+  // is a call of `model`. The inputs are the call's positional arguments that are a device move
+  // (`model(x.cuda())`) or a name that a plain assignment statement of the loop's body binds to one
+  // (`x = x.to(device, non_blocking=True)`). Nullopt when the model is a parameter, an attribute or
+  // anything else.
+  struct ModelSource {
+    std::string_view name;                 // `model`
+    ts::Node built;                        // the name's target in the statement that builds the model
+    uint32_t built_end = 0;                // where that statement ends
+    std::vector<const Site*> input_moves;  // the moves of the inputs (`x.cuda()`)
+  };
+  std::optional<ModelSource> StepModelSource(int loop) const;
   // The call a name or `self.x` holds, seen from `scope`: a name bound once to a call, or `self.x`
   // assigned once to a call in the methods of the class around `scope`. Null otherwise.
   const Site* ConstructorOf(ts::Node expr, int scope) const;

@@ -774,7 +774,9 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
   component_facts_ = 0;
   if (self_summary_ != nullptr) {
     if (auto cuda = project->InheritedCuda(*self_summary_)) inherited_cuda_ = std::move(*cuda);
-    component_facts_ = project->ComponentFacts(*self_summary_);
+    // The file's own facts as its text is now, too: the index holds the summary of the text it was
+    // given, and `check --fix` checks the text its fixes made against that index.
+    component_facts_ = project->ComponentFacts(*self_summary_) | own_facts_;
     // A guard period another file's configuration gives.
     if (project->Called(*self_summary_)) Builder(*this).ReviewGuards();
     Builder(*this).ReviewTrainingHelpers();

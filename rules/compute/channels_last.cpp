@@ -2,6 +2,8 @@
 // cuDNN's tensor-core convolutions transpose every activation to NHWC and back.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,9 +48,20 @@ for x, y in loader:
 ```
 
 ## Fix safety
-No fix is offered: where the conversion goes (the model after it is built, the inputs after they are
-moved) depends on the code, and custom operations that assume contiguous NCHW tensors (`.view` on
-them) can break.
+The fix is unsafe. It converts the model right after the statement that builds it, in the function of
+the step loop: from the name the loop calls (`model(x)`, `model.forward(x)`) back through the statements
+that rebind the same module (`model = DDP(model)`, `model = model.cuda()`, `model = torch.compile(model)`,
+`model = nn.SyncBatchNorm.convert_sync_batchnorm(model)`), so the conversion comes before any wrapper. It adds `model = model.to(memory_format=torch.channels_last)` on
+the next line. Where the loop moves the model's inputs to the device, in the call (`model(x.cuda())`) or
+in a statement of its body (`x = x.to(device, non_blocking=True)`), those moves get
+`memory_format=torch.channels_last` too. A convolution with channels-last weights returns a
+channels-last output for an NCHW input as well (checked with PyTorch 2.14 on the CPU), so the model's
+conversion is the part that matters.
+
+It is unsafe because code that assumes contiguous NCHW tensors (`.view` on activations, custom
+kernels) can fail or slow down, and `memory_format=torch.channels_last` raises on an input that is not
+4-D. No fix is offered when the model is a parameter of the loop's function, an attribute, or built by
+a statement that shares its line, nor when the file does not import `torch` under its own name.
 
 ## Trace evidence
 `nchwToNhwc`/`nhwcToNchw` transpose kernels.
@@ -75,6 +88,8 @@ constexpr MessageText kMessages[] = {
     {"channels-last", "Conv net trained under mixed precision without `torch.channels_last` transposes its activations",
      "以混合精度训练的卷积网络未使用 `torch.channels_last`，会反复转置激活"},
     // Trace evidence (RuleEvidence::Say).
+    {"fix-convert", "Convert `{model}` to `torch.channels_last` after it is built",
+     "在 `{model}` 构建后将其转换为 `torch.channels_last`"},
     {"ev-no-payload", "The finding carries no training loop, so no step of the trace can be tied to it",
      "该问题没有携带训练循环，无法对应到 trace 中的 step"},
     // What a trace without CUDA activity cannot show (NoCudaActivity).
@@ -94,7 +109,7 @@ class ChannelsLast final : public Rule {
                                "compute",
                                "Conv net trained under AMP in the NCHW layout",
                                kDocs,
-                               FixAvailability::kNone,
+                               FixAvailability::kSometimes,
                                Severity::kWarning,
                                {},
                                true,
@@ -114,7 +129,46 @@ class ChannelsLast final : public Rule {
     }
     Diagnostic diagnostic = MakeDiagnostic(training.range, "channels-last");
     diagnostic.payload = ChannelsLastFinding{training.loop < 0};
+    if (training.loop >= 0) AddFix(context, training.loop, diagnostic);
     out.push_back(std::move(diagnostic));
+  }
+
+ private:
+  // `model = model.to(memory_format=torch.channels_last)` after the statement that builds the model the
+  // step loop calls, and `memory_format=` on the loop's move of its input (Model::StepModelSource).
+  void AddFix(const CheckContext& context, int loop, Diagnostic& diagnostic) const {
+    const semantic::Model& model = context.model;
+    const std::string_view torch = model.LocalNameOf("torch");
+    if (torch.empty()) return;
+    const std::optional<semantic::Model::ModelSource> source = model.StepModelSource(loop);
+    if (!source) return;
+    const std::string_view text = context.file.text();
+    const uint32_t start = source->built.StartByte();
+    uint32_t line = start;
+    while (line > 0 && text[line - 1] != '\n') --line;
+    const std::string indent(text.substr(line, start - line));
+    if (indent.find_first_not_of(" \t") != std::string::npos) return;  // `if c: model = Net()`, `a = 1; model = ...`
+    // After the statement's line; a statement that shares it with another (`model = Net(); opt = ...`) is not
+    // moved past.
+    const size_t newline = text.find('\n', source->built_end);
+    const std::string_view rest = text.substr(
+        source->built_end, (newline == std::string_view::npos ? text.size() : newline) - source->built_end);
+    const size_t kept = rest.find_first_not_of(" \t\r");
+    if (kept != std::string_view::npos && rest[kept] != '#') return;
+    const std::string line_text = fmt::format("{}{} = {}.to(memory_format={}.channels_last)\n", indent, source->name,
+                                              source->name, torch);
+    if (newline == std::string_view::npos) return;  // the model's statement ends the file: no loop follows it
+    std::vector<Edit> edits;
+    const auto at = static_cast<uint32_t>(newline + 1);
+    edits.push_back(Edit{{at, at}, line_text});
+    for (const semantic::Site* move : source->input_moves) {
+      if (auto insertion = model.AppendKeyword(*move, "memory_format", fmt::format("{}.channels_last", torch))) {
+        edits.push_back(Edit{{insertion->offset, insertion->offset}, insertion->text});
+      }
+    }
+    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.begin < b.range.begin; });
+    diagnostic.fix = MakeFix("fix-convert", {{"model", std::string(source->name), {}}}, Applicability::kUnsafe,
+                             std::move(edits));
   }
 };
 

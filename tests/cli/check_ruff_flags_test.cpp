@@ -231,3 +231,51 @@ TEST_CASE("`unsafe-fixes = true` in the config, and --no-unsafe-fixes over it") 
   CHECK(bad.err.find("`unsafe-fixes` must be true or false") != std::string::npos);
   CHECK(Count(bad.err, "\n") == 1);
 }
+
+TEST_CASE("--fix and --diff in a project: a finding only another file shows is fixed once, like `check` reports it") {
+  // The conv net is in model.py, so train.py's TL406 needs the project index.
+  TempFolder project;
+  project.Write(
+      "model.py",
+      "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+      "        self.conv1 = nn.Conv2d(3, 64, 3)\n        self.conv2 = nn.Conv2d(64, 64, 3)\n\n"
+      "    def forward(self, x):\n        return self.conv2(self.conv1(x)).mean()\n");
+  const std::string train =
+      "import torch\n\nfrom model import Net\n\n\ndef main(loader):\n    model = Net().cuda()\n"
+      "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n    scaler = torch.amp.GradScaler(\"cuda\")\n"
+      "    for x, y in loader:\n        x = x.cuda(non_blocking=True)\n"
+      "        with torch.autocast(\"cuda\", dtype=torch.float16):\n            loss = model(x)\n"
+      "        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n        scaler.update()\n";
+  project.Write("train.py", train);
+  const std::vector<std::string> select = {"check", "--select", "TL406", "--output-format", "concise"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = select;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(".");
+    return RunTorchlint(args, project.path());
+  };
+  const auto alone = with({"--no-project"});
+  CHECK(alone.exit_code == 0);  // without model.py's convolutions there is no conv net
+  const auto checked = with({});
+  CHECK(checked.exit_code == 1);
+  CHECK(checked.out.find("train.py:10:5: TL406") != std::string::npos);
+
+  const auto diff = with({"--diff", "--unsafe-fixes"});
+  CHECK(diff.exit_code == 1);
+  CHECK(diff.out.find("+    model = model.to(memory_format=torch.channels_last)\n") != std::string::npos);
+  CHECK(diff.out.find("+        x = x.cuda(non_blocking=True, memory_format=torch.channels_last)\n") !=
+        std::string::npos);
+  CHECK(diff.err == "Would fix 1 error.\n");
+  CHECK(ReadText(project.path() / "train.py") == train);
+
+  const auto fixed = with({"--fix", "--unsafe-fixes"});
+  CHECK(fixed.exit_code == 0);
+  CHECK(fixed.err == "Found 1 error (1 fixed, 0 remaining).\n");
+  const std::string text = ReadText(project.path() / "train.py");
+  CHECK(Count(text, "memory_format=torch.channels_last") == 2);  // the model once, the input once
+  CHECK(text.find("    model = Net().cuda()\n    model = model.to(memory_format=torch.channels_last)\n") !=
+        std::string::npos);
+  const auto again = with({"--fix", "--unsafe-fixes"});
+  CHECK(again.exit_code == 0);
+  CHECK(ReadText(project.path() / "train.py") == text);
+}
