@@ -158,6 +158,9 @@ class Builder {
   void FindCudaEvidence();
   // catalog.cpp: the precision and convolution facts, and where the file trains (TL402-TL406).
   void FindCatalogFacts();
+  // The file's training site (Model::Training) is its first training step loop that no per-step code
+  // runs; true when there is one.
+  bool TakeTrainingLoop();
   // Accelerate's Accelerator(), torch.cuda.amp.GradScaler(), Lightning's Trainer(accelerator="gpu").
   bool IsDeviceCall(const Site& site) const;
   bool MovesToGpuIndex(const Site& site) const;

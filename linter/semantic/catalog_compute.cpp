@@ -162,16 +162,20 @@ void Builder::FindCatalogFacts() {
             [](ts::Node a, ts::Node b) { return a.StartByte() < b.StartByte(); });
   m_.catalog_facts_ = facts;
   m_.own_facts_ = m_.OwnCatalogFacts() | facts;
+  if (!TakeTrainingLoop() && !framework.IsNull()) m_.training_ = {framework, framework.Range(), -1};
+}
+
+bool Builder::TakeTrainingLoop() {
   for (size_t i = 0; i < m_.loops_.size(); ++i) {
     const Loop& loop = m_.loops_[i];
     if (loop.role == LoopRole::kStep && loop.cadence == Cadence::kTrainingStep &&
         !m_.scopes_[static_cast<size_t>(loop.scope)].runs_per_step) {
       const ts::Node end = loop.iterable.IsNull() ? loop.body : loop.iterable;
       m_.training_ = {loop.node, {loop.node.StartByte(), end.EndByte()}, static_cast<int>(i)};
-      return;
+      return true;
     }
   }
-  if (!framework.IsNull()) m_.training_ = {framework, framework.Range(), -1};
+  return false;
 }
 
 uint32_t Model::FileFacts() const { return catalog_facts_; }

@@ -410,7 +410,14 @@ void Builder::ReviewTrainingHelpers() {
       }
     }
   }
-  if (changed) PropagatePerStep();
+  if (!changed) return;
+  PropagatePerStep();
+  // The file trains: its catalog facts say so, and a training loop outranks a framework's trainer
+  // as the training site (as FindCatalogFacts takes them).
+  m_.catalog_facts_ |= kFactTrains;
+  m_.own_facts_ |= kFactTrains;
+  m_.component_facts_ |= kFactTrains;
+  if (m_.training_.loop < 0) TakeTrainingLoop();
 }
 
 void Builder::PropagatePerStep() {

@@ -294,10 +294,15 @@ TEST_CASE("a loop whose backward runs in another file's loss scaler is a trainin
   // Alone, neither loop shows a backward pass: both take batches.
   for (const int loop : model->StepLoops())
     CHECK(model->Loops()[static_cast<size_t>(loop)].cadence == Cadence::kEvaluationBatch);
+  CHECK(model->Training().node.IsNull());
+  CHECK_FALSE(model->HasFact(kFactTrains));
   model->AttachProject(&index, "engine");
   const std::vector<int> loops = model->StepLoops();
   REQUIRE(loops.size() == 2);
   CHECK(model->Loops()[static_cast<size_t>(loops[0])].cadence == Cadence::kTrainingStep);
+  // The file trains, and that loop is its training site (TL402-TL406 and TL502 report there).
+  CHECK(model->Training().loop == loops[0]);
+  CHECK(model->HasFact(kFactTrains));
   CHECK(model->Loops()[static_cast<size_t>(loops[1])].cadence == Cadence::kEvaluationBatch);
   // What runs in the training loop takes its cadence.
   for (const Site& site : model->Sites()) {
