@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -766,6 +767,19 @@ class Model {
   std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
   bool RunsOnEachCall(const Site& site) const;
   bool FromParameters(ts::Node expr, int scope, int depth) const;
+  bool FromParametersUncached(ts::Node expr, int scope, int depth) const;
+  // FromParameters by (node, scope, depth): the summary asks it of the names of the same guards for every
+  // site under them, and each answer follows every binding of the name.
+  struct FromParametersKey {
+    const void* node = nullptr;
+    int scope = 0;
+    int depth = 0;
+    friend bool operator<(const FromParametersKey& a, const FromParametersKey& b) {
+      return std::tie(a.node, a.scope, a.depth) < std::tie(b.node, b.scope, b.depth);
+    }
+  };
+  mutable std::mutex from_parameters_mu_;
+  mutable std::map<FromParametersKey, bool> from_parameters_;
   // Whether a guard around the site in its function reads a parameter other than `self`/`cls`.
   // `synced`: a name the guard may read freely (the synced value's own, told by the call's argument).
   bool GuardedByParameters(const Site& site, std::string_view synced = {}) const;

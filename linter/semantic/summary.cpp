@@ -164,7 +164,19 @@ bool Model::GuardedByParameters(const Site& site, std::string_view synced) const
 }
 
 bool Model::FromParameters(ts::Node expr, int scope, int depth) const {
-  if (depth > 6) return false;
+  if (depth > 6 || expr.IsNull()) return false;
+  const FromParametersKey key{expr.raw().id, scope, depth};
+  {
+    const std::lock_guard lock(from_parameters_mu_);
+    if (auto it = from_parameters_.find(key); it != from_parameters_.end()) return it->second;
+  }
+  const bool found = FromParametersUncached(expr, scope, depth);
+  const std::lock_guard lock(from_parameters_mu_);
+  from_parameters_.emplace(key, found);
+  return found;
+}
+
+bool Model::FromParametersUncached(ts::Node expr, int scope, int depth) const {
   expr = Unparen(expr);
   const K k = KindOf(expr);
   // `{k: v for k, v in outputs.items() if ...}`: what it iterates; `to_xyxy(boxes)`: what a plain
