@@ -343,27 +343,23 @@ std::optional<Model::ModelSource> Model::StepModelSource(int loop) const {
     }
     if (built == nullptr) return std::nullopt;
     ModelSource source{Text(built->target), built->target, built->statement_end, {}};
-    // The inputs: the call's positional arguments moved in the call or by a statement of the loop.
+    // The input: the call's first positional argument, moved in the call or by a statement of the loop. Not
+    // the others: a second argument can be targets or a mask, and `memory_format=torch.channels_last` raises
+    // on a tensor that is not 4-D.
     const ts::Node args = site.Arguments();
-    const uint32_t count = args.IsNull() ? 0 : args.NamedChildCount();
-    for (uint32_t i = 0; i < count; ++i) {
-      ts::Node input = Unparen(args.NamedChild(i));
-      if (KindOf(input) == K::kKeywordArgument) break;
-      if (KindOf(input) == K::kIdentifier) {
-        const Binding* moved = ReachingOnEveryPath(input, site.scope);
-        if (moved == nullptr || moved->kind != BindingKind::kAssign || moved->position != -1 ||
-            moved->statement_end == 0 || !body.Contains(moved->target.Range())) {
-          continue;
-        }
-        input = Unparen(moved->value);
+    if (args.IsNull() || args.NamedChildCount() == 0) return source;
+    ts::Node input = Unparen(args.NamedChild(0));
+    if (KindOf(input) == K::kIdentifier) {
+      const Binding* moved = ReachingOnEveryPath(input, site.scope);
+      if (moved == nullptr || moved->kind != BindingKind::kAssign || moved->position != -1 ||
+          moved->statement_end == 0 || !body.Contains(moved->target.Range())) {
+        return source;
       }
-      if (KindOf(input) != K::kCall) continue;
-      const Site* move = SiteOf(input);
-      if (move != nullptr && MovesToDevice(*move) && !FindArgument(*move, "memory_format", -1) &&
-          std::find(source.input_moves.begin(), source.input_moves.end(), move) == source.input_moves.end()) {
-        source.input_moves.push_back(move);
-      }
+      input = Unparen(moved->value);
     }
+    if (KindOf(input) != K::kCall) return source;
+    const Site* move = SiteOf(input);
+    if (move != nullptr && MovesToDevice(*move) && !FindArgument(*move, "memory_format", -1)) source.input_move = move;
     return source;
   }
   return std::nullopt;

@@ -491,15 +491,15 @@ class Model {
   // `model = torch.compile(net)`, `model = nn.SyncBatchNorm.convert_sync_batchnorm(model)`) to the plain
   // assignment statement that builds it in the loop's scope (`model = resnet50()`), each reaching the next
   // on every path; not when that statement also wraps it (`model = DDP(Net().cuda())`). `model.forward(x)`
-  // is a call of `model`. The inputs are the call's positional arguments that are a device move
+  // is a call of `model`. The input is the call's first positional argument when it is a device move
   // (`model(x.cuda())`) or a name that a plain assignment statement of the loop's body binds to one
   // (`x = x.to(device, non_blocking=True)`). Nullopt when the model is a parameter, an attribute or
   // anything else.
   struct ModelSource {
-    std::string_view name;                 // `model`
-    ts::Node built;                        // the name's target in the statement that builds the model
-    uint32_t built_end = 0;                // where that statement ends
-    std::vector<const Site*> input_moves;  // the moves of the inputs (`x.cuda()`)
+    std::string_view name;             // `model`
+    ts::Node built;                    // the name's target in the statement that builds the model
+    uint32_t built_end = 0;            // where that statement ends
+    const Site* input_move = nullptr;  // the move of the input (`x.cuda()`), when there is one
   };
   std::optional<ModelSource> StepModelSource(int loop) const;
   // The call a name or `self.x` holds, seen from `scope`: a name bound once to a call, or `self.x`

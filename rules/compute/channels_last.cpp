@@ -52,9 +52,9 @@ The fix is unsafe. It converts the model right after the statement that builds i
 the step loop: from the name the loop calls (`model(x)`, `model.forward(x)`) back through the statements
 that rebind the same module (`model = DDP(model)`, `model = model.cuda()`, `model = torch.compile(model)`,
 `model = nn.SyncBatchNorm.convert_sync_batchnorm(model)`), so the conversion comes before any wrapper. It adds `model = model.to(memory_format=torch.channels_last)` on
-the next line. Where the loop moves the model's inputs to the device, in the call (`model(x.cuda())`) or
-in a statement of its body (`x = x.to(device, non_blocking=True)`), those moves get
-`memory_format=torch.channels_last` too. A convolution with channels-last weights returns a
+the next line. Where the loop moves the model's first argument to the device, in the call
+(`model(x.cuda())`) or in a statement of its body (`x = x.to(device, non_blocking=True)`), that move
+gets `memory_format=torch.channels_last` too; not the other arguments, which can be targets or masks. A convolution with channels-last weights returns a
 channels-last output for an NCHW input as well (checked with PyTorch 2.14 on the CPU), so the model's
 conversion is the part that matters.
 
@@ -161,8 +161,9 @@ class ChannelsLast final : public Rule {
     std::vector<Edit> edits;
     const auto at = static_cast<uint32_t>(newline + 1);
     edits.push_back(Edit{{at, at}, line_text});
-    for (const semantic::Site* move : source->input_moves) {
-      if (auto insertion = model.AppendKeyword(*move, "memory_format", fmt::format("{}.channels_last", torch))) {
+    if (source->input_move != nullptr) {
+      if (auto insertion = model.AppendKeyword(*source->input_move, "memory_format",
+                                               fmt::format("{}.channels_last", torch))) {
         edits.push_back(Edit{{insertion->offset, insertion->offset}, insertion->text});
       }
     }

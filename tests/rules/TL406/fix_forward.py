@@ -1,6 +1,7 @@
 # torchlint-test: select=TL406 unsafe-fixes
 # `model.forward(y1, y2)` with two inputs moved by statements of the loop, through SyncBatchNorm's
-# conversion and DDP (the way self-supervised training scripts write it).
+# conversion and DDP (the way self-supervised training scripts write it): the first input's move gets
+# `memory_format=`, not the second's (a second argument can be targets, which are not 4-D).
 import torch
 import torch.nn as nn
 import torchvision
