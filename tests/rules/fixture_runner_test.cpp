@@ -226,7 +226,9 @@ std::vector<std::string> CatalogFailures(const std::string& where, const Diagnos
 }
 
 // Checks one fixture; returns the failures as lines of text (empty when it passes).
-std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, int>& counts) {
+// `safest`: per rule code, the safest applicability of a fix its fixtures made so far.
+std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, int>& counts,
+                                    std::map<std::string, Applicability>& safest) {
   std::vector<std::string> failures;
   const std::string display = fs::relative(path, test::SourceDir()).string();
   SourceFile file(display, ReadFile(path));
@@ -259,6 +261,8 @@ std::vector<std::string> RunFixture(const fs::path& path, std::map<std::string, 
   for (const Diagnostic& diagnostic : report.diagnostics) {
     const Rule* rule = FindRule(diagnostic.code);
     if (rule == nullptr || !diagnostic.fix) continue;
+    auto [seen, first] = safest.emplace(diagnostic.code, diagnostic.fix->applicability);
+    if (!first) seen->second = std::min(seen->second, diagnostic.fix->applicability);
     if (rule->Meta().fix == FixAvailability::kNone || diagnostic.fix->applicability < rule->Meta().fix_safety) {
       failures.push_back(fmt::format("{}: {} makes a {} fix, but its RuleMeta says fix {} / {}", display,
                                      diagnostic.code, ToString(diagnostic.fix->applicability),
@@ -319,11 +323,26 @@ TEST_CASE("rule fixtures") {
   const std::vector<fs::path> files = FixtureFiles();
   REQUIRE_MESSAGE(!files.empty(), "no fixtures under tests/rules");
   std::map<std::string, int> counts;
+  std::map<std::string, Applicability> safest;
   size_t failed = 0;
   for (const fs::path& path : files) {
-    const std::vector<std::string> failures = RunFixture(path, counts);
+    const std::vector<std::string> failures = RunFixture(path, counts, safest);
     for (const std::string& failure : failures) FAIL_CHECK(failure);
     if (!failures.empty()) ++failed;
+  }
+  // The level `torchlint rules`, the README and SARIF show for a rule's fix is the safest fix its
+  // fixtures make: a rule whose fixes are all unsafe must not be listed as safe.
+  for (const Rule* rule : AllRules()) {
+    const RuleMeta& meta = rule->Meta();
+    if (meta.fix == FixAvailability::kNone) continue;
+    const auto seen = safest.find(std::string(meta.code));
+    if (seen == safest.end()) {
+      FAIL_CHECK(fmt::format("{} says it has fixes, but no fixture shows one", meta.code));
+    } else {
+      CHECK_MESSAGE(seen->second == meta.fix_safety,
+                    fmt::format("{}: its RuleMeta says its fixes are {} at best, its fixtures' safest is {}", meta.code,
+                                ToString(meta.fix_safety), ToString(seen->second)));
+    }
   }
   std::string summary = fmt::format("{} fixtures, {} failed; expectations met:", files.size(), failed);
   for (const auto& [code, count] : counts) summary += fmt::format(" {}={}", code, count);
