@@ -178,6 +178,12 @@ class Builder {
   ts::Node ModuloCompared(ts::Node comparison, std::string_view op, int scope) const;
   // `i == 0` (either side) with `i` a loop target: true once per pass over the loop, not every step.
   bool CountsOnce(ts::Node comparison, int scope) const;
+  // `i in C` with `i` an iteration counter and C a collection (a name, an attribute or a literal): true on
+  // the few iterations C lists (`if iteration in testing_iterations:`), not every step.
+  bool CounterInCollection(ts::Node comparison, int scope) const;
+  // A name that counts a loop's iterations: the target of `for i in range(...)`, enumerate's counter, or a
+  // parameter of a function of the file that every call of the file passes such a counter.
+  bool IterationCounter(ts::Node name, int scope, int depth) const;
   bool UnderSkipGuard(const Site& site, TextRange within) const;
   void FindHooks();
   void ClassifyLoops();

@@ -9,7 +9,8 @@ namespace tl::semantic {
 
 // Whether a condition is true on few iterations of its loop: `X % N == 0` (also `not X % N`) with N
 // a constant above 1 or unknown (see TL101's docs), `i == K` with `i` a loop target and K anything but
-// another loop target (`batch_idx == 0`, `step == last_idx`), a name bound once to such a condition
+// another loop target (`batch_idx == 0`, `step == last_idx`), `i in C` with `i` an iteration counter and C
+// a collection (`iteration in testing_iterations`), a name bound once to such a condition
 // (`last_batch = batch_idx == last_idx`), `A and B` when either side is rare, `A or B` when both are.
 Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth) const {
   Rarity out;
@@ -31,7 +32,7 @@ Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth)
     }
     case K::kComparison: {
       if (ts::Node modulo = ModuloCompared(node, "==", scope); !modulo.IsNull()) return Periodic(modulo, scope);
-      out.rare = CountsOnce(node, scope);
+      out.rare = CountsOnce(node, scope) || CounterInCollection(node, scope);
       return out;
     }
     case K::kIdentifier: {
@@ -166,6 +167,36 @@ void Builder::EvaluateSkipGuard(Guard& guard) {
   guard.rest = {statement.EndByte(), block.EndByte()};
   guard.periodic = true;
   skip_guards_.push_back(static_cast<int>(&guard - m_.guards_.data()));
+}
+
+bool Builder::CounterInCollection(ts::Node comparison, int scope) const {
+  // `not in` is one token and true on most iterations; only `in` is rare.
+  if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3 || m_.Text(comparison.Child(1)) != "in") {
+    return false;
+  }
+  const K collection = KindOf(Unparen(comparison.NamedChild(1)));
+  if (collection != K::kIdentifier && collection != K::kAttribute && collection != K::kList &&
+      collection != K::kTuple && collection != K::kSet) {
+    return false;
+  }
+  return IterationCounter(comparison.NamedChild(0), scope, 0) && !IterationCounter(comparison.NamedChild(1), scope, 0);
+}
+
+bool Builder::IterationCounter(ts::Node name, int scope, int depth) const {
+  name = Unparen(name);
+  if (depth > kMaxDepth || KindOf(name) != K::kIdentifier) return false;
+  const Model::Binding* binding = m_.SingleBinding(m_.Text(name), scope);
+  if (binding == nullptr) return false;
+  if (binding->kind == Model::BindingKind::kParameter) {
+    return m_.EveryCallerPasses(*binding, [&](ts::Node arg, int at) { return IterationCounter(arg, at, depth + 1); });
+  }
+  if (binding->kind != Model::BindingKind::kLoopTarget) return false;
+  const ts::Node iterable = Unparen(binding->value);
+  if (KindOf(iterable) != K::kCall) return false;
+  const ts::Node callee = Unparen(Field(iterable, F::kFunction));
+  if (KindOf(callee) != K::kIdentifier || m_.FindImport(m_.Text(callee)) != nullptr) return false;
+  const std::string_view builtin = m_.Text(callee);
+  return (builtin == "range" && binding->position == -1) || (builtin == "enumerate" && binding->position == 0);
 }
 
 bool Builder::CountsOnce(ts::Node comparison, int scope) const {

@@ -12,7 +12,9 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for `torch.cuda.empty_cache()` (through any import alias) that runs on every training step,
 evaluation batch or generated token, as TL101 defines "every step": in the step loop, in a function it
-calls, in a per-step hook, not under a periodic guard (`if step % 100 == 0:`) and not in the epoch loop.
+calls, in a per-step hook, not under a periodic or rare guard (`if step % 100 == 0:`,
+`if iteration in testing_iterations:`) and not in the epoch loop. A call in a function of another file
+that the step reaches is not reported: TL103 does not follow calls across files (TL101 and TL102 do).
 
 ## Why is this bad?
 PyTorch's caching allocator keeps freed blocks to reuse them without asking the driver.

@@ -102,6 +102,9 @@ It does not include:
   torchlint cannot read leaves N unknown (periodic). Calls from files outside the checked project are
   not seen;
 - statements under `if i == 0:` or `if i == last_idx:` (either side) where `i` is a loop target, under
+  `if i in C:` where `i` counts iterations (the target of `for i in range(...)`, enumerate's counter, or
+  a parameter every call of the file fills with one: `if iteration in testing_iterations:` in a
+  reporting helper) and C is a name, an attribute or a literal collection (`not in` is not rare), under
   a name bound to such a condition (`last_batch = batch_idx == last_idx`), under `A and B` when either
   side is rare and under `A or B` when both are (`if i == 0 or (i + 1) % 50 == 0:`);
 - branches that only run off CUDA: `if device.type == "cpu":`, `elif device.type == "npu":`,
