@@ -345,7 +345,8 @@ class Model {
     std::string message_zh;
     SyncKind kind = SyncKind::kScalar;
   };
-  std::optional<RemoteSync> CrossFileSync(const Site& call, bool implicit = false) const;
+  // `family` kEmptyCache: a function that runs `torch.cuda.empty_cache()` on every call (TL103).
+  std::optional<RemoteSync> CrossFileSync(const Site& call, SyncFamily family = SyncFamily::kExplicit) const;
   // Whether a loader built at `loader` pins its memory: `pin_memory=` (or a `**kwargs` key) that is true.
   bool PinsMemory(const Site& loader) const;
   // Whether every loader a batch can come from pins its memory (TL204): the loaders of the file

@@ -21,6 +21,16 @@ bool HasClass(const FileSummary& file, std::string_view name) {
   return std::any_of(file.classes.begin(), file.classes.end(), [&](const ClassSummary& c) { return c.name == name; });
 }
 
+// A function's own summary of one family.
+const SyncSummary& OwnSync(const FunctionSummary& function, SyncFamily family) {
+  switch (family) {
+    case SyncFamily::kImplicit: return function.implicit;
+    case SyncFamily::kEmptyCache: return function.empty_cache;
+    case SyncFamily::kExplicit: break;
+  }
+  return function.sync;
+}
+
 // Leading path segments two paths share ("a/b/c.py" and "a/b/d/e.py" share 2).
 size_t SharedDirs(std::string_view a, std::string_view b) {
   size_t shared = 0;
@@ -386,17 +396,17 @@ void ProjectIndex::ForwardSyncs() {
                                                  : ResolveMethod(file, call.callee, call.method));
     }
   }
-  for (int implicit = 0; implicit < 2; ++implicit) {
-    auto& forwarded = forwarded_[implicit];
+  for (size_t f = 0; f < kSyncFamilies; ++f) {
+    const auto family = static_cast<SyncFamily>(f);
+    auto& forwarded = forwarded_[f];
     for (int round = 0; round < kMaxHops; ++round) {
       bool changed = false;
       for (size_t i = 0; i < pending.size(); ++i) {
         const FunctionSummary& function = *pending[i].function;
-        const SyncSummary& own = implicit != 0 ? function.implicit : function.sync;
-        if (own.syncs || forwarded.contains(&function)) continue;
+        if (OwnSync(function, family).syncs || forwarded.contains(&function)) continue;
         for (size_t c = 0; c < function.forwards.size(); ++c) {
           if (!callees[i][c]) continue;
-          const auto reached = SyncOf(*callees[i][c], implicit != 0);
+          const auto reached = SyncOf(*callees[i][c], family);
           if (!reached) continue;
           const ForwardCall& call = function.forwards[c];
           // A sync of the callee's own parameters happens when this call passes on this function's
@@ -416,10 +426,10 @@ void ProjectIndex::ForwardSyncs() {
   }
 }
 
-std::optional<ProjectIndex::Sync> ProjectIndex::SyncOf(const Function& function, bool implicit) const {
-  const SyncSummary& own = implicit ? function.function->implicit : function.function->sync;
+std::optional<ProjectIndex::Sync> ProjectIndex::SyncOf(const Function& function, SyncFamily family) const {
+  const SyncSummary& own = OwnSync(*function.function, family);
   if (own.syncs) return Sync{function.file, function.function, &own, own.on_params};
-  const auto& forwarded = forwarded_[implicit ? 1 : 0];
+  const auto& forwarded = forwarded_[static_cast<size_t>(family)];
   auto it = forwarded.find(function.function);
   if (it == forwarded.end()) return std::nullopt;
   return it->second;

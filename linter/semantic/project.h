@@ -35,6 +35,11 @@ enum class SyncKind : uint8_t;
 
 // The first host-device sync of one family a function runs on every call (directly or through a function
 // of its own file), when it has one.
+// What a function does on every call that the step loops of other files are reported for: an explicit
+// sync (TL101), an implicit one (TL102), `torch.cuda.empty_cache()` (TL103).
+enum class SyncFamily : uint8_t { kExplicit, kImplicit, kEmptyCache };
+inline constexpr size_t kSyncFamilies = 3;
+
 struct SyncSummary {
   bool syncs = false;
   bool on_params = false;  // the synced value comes from the parameters: only tensor arguments sync
@@ -110,6 +115,8 @@ struct FunctionSummary {
   // Implicit (TL102): an `if`/`while`/`assert` on a device tensor, a boolean mask, a data-dependent op,
   // Python's `max()`/`sum()` over a device tensor (Model::ImplicitSyncAt).
   SyncSummary implicit;
+  // `torch.cuda.empty_cache()` on every call (TL103), with the same fields.
+  SyncSummary empty_cache;
   // What it returns: one entry for the whole value, or one per element when every `return` that gives
   // a value gives a tuple of the same size (`returns_tuple`). Empty when nothing is known.
   bool returns_tuple = false;
@@ -317,7 +324,7 @@ class ProjectIndex {
     const SyncSummary* sync = nullptr;
     bool on_params = false;
   };
-  std::optional<Sync> SyncOf(const Function& function, bool implicit) const;
+  std::optional<Sync> SyncOf(const Function& function, SyncFamily family) const;
   // The placement (a semantic::Placement; 0 when unknown) of what a function returns: element `position`
   // of its tuple, or the whole value for -1, following `via` into other modules.
   uint8_t ReturnPlacement(const Function& function, int position) const;
@@ -370,8 +377,8 @@ class ProjectIndex {
   // (callee module, qualname) -> the calls of it from other files, found by Finish.
   std::unordered_map<std::string, std::vector<Incoming>> incoming_;
   std::unordered_set<std::string> called_;  // modules in incoming_
-  // Syncs functions run through other modules' functions (SyncOf), found by Finish: explicit, implicit.
-  std::unordered_map<const FunctionSummary*, Sync> forwarded_[2];
+  // Syncs functions run through other modules' functions (SyncOf), found by Finish, by SyncFamily.
+  std::unordered_map<const FunctionSummary*, Sync> forwarded_[kSyncFamilies];
   void ForwardSyncs();
   static std::optional<Function> FunctionIn(const FileSummary& file, std::string_view qualname);
   uint8_t ReturnPlacementDepth(const Function& function, int position, int depth) const;

@@ -294,6 +294,19 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   };
   const std::vector<PerCall> implicit_syncs = imports_torch ? FirstSyncPerCall(implicit)
                                                             : std::vector<PerCall>(scopes_.size());
+  // `torch.cuda.empty_cache()` on every call (TL103), where a call of it is in the file.
+  const std::vector<PerCall> empty_caches = CallsNamed("empty_cache").empty()
+                                                ? std::vector<PerCall>(scopes_.size())
+                                                : FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
+                                                    if (site.kind != SiteKind::kCall || site.name != "empty_cache" ||
+                                                        !IsCanonical(site, "torch.cuda.empty_cache")) {
+                                                      return std::nullopt;
+                                                    }
+                                                    return SyncOp{
+                                                        SyncKind::kExplicit,
+                                                        "`torch.cuda.empty_cache()` frees the allocator's cache",
+                                                        "`torch.cuda.empty_cache()` 释放显存分配器的缓存"};
+                                                  });
   // What the functions return and the calls they make on each call, for the index to follow across
   // files (in files that import torch, as the implicit syncs).
   std::vector<std::vector<ForwardCall>> forwards(scopes_.size());
@@ -325,6 +338,9 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     }
     if (const PerCall& p = implicit_syncs[s]; p.site >= 0) {
       function.implicit = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
+    }
+    if (const PerCall& p = empty_caches[s]; p.site >= 0) {
+      function.empty_cache = Summary(file, sites_[static_cast<size_t>(p.site)].node, p.on_params, p.sync);
     }
     if (imports_torch) {
       SummarizeReturnPlacements(static_cast<int>(s), returns[s], function);
@@ -948,12 +964,12 @@ bool Model::ReturnsTensors(int function, std::span<const ts::Node> returns_of) c
   return false;
 }
 
-std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, bool implicit) const {
+std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, SyncFamily family) const {
   if (project_ == nullptr || self_summary_ == nullptr || call.kind != SiteKind::kCall) return std::nullopt;
   for (const Callee& callee : ProjectCallees(call)) {
     const auto found = ResolveCallee(callee);
     if (!found || found->file == self_summary_) continue;
-    const auto reached = project_->SyncOf(*found, implicit);
+    const auto reached = project_->SyncOf(*found, family);
     if (!reached) continue;
     const SyncSummary& sync = *reached->sync;
     // Only a device argument (a tensor, a model) makes it sync: `update(loss=loss.item())` passes a float.

@@ -14,7 +14,9 @@ Checks for `torch.cuda.empty_cache()` (through any import alias) that runs on ev
 evaluation batch or generated token, as TL101 defines "every step": in the step loop, in a function it
 calls, in a per-step hook, not under a periodic or rare guard (`if step % 100 == 0:`,
 `if iteration in testing_iterations:`) and not in the epoch loop. A call in a function of another file
-that the step reaches is not reported: TL103 does not follow calls across files (TL101 and TL102 do).
+that the step calls on every step, and that calls it on every call of its own (directly or through
+other functions of the project), is reported at that call, with the `empty_cache()` as the related
+location.
 
 ## Why is this bad?
 PyTorch's caching allocator keeps freed blocks to reuse them without asking the driver.
@@ -82,6 +84,10 @@ struct EmptyCacheFinding {
 constexpr MessageText kMessages[] = {
     {"empty-cache", "`torch.cuda.empty_cache()` frees the allocator's cache on {cadence}",
      "`torch.cuda.empty_cache()` 在{cadence}都释放显存分配器的缓存"},
+    {"remote-empty-cache", "`{function}()` frees the allocator's cache with `torch.cuda.empty_cache()` on {cadence}",
+     "`{function}()` 在{cadence}都通过 `torch.cuda.empty_cache()` 释放显存分配器的缓存"},
+    {"remote-note", "`{function}` calls `torch.cuda.empty_cache()` here",
+     "`{function}` 在此处调用 `torch.cuda.empty_cache()`"},
     // Trace evidence (RuleEvidence::Say).
     {"ev-no-payload", "The finding carries no call, so no allocator event of the trace can be tied to it",
      "该问题没有携带调用，无法对应到 trace 中的分配器事件"},
@@ -142,12 +148,28 @@ class EmptyCacheInStepLoop final : public Rule {
     for (uint32_t index : model.CallsNamed("empty_cache")) {
       const semantic::Site& site = model.Sites()[index];
       if (!site.per_step() || site.off_device || !model.IsCanonical(site, "torch.cuda.empty_cache")) continue;
-      Diagnostic diagnostic = MakeDiagnostic(
-          site.node.Range(), "empty-cache",
-          {{"cadence", std::string(ToString(site.cadence)), std::string(ToChinese(site.cadence))}});
+      Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), "empty-cache", {Cadence(site)});
       diagnostic.payload = EmptyCacheFinding{};
       out.push_back(std::move(diagnostic));
     }
+    // A function of another file of the project that empties the cache on every call, called on every
+    // step: reported at the call, with the helper's `empty_cache()` as the related location.
+    for (const semantic::Site& site : model.Sites()) {
+      if (site.kind != semantic::SiteKind::kCall || !site.per_step() || site.off_device) continue;
+      const auto remote = model.CrossFileSync(site, semantic::SyncFamily::kEmptyCache);
+      if (!remote) continue;
+      Diagnostic diagnostic = MakeDiagnostic(site.node.Range(), "remote-empty-cache",
+                                             {{"function", remote->function, {}}, Cadence(site)});
+      diagnostic.payload = EmptyCacheFinding{};
+      diagnostic.related.push_back(MakeRelated(remote->path, remote->line, remote->column, "remote-note",
+                                               {{"function", remote->syncing_function, {}}}));
+      out.push_back(std::move(diagnostic));
+    }
+  }
+
+ private:
+  static MessageArg Cadence(const semantic::Site& site) {
+    return {"cadence", std::string(ToString(site.cadence)), std::string(ToChinese(site.cadence))};
   }
 };
 

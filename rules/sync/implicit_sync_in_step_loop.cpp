@@ -209,7 +209,7 @@ class ImplicitSyncInStepLoop final : public Rule {
   // A helper of another file of the project that syncs implicitly on every call: reported at the call
   // the step loop makes, with the helper's sync as the related location (as TL101 does for explicit ones).
   void ReportRemote(const semantic::Model& model, const semantic::Site& site, std::vector<Diagnostic>& out) const {
-    const auto remote = model.CrossFileSync(site, true);
+    const auto remote = model.CrossFileSync(site, semantic::SyncFamily::kImplicit);
     if (!remote) return;
     Diagnostic diagnostic = MakeDiagnostic(
         site.node.Range(), "remote-sync",

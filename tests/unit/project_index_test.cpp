@@ -130,7 +130,9 @@ TEST_CASE("syncs and return placements follow calls through other files; cycles 
   index.Add(Summary("util.py",
                     "import torch\ndef to_cpu(t):\n    return t.detach().cpu()\n"
                     "def keep(t):\n    return t.detach()\n"
-                    "def finite(t):\n    if torch.isnan(t).any():\n        return 0\n"));
+                    "def finite(t):\n    if torch.isnan(t).any():\n        return 0\n"
+                    "def release():\n    torch.cuda.empty_cache()\n"
+                    "def sometimes(step):\n    if step % 100 == 0:\n        torch.cuda.empty_cache()\n"));
   index.Add(Summary("loss.py",
                     "import torch\nimport util\nfrom util import to_cpu, keep\n"
                     "def parts(x):\n    return x.mean(), to_cpu(torch.stack([x, x]))\n"
@@ -139,7 +141,9 @@ TEST_CASE("syncs and return placements follow calls through other files; cycles 
                     "def outer(x):\n    return _copy(x)\n"
                     "def host_in(x):\n    to_cpu(torch.zeros(2))\n"
                     "def maybe(x, verbose):\n    if verbose:\n        to_cpu(x)\n"
-                    "def checked(x):\n    util.finite(x)\n"));
+                    "def checked(x):\n    util.finite(x)\n"
+                    "def cleaned(x):\n    util.release()\n    return x\n"
+                    "def throttled(x, step):\n    util.sometimes(step)\n"));
   index.Add(Summary("train.py", "import torch\nimport loss\ndef step(x):\n    return loss.outer(x)\n"));
   // An import cycle whose functions call each other and never sync.
   index.Add(Summary("a.py", "import torch\nimport b\ndef f(x):\n    return b.g(x)\n"));
@@ -150,7 +154,7 @@ TEST_CASE("syncs and return placements follow calls through other files; cycles 
   auto sync_of = [&](std::string_view dotted) -> std::optional<ProjectIndex::Sync> {
     const auto function = index.ResolveFunction(*train, dotted);
     REQUIRE(function.has_value());
-    return index.SyncOf(*function, false);
+    return index.SyncOf(*function, SyncFamily::kExplicit);
   };
   auto placement = [&](std::string_view dotted, int position) {
     const auto function = index.ResolveFunction(*train, dotted);
@@ -179,12 +183,23 @@ TEST_CASE("syncs and return placements follow calls through other files; cycles 
   // Implicit syncs are followed apart from the explicit ones.
   const auto checked = index.ResolveFunction(*train, "loss.checked");
   REQUIRE(checked.has_value());
-  CHECK_FALSE(index.SyncOf(*checked, false).has_value());
-  const auto implicit = index.SyncOf(*checked, true);
+  CHECK_FALSE(index.SyncOf(*checked, SyncFamily::kExplicit).has_value());
+  const auto implicit = index.SyncOf(*checked, SyncFamily::kImplicit);
   REQUIRE(implicit.has_value());
   CHECK(implicit->function->qualname == "finite");
   CHECK(implicit->file->path == "util.py");
-  CHECK_FALSE(index.SyncOf(*index.ResolveFunction(*train, "loss.outer"), true).has_value());
+  CHECK_FALSE(index.SyncOf(*index.ResolveFunction(*train, "loss.outer"), SyncFamily::kImplicit).has_value());
+  // `torch.cuda.empty_cache()` on every call is a family of its own (TL103), followed the same way; a
+  // periodic one is not on every call, and neither family of syncs counts as one.
+  const auto cleaned = index.ResolveFunction(*train, "loss.cleaned");
+  REQUIRE(cleaned.has_value());
+  const auto emptied = index.SyncOf(*cleaned, SyncFamily::kEmptyCache);
+  REQUIRE(emptied.has_value());
+  CHECK(emptied->function->qualname == "release");
+  CHECK(emptied->sync->line == 10);
+  CHECK_FALSE(index.SyncOf(*cleaned, SyncFamily::kExplicit).has_value());
+  CHECK_FALSE(index.SyncOf(*index.ResolveFunction(*train, "loss.throttled"), SyncFamily::kEmptyCache).has_value());
+  CHECK_FALSE(index.SyncOf(*index.ResolveFunction(*train, "loss.outer"), SyncFamily::kEmptyCache).has_value());
   // Return placements: per element of a tuple, through other files and the file's own functions.
   CHECK(placement("loss.parts", 1) == Placement::kHost);
   CHECK(placement("loss.parts", 0) == Placement::kUnknown);
