@@ -159,11 +159,43 @@ uint32_t Model::ComponentFacts() const {
   return own_facts_;
 }
 
+bool Model::CalledOnlySwitchedOff(int function) const {
+  if (function <= 0 || static_cast<size_t>(function) >= scopes_.size() ||
+      scopes_[static_cast<size_t>(function)].kind != ScopeKind::kFunction) {
+    return false;
+  }
+  size_t calls = 0;
+  for (const uint32_t index : CallersOf(function)) {
+    if (!SwitchedOff(sites_[index])) return false;
+    ++calls;
+  }
+  if (project_ != nullptr && self_summary_ != nullptr) {
+    const std::string qualname = QualName(function);
+    if (!qualname.empty()) {
+      for (const ProjectIndex::Incoming& incoming : project_->CallsOf(*self_summary_, qualname)) {
+        if (!incoming.call->switched_off) return false;
+        ++calls;
+      }
+    }
+  }
+  return calls > 0;
+}
+
 bool Model::SwitchedOff(const Site& site) const {
   for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
     const Guard& guard = guards_[static_cast<size_t>(g)];
     const auto truthy = Resolve(guard.condition, guard.scope).Truthy();
     if (truthy.has_value() && !*truthy) return true;
+    // `if debug:` on a parameter (`def main(debug=False)`) that every call leaves at, or sets to, a false
+    // value: every value the name can take is known and false.
+    if (truthy.has_value() || KindOf(Unparen(guard.condition)) != K::kIdentifier) continue;
+    const std::vector<Value> values = ResolveAll(guard.condition, guard.scope);
+    if (!values.empty() && std::all_of(values.begin(), values.end(), [](const Value& v) {
+          const auto t = v.Truthy();
+          return t.has_value() && !*t;
+        })) {
+      return true;
+    }
   }
   return false;
 }

@@ -370,6 +370,9 @@ class Model {
   // True when a guard around the site (in its scope) has a condition known to be false: a debug flag
   // whose argparse or config default is off (`if args.detect_anomaly:`).
   bool SwitchedOff(const Site& site) const;
+  // Whether every call of a function of the file is switched off (SwitchedOff): its calls in the file and,
+  // with a project attached, those of the project's other files; false when nothing calls it.
+  bool CalledOnlySwitchedOff(int function) const;
   // Loops that update parameters by hand on every training step, whose body changes the loop's target `p`
   // (or `p.data`) in place from a gradient (`p.data.add_(p.grad, alpha=-lr)`, `p -= lr * p.grad`, or
   // through names that carry it: `d_p = p.grad; buf.mul_(m).add_(d_p); p.add_(buf, alpha=-lr)`):

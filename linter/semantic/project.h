@@ -192,6 +192,8 @@ struct OutgoingCall {
   // again (a loader the callee builds, looped over once per epoch): bit 0 for the whole result, bit i + 1
   // for element i of a returned tuple (`train_loader, val_loader = make_loaders()`), i < 31.
   uint32_t reiterated_results = 0;
+  // Under a guard whose condition resolves to false (Model::SwitchedOff: `if debug:` with `debug = False`).
+  bool switched_off = false;
   friend bool operator==(const OutgoingCall&, const OutgoingCall&) = default;
 };
 

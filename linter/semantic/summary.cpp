@@ -598,6 +598,7 @@ void Model::SummarizeValues(FileSummary& out) const {
     OutgoingCall call;
     call.callee = std::move(callee);
     call.splat = partial;
+    call.switched_off = SwitchedOff(site);
     call.reiterated_results = reiterated[i];
     const std::vector<std::string_view> overridden = partial ? PartialOverrides(site) : std::vector<std::string_view>();
     const ts::Node args = site.Arguments();

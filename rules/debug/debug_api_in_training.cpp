@@ -24,8 +24,11 @@ other than `0`/`"default"`. Names are matched through the file's imports.
 
 Not reported: a call whose switch resolves to off (`set_detect_anomaly(False)`,
 `set_detect_anomaly(args.detect_anomaly)` whose argparse default is off, `profile(enabled=False)`);
-a call under a guard that resolves to false (`if args.debug:` whose default is off); a file of a
-project that never trains (a test of gradients). When the switch is a value the model cannot resolve,
+a call under a guard that resolves to false (`if args.debug:` whose default is off, `if debug:` on a
+parameter that every call of the file leaves at its false default or sets to false); a call in a
+function whose every call, in its file and in the project's other files, is under such a guard
+(`def detect_anomaly(): torch.autograd.set_detect_anomaly(True)`, called only under `if debug:` with
+`debug = False`); a file of a project that never trains (a test of gradients). When the switch is a value the model cannot resolve,
 the rule stays silent.
 
 ## Why is this bad?
@@ -154,7 +157,7 @@ class DebugApiInTraining final : public Rule {
       for (size_t i = 0; i < names.size(); ++i) {
         if (names[i] == call.name && model.IsCanonical(call, kApis[i].canonical)) known = &kApis[i];
       }
-      if (known == nullptr || model.SwitchedOff(call)) continue;
+      if (known == nullptr || model.SwitchedOff(call) || model.CalledOnlySwitchedOff(call.scope)) continue;
       if (!known->switch_name.empty()) {
         if (auto arg = model.FindArgument(call, known->switch_name, known->switch_position)) {
           if (!On(model, *known, model.Resolve(arg->value, call.scope))) continue;
