@@ -28,8 +28,8 @@ a call under a guard that resolves to false (`if args.debug:` whose default is o
 parameter that every call of the file leaves at its false default or sets to false); a call in a
 function whose every call, in its file and in the project's other files, is under such a guard
 (`def detect_anomaly(): torch.autograd.set_detect_anomaly(True)`, called only under `if debug:` with
-`debug = False`); a file of a project that never trains (a test of gradients). When the switch is a value the model cannot resolve,
-the rule stays silent.
+`debug = False`); a file of a project that never trains (a test of gradients). When the switch is a
+value the model cannot resolve, the rule stays silent.
 
 ## Why is this bad?
 Anomaly mode records a Python traceback for every forward op and checks every backward output for
