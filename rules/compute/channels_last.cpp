@@ -48,20 +48,23 @@ for x, y in loader:
 ```
 
 ## Fix safety
-The fix is unsafe. It converts the model right after the statement that builds it, in the function of
-the step loop: from the name the loop calls (`model(x)`, `model.forward(x)`) back through the statements
-that rebind the same module (`model = DDP(model)`, `model = model.cuda()`, `model = torch.compile(model)`,
-`model = nn.SyncBatchNorm.convert_sync_batchnorm(model)`), so the conversion comes before any wrapper. It adds `model = model.to(memory_format=torch.channels_last)` on
-the next line. Where the loop moves the model's first argument to the device, in the call
-(`model(x.cuda())`) or in a statement of its body (`x = x.to(device, non_blocking=True)`), that move
-gets `memory_format=torch.channels_last` too; not the other arguments, which can be targets or masks. A convolution with channels-last weights returns a
-channels-last output for an NCHW input as well (checked with PyTorch 2.14 on the CPU), so the model's
-conversion is the part that matters.
+The fix is unsafe. It converts the model right after the statement that builds it, in the function
+of the step loop. It starts from the name the loop calls (`model(x)`, `model.forward(x)`) and goes
+back through the statements that rebind the same module (`model = DDP(model)`, `model =
+model.cuda()`, `model = torch.compile(model)`, `model =
+nn.SyncBatchNorm.convert_sync_batchnorm(model)`), so the conversion comes before any wrapper. It adds
+`model = model.to(memory_format=torch.channels_last)` on the next line. Where the loop moves the
+model's first argument to the device, in the call (`model(x.cuda())`) or in a statement of its body
+(`x = x.to(device, non_blocking=True)`), that move gets `memory_format=torch.channels_last` too; the
+other arguments do not, since they can be targets or masks. A convolution with channels-last weights
+returns a channels-last output for an NCHW input as well (checked with PyTorch 2.14 on the CPU), so
+the model's conversion is the part that matters.
 
 It is unsafe because code that assumes contiguous NCHW tensors (`.view` on activations, custom
-kernels) can fail or slow down, and `memory_format=torch.channels_last` raises on an input that is not
-4-D. No fix is offered when the model is a parameter of the loop's function, an attribute, or built by
-a statement that shares its line, nor when the file does not import `torch` under its own name.
+kernels) can fail or slow down, and `memory_format=torch.channels_last` raises on an input that is
+not 4-D. No fix is offered when the model is a parameter of the loop's function or an attribute, when
+the statement that builds it also wraps it (`model = DDP(Net().cuda())`) or shares its line with
+another, nor when the file does not import `torch` under its own name.
 
 ## Trace evidence
 `nchwToNhwc`/`nhwcToNchw` transpose kernels.
