@@ -322,13 +322,28 @@ std::optional<Model::ModelSource> Model::StepModelSource(int loop) const {
     }
     if (KindOf(callee) != K::kIdentifier || !IsModelLike(callee, site.scope, 0)) continue;
     // Back through `model = DDP(model)`, `model = model.cuda()`, `model = DDP(net)` to the statement that
-    // builds the bare module.
+    // builds the bare module, and from a parameter of the loop's function to the one call of the file that
+    // fills it with a name (`train(model, loader)`).
     const Binding* built = nullptr;
     ts::Node current = callee;
+    int scope = site.scope;
     for (int depth = 0; depth < 8 && built == nullptr; ++depth) {
-      const Binding* binding = ReachingOnEveryPath(current, site.scope);
-      if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1 ||
-          binding->statement_end == 0 || KindOf(binding->target) != K::kIdentifier) {
+      const Binding* binding = ReachingOnEveryPath(current, scope);
+      if (binding == nullptr) {
+        const Binding* parameter = ReachingBinding(current, scope);
+        if (parameter == nullptr || parameter->kind != BindingKind::kParameter) return std::nullopt;
+        const std::vector<uint32_t> callers = CallersOf(parameter->scope);
+        const int position = ParameterPosition(*parameter);
+        if (callers.size() != 1 || position < 0) return std::nullopt;
+        const Site& call = sites_[callers.front()];
+        const auto argument = FindArgument(call, parameter->name, position);
+        if (!argument || KindOf(Unparen(argument->value)) != K::kIdentifier) return std::nullopt;
+        current = Unparen(argument->value);
+        scope = call.scope;
+        continue;
+      }
+      if (binding->kind != BindingKind::kAssign || binding->position != -1 || binding->statement_end == 0 ||
+          KindOf(binding->target) != K::kIdentifier) {
         return std::nullopt;
       }
       bool wrapped = false;

@@ -494,11 +494,13 @@ class Model {
   // statements that rebind the same module (`model = DDP(model)`, `model = model.cuda()`,
   // `model = torch.compile(net)`, `model = nn.SyncBatchNorm.convert_sync_batchnorm(model)`) to the plain
   // assignment statement that builds it in the loop's scope (`model = resnet50()`), each reaching the next
-  // on every path; not when that statement also wraps it (`model = DDP(Net().cuda())`). `model.forward(x)`
-  // is a call of `model`. The input is the call's first positional argument when it is a device move
-  // (`model(x.cuda())`) or a name that a plain assignment statement of the loop's body binds to one
-  // (`x = x.to(device, non_blocking=True)`). Nullopt when the model is a parameter, an attribute or
-  // anything else.
+  // on every path; not when that statement also wraps it (`model = DDP(Net().cuda())`). A parameter of the
+  // loop's function is followed to the one call of the file that fills it with a name
+  // (`train(model, loader)`), and on from there. `model.forward(x)` is a call of `model`. The input is the
+  // call's first positional argument when it is a device move (`model(x.cuda())`) or a name that a plain
+  // assignment statement of the loop's body binds to one (`x = x.to(device, non_blocking=True)`). Nullopt
+  // when the model is an attribute, a parameter that the file calls its function with more than once or
+  // with something else than a name, or anything else.
   struct ModelSource {
     std::string_view name;             // `model`
     ts::Node built;                    // the name's target in the statement that builds the model

@@ -49,9 +49,10 @@ for x, y in loader:
 
 ## Fix safety
 The fix is unsafe. It converts the model right after the statement that builds it, in the function
-of the step loop. It starts from the name the loop calls (`model(x)`, `model.forward(x)`) and goes
-back through the statements that rebind the same module (`model = DDP(model)`, `model =
-model.cuda()`, `model = torch.compile(model)`, `model =
+of the step loop or, when the model is a parameter of that function, in the one function of the file
+that calls it (`train(model, loader)`). It starts from the name the loop calls (`model(x)`,
+`model.forward(x)`) and goes back through the statements that rebind the same module (`model =
+DDP(model)`, `model = model.cuda()`, `model = torch.compile(model)`, `model =
 nn.SyncBatchNorm.convert_sync_batchnorm(model)`), so the conversion comes before any wrapper. It adds
 `model = model.to(memory_format=torch.channels_last)` on the next line. Where the loop moves the
 model's first argument to the device, in the call (`model(x.cuda())`) or in a statement of its body
@@ -62,9 +63,10 @@ the model's conversion is the part that matters.
 
 It is unsafe because code that assumes contiguous NCHW tensors (`.view` on activations, custom
 kernels) can fail or slow down, and `memory_format=torch.channels_last` raises on an input that is
-not 4-D. No fix is offered when the model is a parameter of the loop's function or an attribute, when
-the statement that builds it also wraps it (`model = DDP(Net().cuda())`) or shares its line with
-another, nor when the file does not import `torch` under its own name.
+not 4-D. No fix is offered when the model is an attribute, or a parameter whose function the file
+calls more than once or with something other than a name, when the statement that builds it also
+wraps it (`model = DDP(Net().cuda())`) or shares its line with another, nor when the file does not
+import `torch` under its own name.
 
 ## Trace evidence
 `nchwToNhwc`/`nhwcToNchw` transpose kernels.

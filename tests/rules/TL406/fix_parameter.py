@@ -1,6 +1,6 @@
 # torchlint-test: select=TL406 unsafe-fixes
-# The model is a parameter of the loop's function: where it is built is the caller's business, so the
-# finding has no fix.
+# The model is a parameter of the loop's function, and the one call of it builds the model in its
+# arguments: no statement holds the model, so the finding has no fix.
 import torch
 import torchvision
 
