@@ -293,4 +293,13 @@ std::string UnifiedDiff(std::string_view path, std::string_view before, std::str
   return out;
 }
 
+std::optional<LineIndent> IndentOf(std::string_view text, uint32_t offset) {
+  if (offset > text.size()) return std::nullopt;
+  uint32_t start = offset;
+  while (start > 0 && text[start - 1] != '\n') --start;
+  LineIndent out{start, std::string(text.substr(start, offset - start))};
+  if (out.indent.find_first_not_of(" \t") != std::string::npos) return std::nullopt;
+  return out;
+}
+
 }  // namespace tl

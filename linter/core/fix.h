@@ -2,6 +2,8 @@
 // ApplyFixes, so the rules for ordering, overlap and conflicts are decided (and tested) in one place.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,5 +39,14 @@ std::string UnifiedDiff(std::string_view path, std::string_view before, std::str
 // `before`'s bytes, so applying them with ApplyEdits gives `after` exactly. For an editor, which keeps
 // the unchanged lines (and the cursor, and the undo history) where they were.
 std::vector<Edit> LineEdits(std::string_view before, std::string_view after);
+
+// Where the line holding `offset` starts, and its indent: what a fix that adds a line above or below a
+// statement, or wraps it, must repeat. nullopt when code precedes `offset` on its line (`if c: x = 1`,
+// `a = 1; x = 2`), where no line can be added for the statement alone.
+struct LineIndent {
+  uint32_t line_start = 0;
+  std::string indent;
+};
+std::optional<LineIndent> IndentOf(std::string_view text, uint32_t offset);
 
 }  // namespace tl

@@ -92,6 +92,12 @@ class ValueFlow {
   std::vector<std::string_view> active_fields_;  // config fields being resolved
 };
 
+// Modules as the code passes them around (instances.cpp): a wrapper whose call runs the wrapped module's
+// forward (`DistributedDataParallel`, `DataParallel`, by canonical name), and a module's own methods that
+// return the module itself (`to`, `cuda`, `train`, `eval`, `float`, `half`).
+bool ModuleWrapper(std::string_view canonical);
+bool ReturnsSelfModule(std::string_view method);
+
 // ---------------------------------------------------------------------------------------------------
 // Builder: one iterative preorder walk that records scopes, loops, guards, sites, bindings and
 // imports, then a few passes over those (small) tables to classify loops and propagate "runs every

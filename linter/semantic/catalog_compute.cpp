@@ -276,38 +276,27 @@ std::optional<Model::ModelSource> Model::StepModelSource(int loop) const {
   if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return std::nullopt;
   const Loop& step = loops_[static_cast<size_t>(loop)];
   if (step.body.IsNull()) return std::nullopt;
-  // The module inside wrappers and the module methods that return it: `DDP(model, ...)`,
-  // `torch.compile(model)`, `model.cuda(rank)`, `model.to(device).train()`. `wrapped`: a wrapper was taken off.
+  // The module inside wrappers and the module methods that return it, as SameObject takes them off, and
+  // also `torch.compile(model)`, FSDP and SyncBatchNorm's conversion (which returns the module with its batch
+  // norms replaced; the convolutions keep their weights). `wrapped`: a wrapper was taken off.
   auto unwrap = [&](ts::Node expr, bool& wrapped) {
     for (int depth = 0; depth < 8; ++depth) {
       expr = Unparen(expr);
       if (KindOf(expr) != K::kCall) break;
       const Site* call = SiteOf(expr);
-      const ts::Node args = Field(expr, F::kArguments);
-      if (call != nullptr && call->kind == SiteKind::kCall &&
-          (IsCanonical(*call, "torch.nn.parallel.DistributedDataParallel") ||
-           IsCanonical(*call, "torch.nn.DataParallel") || IsCanonical(*call, "torch.nn.parallel.DataParallel") ||
-           IsCanonical(*call, "torch.distributed.fsdp.FullyShardedDataParallel") ||
-           IsCanonical(*call, "torch.compile"))) {
+      const std::string_view canonical = call != nullptr && call->kind == SiteKind::kCall ? CalleeCanonical(*call)
+                                                                                          : std::string_view();
+      const bool wrapper = ModuleWrapper(canonical) || canonical == "torch.compile" ||
+                           canonical == "torch.distributed.fsdp.FullyShardedDataParallel";
+      if (wrapper || canonical == "torch.nn.SyncBatchNorm.convert_sync_batchnorm") {
+        const ts::Node args = Field(expr, F::kArguments);
         if (args.IsNull() || args.NamedChildCount() == 0 || KindOf(args.NamedChild(0)) == K::kKeywordArgument) break;
-        wrapped = true;
-        expr = args.NamedChild(0);
-        continue;
-      }
-      // Returns the module with its batch norms replaced: the convolutions keep their weights.
-      if (call != nullptr && call->kind == SiteKind::kCall &&
-          IsCanonical(*call, "torch.nn.SyncBatchNorm.convert_sync_batchnorm")) {
-        if (args.IsNull() || args.NamedChildCount() == 0 || KindOf(args.NamedChild(0)) == K::kKeywordArgument) break;
+        wrapped = wrapped || wrapper;
         expr = args.NamedChild(0);
         continue;
       }
       const ts::Node function = Field(expr, F::kFunction);
-      if (KindOf(function) != K::kAttribute) break;
-      const std::string_view method = Text(Field(function, F::kAttribute));
-      if (method != "to" && method != "cuda" && method != "train" && method != "eval" && method != "float" &&
-          method != "half") {
-        break;
-      }
+      if (KindOf(function) != K::kAttribute || !ReturnsSelfModule(Text(Field(function, F::kAttribute)))) break;
       expr = Field(function, F::kObject);
     }
     return expr;
@@ -357,7 +346,7 @@ std::optional<Model::ModelSource> Model::StepModelSource(int loop) const {
       }
     }
     if (built == nullptr) return std::nullopt;
-    ModelSource source{Text(built->target), built->target, built->statement_end, {}};
+    ModelSource source{built->target, built->statement_end, nullptr};
     // The input: the call's first positional argument, moved in the call or by a statement of the loop. Not
     // the others: a second argument can be targets or a mask, and `memory_format=torch.channels_last` raises
     // on a tensor that is not 4-D.

@@ -11,12 +11,6 @@ namespace {
 
 constexpr int kMaxSourceDepth = 8;  // bindings, parameters and wrappers followed before "unknown"
 
-// Calling the wrapper runs the wrapped module's forward.
-bool ModuleWrapper(std::string_view canonical) {
-  return canonical == "torch.nn.parallel.DistributedDataParallel" || canonical == "torch.nn.DataParallel" ||
-         canonical == "torch.nn.parallel.DataParallel";
-}
-
 // CanonicalName of a call's callee: the site's cached one when the call is one of the file's sites.
 std::string CallCanonical(const Model& model, ts::Node call) {
   if (const Site* site = model.SiteOf(call); site != nullptr && site->kind == SiteKind::kCall) {
@@ -26,6 +20,16 @@ std::string CallCanonical(const Model& model, ts::Node call) {
 }
 
 }  // namespace
+
+bool ModuleWrapper(std::string_view canonical) {
+  return canonical == "torch.nn.parallel.DistributedDataParallel" || canonical == "torch.nn.DataParallel" ||
+         canonical == "torch.nn.parallel.DataParallel";
+}
+
+bool ReturnsSelfModule(std::string_view method) {
+  return method == "to" || method == "cuda" || method == "train" || method == "eval" || method == "float" ||
+         method == "half";
+}
 
 ts::Node Model::SameObject(ts::Node expr) const {
   for (int depth = 0; depth < kMaxSourceDepth; ++depth) {
@@ -44,11 +48,7 @@ ts::Node Model::SameObject(ts::Node expr) const {
     // `model.cuda(gpu)`, `model.to(device)`, `.train()`, `.eval()`, `.float()`, `.half()`: a module's own
     // methods that return the module itself.
     if (KindOf(function) != K::kAttribute) return expr;
-    const std::string_view method = Text(Field(function, F::kAttribute));
-    if (method != "to" && method != "cuda" && method != "train" && method != "eval" && method != "float" &&
-        method != "half") {
-      return expr;
-    }
+    if (!ReturnsSelfModule(Text(Field(function, F::kAttribute)))) return expr;
     expr = Field(function, F::kObject);
   }
   return expr;

@@ -502,8 +502,7 @@ class Model {
   // when the model is an attribute, a parameter that the file calls its function with more than once or
   // with something else than a name, or anything else.
   struct ModelSource {
-    std::string_view name;             // `model`
-    ts::Node built;                    // the name's target in the statement that builds the model
+    ts::Node built;                    // the name's target in the statement that builds the model (`model`)
     uint32_t built_end = 0;            // where that statement ends
     const Site* input_move = nullptr;  // the move of the input (`x.cuda()`), when there is one
   };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "crosscheck/evidence.h"
+#include "linter/core/fix.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -149,11 +150,8 @@ class ChannelsLast final : public Rule {
     const std::optional<semantic::Model::ModelSource> source = model.StepModelSource(loop);
     if (!source) return;
     const std::string_view text = context.file.text();
-    const uint32_t start = source->built.StartByte();
-    uint32_t line = start;
-    while (line > 0 && text[line - 1] != '\n') --line;
-    const std::string indent(text.substr(line, start - line));
-    if (indent.find_first_not_of(" \t") != std::string::npos) return;  // `if c: model = Net()`, `a = 1; model = ...`
+    const auto line = IndentOf(text, source->built.StartByte());  // not `if c: model = Net()`
+    if (!line) return;
     // After the statement's line; a statement that shares it with another (`model = Net(); opt = ...`) is not
     // moved past.
     const size_t newline = text.find('\n', source->built_end);
@@ -161,9 +159,10 @@ class ChannelsLast final : public Rule {
         source->built_end, (newline == std::string_view::npos ? text.size() : newline) - source->built_end);
     const size_t kept = rest.find_first_not_of(" \t\r");
     if (kept != std::string_view::npos && rest[kept] != '#') return;
-    const std::string line_text = fmt::format("{}{} = {}.to(memory_format={}.channels_last)\n", indent, source->name,
-                                              source->name, torch);
     if (newline == std::string_view::npos) return;  // the model's statement ends the file: no loop follows it
+    const std::string_view name = model.Text(source->built);
+    const std::string line_text = fmt::format("{}{} = {}.to(memory_format={}.channels_last)\n", line->indent, name,
+                                              name, torch);
     std::vector<Edit> edits;
     const auto at = static_cast<uint32_t>(newline + 1);
     edits.push_back(Edit{{at, at}, line_text});
@@ -174,7 +173,7 @@ class ChannelsLast final : public Rule {
       }
     }
     std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.begin < b.range.begin; });
-    diagnostic.fix = MakeFix("fix-convert", {{"model", std::string(source->name), {}}}, Applicability::kUnsafe,
+    diagnostic.fix = MakeFix("fix-convert", {{"model", std::string(name), {}}}, Applicability::kUnsafe,
                              std::move(edits));
   }
 };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "crosscheck/evidence.h"
+#include "linter/core/fix.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 
@@ -151,10 +152,10 @@ class NoMixedPrecision final : public Rule {
     }
     if (first >= end || end == statements.size()) return;
     const std::string_view source = context.file.text();
-    uint32_t at = statements[first].StartByte();
-    while (at > 0 && source[at - 1] != '\n') --at;
-    const std::string indent(source.substr(at, statements[first].StartByte() - at));
-    if (indent.find_first_not_of(" \t") != std::string::npos) return;
+    const auto line = IndentOf(source, statements[first].StartByte());
+    if (!line) return;
+    const uint32_t at = line->line_start;
+    const std::string& indent = line->indent;
     const uint32_t stop = statements[end - 1].EndByte();
     const std::string_view text = source.substr(at, stop - at);
     if (text.find("\"\"\"") != std::string_view::npos || text.find("'''") != std::string_view::npos) return;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "crosscheck/evidence.h"
+#include "linter/core/fix.h"
 #include "linter/engine/rule.h"
 #include "linter/semantic/model.h"
 #include "linter/semantic/syntax.h"
@@ -175,10 +176,6 @@ class EvalWithoutNoGrad final : public Rule {
     const std::string_view torch = model.LocalNameOf("torch");
     if (torch.empty()) return;
     const std::string_view source = context.file.text();
-    auto line_start = [&](uint32_t offset) {
-      while (offset > 0 && source[offset - 1] != '\n') --offset;
-      return offset;
-    };
     const semantic::Scope& scope = model.Scopes()[static_cast<size_t>(loop.scope)];
     if (scope.kind == semantic::ScopeKind::kFunction && !scope.name.empty()) {
       for (int s : fixed_scopes) {
@@ -186,19 +183,19 @@ class EvalWithoutNoGrad final : public Rule {
       }
       fixed_scopes.push_back(loop.scope);
       // Right above the `def`, under its other decorators: `@staticmethod` must stay outermost.
-      const ts::Node def = scope.node;
-      const uint32_t at = line_start(def.StartByte());
-      const std::string indent(source.substr(at, def.StartByte() - at));
-      if (indent.find_first_not_of(" \t") != std::string::npos) return;
+      const auto line = IndentOf(source, scope.node.StartByte());
+      if (!line) return;
+      const uint32_t at = line->line_start;
       diagnostic.fix = MakeFix("decorate", {}, Applicability::kUnsafe,
-                               {Edit{{at, at}, fmt::format("{}@{}.no_grad()\n", indent, torch)}});
+                               {Edit{{at, at}, fmt::format("{}@{}.no_grad()\n", line->indent, torch)}});
       return;
     }
     if (scope.kind != semantic::ScopeKind::kModule) return;
     // Re-indent the loop under a `with`; not when a line of it is inside a multi-line string.
-    const uint32_t at = line_start(loop.node.StartByte());
-    const std::string indent(source.substr(at, loop.node.StartByte() - at));
-    if (indent.find_first_not_of(" \t") != std::string::npos) return;
+    const auto line = IndentOf(source, loop.node.StartByte());
+    if (!line) return;
+    const uint32_t at = line->line_start;
+    const std::string& indent = line->indent;
     const std::string_view text = source.substr(at, loop.node.EndByte() - at);
     if (text.find("\"\"\"") != std::string_view::npos || text.find("'''") != std::string_view::npos ||
         text.find("\\\n") != std::string_view::npos) {

@@ -2,6 +2,8 @@
 // applicability levels, and the unified diff --diff prints.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "linter/core/fix.h"
 
 using tl::Applicability;
@@ -81,4 +83,22 @@ TEST_CASE("distant changes make separate hunks") {
   const auto diff = tl::UnifiedDiff("d.py", before, after);
   CHECK(diff.find("@@ -1,5 +1,5 @@") != std::string::npos);
   CHECK(diff.find("@@ -16,5 +16,5 @@") != std::string::npos);
+}
+
+TEST_CASE("IndentOf: the line's start and its indent, only when nothing but blanks precedes the offset") {
+  const std::string text = "x = 1\n    model = Net()\nif c: model = Net()\n\tdef f():\n";
+  const auto indented = tl::IndentOf(text, static_cast<uint32_t>(text.find("model")));
+  REQUIRE(indented.has_value());
+  CHECK(indented->line_start == 6);
+  CHECK(indented->indent == "    ");
+  const auto first = tl::IndentOf(text, 0);
+  REQUIRE(first.has_value());
+  CHECK(first->line_start == 0);
+  CHECK(first->indent.empty());
+  // `if c: model = Net()`: code precedes the statement on its line.
+  CHECK_FALSE(tl::IndentOf(text, static_cast<uint32_t>(text.rfind("model"))).has_value());
+  const auto tab = tl::IndentOf(text, static_cast<uint32_t>(text.find("def")));
+  REQUIRE(tab.has_value());
+  CHECK(tab->indent == "\t");
+  CHECK_FALSE(tl::IndentOf(text, static_cast<uint32_t>(text.size() + 1)).has_value());
 }
