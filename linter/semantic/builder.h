@@ -175,6 +175,9 @@ class Builder {
     Value period;  // N of a modulo guard, when it resolves
   };
   Rarity RareCondition(ts::Node condition, int scope, int depth) const;
+  // A rare guard (periodic, or one that ends the run) of `scope` inside `outer` that `inner` lies under: in
+  // its block, or in the rest of a block that `if i % N != 0: continue` skips.
+  bool RareBetween(ts::Node inner, ts::Node outer, int scope) const;
   Rarity Periodic(ts::Node modulo, int scope) const;
   bool OffDevice(ts::Node condition) const;
   void EvaluateGuards();

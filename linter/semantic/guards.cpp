@@ -235,6 +235,22 @@ ts::Node Builder::ModuloCompared(ts::Node comparison, std::string_view op, int s
   return modulo;
 }
 
+bool Builder::RareBetween(ts::Node inner, ts::Node outer, int scope) const {
+  const TextRange at = inner.Range();
+  const TextRange within = outer.Range();
+  for (const Guard& guard : m_.guards_) {
+    if (guard.scope == scope && guard.rare() && within.Contains(guard.block.Range()) &&
+        guard.block.Range().Contains(at)) {
+      return true;
+    }
+  }
+  for (int index : skip_guards_) {
+    const Guard& guard = m_.guards_[static_cast<size_t>(index)];
+    if (guard.scope == scope && guard.rest.Contains(at.begin) && within.Contains(guard.rest)) return true;
+  }
+  return false;
+}
+
 bool Builder::UnderSkipGuard(const Site& site, TextRange within) const {
   for (int index : skip_guards_) {
     const Guard& guard = m_.guards_[static_cast<size_t>(index)];

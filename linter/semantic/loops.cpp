@@ -208,6 +208,33 @@ void Builder::ClassifyLoops() {
     if (loops[i].role == LoopRole::kStep || loops[i].evidence == 0 || evidence_below[i] || once[i]) continue;
     if (!inside_step(i)) loops[i].role = LoopRole::kStep;
   }
+  // 3b. An evaluation inside a step loop, under a guard that does not run on every step (`if step % 250
+  //     == 0:`), is a loop of batches of its own, as when the step loop calls a function that holds it
+  //     under that guard: a loop that calls the model or takes batches, with no backward or optimizer
+  //     step within it, is a step loop whose iterations are evaluation batches (or generated tokens).
+  //     The outermost such loop is the step loop; loops nested in it stay inside its batches.
+  constexpr uint32_t kTraining = kBackward | kOptimizerStep | kTrainingHelper;
+  std::vector<uint32_t> evidence_within(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    evidence_within[i] |= loops[i].evidence;
+    if (loops[i].parent >= 0) evidence_within[static_cast<size_t>(loops[i].parent)] |= evidence_within[i];
+  }
+  std::vector<char> periodic_evaluation(n, 0);
+  for (size_t i = 0; i < n; ++i) {  // preorder: an enclosing loop is decided first
+    if (loops[i].role == LoopRole::kStep || once[i] || (evidence_within[i] & kTraining) != 0 ||
+        (evidence_within[i] & (kModelCall | kStrong)) == 0) {
+      continue;
+    }
+    int step = loops[i].parent;
+    while (step >= 0 && loops[static_cast<size_t>(step)].role != LoopRole::kStep) {
+      step = loops[static_cast<size_t>(step)].parent;
+    }
+    if (step < 0 || periodic_evaluation[static_cast<size_t>(step)]) continue;
+    if (RareBetween(loops[i].node, loops[static_cast<size_t>(step)].node, loops[i].scope)) {
+      loops[i].role = LoopRole::kStep;
+      periodic_evaluation[i] = 1;
+    }
+  }
   // Loops in functions that a batch loop calls run inside that batch: per-element, not steps.
   PropagatePerStep();
   for (size_t i = 0; i < n; ++i) {
@@ -261,12 +288,6 @@ void Builder::ClassifyLoops() {
   // 5. What one iteration of each step loop is: a training step when it (or a loop nested in it, or a
   //    function it calls) runs the backward pass or the optimizer, an evaluation batch when it only
   //    takes batches, a generated token when it only calls the model.
-  constexpr uint32_t kTraining = kBackward | kOptimizerStep | kTrainingHelper;
-  std::vector<uint32_t> evidence_within(n, 0);
-  for (size_t i = n; i-- > 0;) {
-    evidence_within[i] |= loops[i].evidence;
-    if (loops[i].parent >= 0) evidence_within[static_cast<size_t>(loops[i].parent)] |= evidence_within[i];
-  }
   //    A loop that only calls the model is a decoding loop when what it gives the model is rebound in the
   //    loop from what the model returned (`idx = torch.cat([idx, next_id])`); otherwise it takes batches
   //    some other way (`X, Y = get_batch(split)`) and is an evaluation loop.
