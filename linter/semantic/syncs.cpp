@@ -34,6 +34,19 @@ bool AfterSync(const Model& model, ts::Node receiver) {
   return false;
 }
 
+// `t.numpy(force=True)`: a copy to the host first, when the flag is not known to be false.
+bool NumpyForced(const Model& model, const Site& site) {
+  const ts::Node args = site.Arguments();
+  if (args.IsNull()) return false;
+  for (ts::Node arg : args.NamedChildren()) {
+    if (KindOf(arg) == K::kKeywordArgument && model.Text(Field(arg, F::kName)) == "force") {
+      return model.Resolve(Field(arg, F::kValue), site.scope).Truthy().value_or(true);
+    }
+    if (KindOf(arg) != K::kComment) return model.Resolve(arg, site.scope).Truthy().value_or(true);  // numpy(True)
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsIdentityComparison(const Model& model, ts::Node comparison) {
@@ -97,6 +110,9 @@ std::optional<SyncOp> Model::SyncAt(const Site& site) const {
   const ts::Node receiver = site.Receiver();
   if (!receiver.IsNull()) {
     if (name == "item" || name == "tolist" || name == "cpu" || name == "numpy") {
+      // `.numpy()` of a CUDA tensor raises: in code that runs, it reads a host tensor, unless
+      // `force=True` (PyTorch 1.13) copies it to the host first.
+      if (name == "numpy" && !NumpyForced(*this, site)) return std::nullopt;
       if (TensorKindOf(receiver, site.scope) == TensorKind::kNotTensor) return std::nullopt;
       if (PlacementOf(receiver, site.scope) == Placement::kHost) return std::nullopt;
       if (AfterSync(*this, receiver)) return std::nullopt;

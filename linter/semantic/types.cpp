@@ -239,10 +239,11 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       ts::Node callee = Unparen(Field(expr, F::kFunction));
       const K ck = KindOf(callee);
       std::string_view name = ck == K::kAttribute ? Text(Field(callee, F::kAttribute)) : Text(callee);
-      static constexpr std::array<std::string_view, 24> kPython = {
-          "item",   "tolist", "size",   "dim",        "numel",        "len",       "str",    "int",
-          "float",  "bool",   "round",  "isinstance", "range",        "enumerate", "zip",    "keys",
-          "values", "items",  "format", "repr",       "element_size", "nelement",  "stride", "data_ptr"};
+      // (`.numpy()` gives a NumPy array.)
+      static constexpr std::array<std::string_view, 25> kPython = {
+          "item",   "tolist", "size",         "dim",      "numel",     "len",      "str",  "int",    "float",
+          "bool",   "round",  "isinstance",   "range",    "enumerate", "zip",      "keys", "values", "items",
+          "format", "repr",   "element_size", "nelement", "stride",    "data_ptr", "numpy"};
       if (OneOf(name, kPython)) return TensorKind::kNotTensor;
       const std::string canonical = CanonicalName(callee);
       if (canonical.starts_with("numpy.") || canonical.starts_with("math.")) return TensorKind::kNotTensor;

@@ -25,9 +25,9 @@ struct SyncFinding {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for operations that make the host wait for the GPU and that run on every training step:
-`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `float()`/`int()`/`bool()` of a tensor, `print()` or
-f-string formatting of a tensor, and `torch.cuda.synchronize()` (and `.synchronize()` on streams and
-events). Syncs without a sync call (`if loss > 10:`, `while not done:` or `assert` on a tensor,
+`.item()`, `.tolist()`, `.cpu()`, `.numpy(force=True)`, `float()`/`int()`/`bool()` of a tensor, `print()`
+or f-string formatting of a tensor, and `torch.cuda.synchronize()` (and `.synchronize()` on streams and
+events). A plain `.numpy()` is not one: it raises on a CUDA tensor, so where it runs it reads the host. Syncs without a sync call (`if loss > 10:`, `while not done:` or `assert` on a tensor,
 boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-step-loop`).
 
 "Every step" means what the semantic model takes to run once per batch:

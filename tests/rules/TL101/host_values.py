@@ -26,3 +26,8 @@ def train(loader):
         moved = torch.zeros(2).cuda()
         print(moved.tolist())  # error: [TL101]
         print(loss.item())  # error: [TL101]
+        # `.numpy()` raises on a CUDA tensor: where it runs, it reads a host tensor. With force=True it
+        # copies to the host first.
+        targets = y.numpy()
+        pred = loss.detach().numpy(force=True)  # error: [TL101]
+        print(targets, pred, index)
