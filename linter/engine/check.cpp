@@ -125,10 +125,11 @@ bool RuleSelection::Enabled(std::string_view code, bool default_enabled) const {
   return !MatchesCodeOrPrefix(code, ignore);
 }
 
-std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file) {
+std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file,
+                                                     std::span<const semantic::ImportSummary> star) {
   Result<ts::Tree> parsed = ParseFile(file);
   if (!parsed.ok()) return std::nullopt;
-  return semantic::Model::Build(file, *parsed)->Summarize(file);
+  return semantic::Model::Build(file, *parsed, star)->Summarize(file);
 }
 
 FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
@@ -152,12 +153,27 @@ FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const Check
   const LineSuppression file_noqa = FileSuppression(file, tree);
   std::vector<Diagnostic> found;
   if (!(file_noqa.present && file_noqa.all)) {
-    const std::unique_ptr<semantic::Model> model = semantic::Model::Build(file, tree);
+    // What the file's star imports of project modules bind (`torch` through `from utils import *`) is
+    // known once the project is: the model is built with it, again when the project comes after.
+    const auto star_of = [](const semantic::ProjectIndex* index, const std::string& module) {
+      const semantic::FileSummary* self = index == nullptr ? nullptr : index->Find(module);
+      return self == nullptr ? std::vector<semantic::ImportSummary>() : index->StarBindings(*self);
+    };
+    std::vector<semantic::ImportSummary> star;
+    if (!options.project_for && options.project != nullptr) star = star_of(options.project, options.module);
+    std::unique_ptr<semantic::Model> model = semantic::Model::Build(file, tree, star);
     ProjectView provided;
     if (options.project_for) {
       semantic::FileSummary own = model->Summarize(file);
       provided = options.project_for(own);
-      if (provided.index) model->AttachProject(provided.index.get(), provided.module);
+      if (provided.index) {
+        star = star_of(provided.index.get(), provided.module);
+        if (!star.empty()) {
+          model = semantic::Model::Build(file, tree, star);
+          own = model->Summarize(file);
+        }
+        model->AttachProject(provided.index.get(), provided.module);
+      }
       if (options.collect_summary) report.summary = std::move(own);
     } else if (options.project != nullptr) {
       model->AttachProject(options.project, options.module);

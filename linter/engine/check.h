@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,8 +77,9 @@ FileReport CheckSource(const SourceFile& file, const CheckOptions& options);
 // The same on a tree already parsed from `file`'s text (the editor server parses incrementally).
 FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const CheckOptions& options);
 
-// The project summary of a file that is not checked itself (a module the checked files import);
-// nullopt when it cannot be parsed.
-std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file);
+// The project summary of a file that is not checked itself (a module the checked files import), or of a
+// checked one again with what its star imports bring (Model::Build); nullopt when it cannot be parsed.
+std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file,
+                                                     std::span<const semantic::ImportSummary> star = {});
 
 }  // namespace tl

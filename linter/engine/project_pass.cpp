@@ -13,6 +13,15 @@
 #include "linter/engine/project_builder.h"
 
 namespace tl {
+namespace {
+
+// `from m import *` of a module that is not a third party's (the index tells whether it is the project's).
+bool StarImportsProject(const semantic::FileSummary& summary) {
+  return std::any_of(summary.imports.begin(), summary.imports.end(),
+                     [](const semantic::ImportSummary& import) { return import.local == "*"; });
+}
+
+}  // namespace
 
 void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
                       const std::function<void(FileOutcome&&)>& report) {
@@ -45,7 +54,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !s->parameter_reads && !(s->device_candidates && !s->own_cuda) &&
+        !StarImportsProject(*s) && !s->parameter_reads && !(s->device_candidates && !s->own_cuda) &&
         (s->catalog_facts & semantic::kFactCandidates) == 0 && !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
     }
@@ -67,7 +76,31 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   index_options.jobs = EffectiveJobs(options.jobs, std::numeric_limits<size_t>::max());
   index_options.max_file_bytes = options.max_file_bytes;
   index_options.cache = options.summary_cache;
+  // Files with `from m import *` of a module of the project learn what it binds (`torch`) only from the
+  // index: their summaries are made again with it, and the index with them.
+  const bool stars = std::any_of(seeds.begin(), seeds.end(),
+                                 [](const IndexSeed& seed) { return StarImportsProject(seed.summary); });
+  std::vector<IndexSeed> kept_seeds;
+  if (stars) kept_seeds = seeds;
   BuiltIndex built = BuildProjectIndex(std::move(seeds), index_options);
+  std::vector<char> starred(outcomes.size(), 0);
+  if (stars) {
+    bool changed = false;
+    for (size_t k = 0; k < seeded.size(); ++k) {
+      const size_t i = seeded[k];
+      const semantic::FileSummary* summary = built.modules[k].empty() ? nullptr : built.index->Find(built.modules[k]);
+      if (summary == nullptr || !outcomes[i].source || !StarImportsProject(*summary)) continue;
+      const std::vector<semantic::ImportSummary> star = built.index->StarBindings(*summary);
+      if (star.empty()) continue;
+      starred[i] = 1;
+      if (auto again = SummarizeSource(*outcomes[i].source, star)) {
+        again->path = kept_seeds[k].summary.path;
+        kept_seeds[k].summary = std::move(*again);
+        changed = true;
+      }
+    }
+    if (changed) built = BuildProjectIndex(std::move(kept_seeds), index_options);
+  }
   const semantic::ProjectIndex& index = *built.index;
   std::vector<std::string> modules(outcomes.size());
   for (size_t k = 0; k < seeded.size(); ++k) modules[seeded[k]] = std::move(built.modules[k]);
@@ -88,7 +121,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
                          (differs || (!summary->own_cuda && index.InheritedCuda(*summary).has_value()));
     // Values across files: another file calls a function of this one that reads what its parameters bring.
     const bool values = summary->parameter_reads && index.Called(*summary);
-    if (device || catalog || values || summary->project_calls) again.push_back(i);
+    if (device || catalog || values || summary->project_calls || starred[i] != 0) again.push_back(i);
   }
   std::vector<char> with_project(outcomes.size(), 0);
   for (size_t i : again) with_project[i] = 1;

@@ -105,7 +105,8 @@ bool ReturnsSelfModule(std::string_view method);
 
 class Builder {
  public:
-  Builder(Model& model, const ts::Tree& tree) : m_(model), tree_(&tree) {}
+  Builder(Model& model, const ts::Tree& tree, std::span<const ImportSummary> star = {})
+      : m_(model), tree_(&tree), star_(star) {}
   // For the passes after the walk (ReviewGuards), which do not read the tree.
   explicit Builder(Model& model) : m_(model) {}
   void Run();
@@ -237,6 +238,7 @@ class Builder {
   ts::Node callee_attribute_;
   ts::Node callee_object_;
   std::unordered_map<std::string_view, int> import_index_;
+  std::span<const ImportSummary> star_;  // what the file's star imports bring (Model::Build)
   // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before
   // the overwritten ones are dropped, with the positions of the calls that hand the record on.
   struct RecordWrite {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -229,8 +230,11 @@ struct DictKeys {
 
 class Model {
  public:
-  // Builds the model for a parsed file. Never fails: what cannot be resolved stays unknown.
-  static std::unique_ptr<Model> Build(const SourceFile& file, const ts::Tree& tree);
+  // Builds the model for a parsed file. Never fails: what cannot be resolved stays unknown. `star` are
+  // the names the file's `from m import *` of modules of the project bring (ProjectIndex::StarBindings):
+  // imports of the file after its own, which hide none of them.
+  static std::unique_ptr<Model> Build(const SourceFile& file, const ts::Tree& tree,
+                                      std::span<const ImportSummary> star = {});
 
   // The node's source text; empty for a null node (fields are often absent in broken code).
   std::string_view Text(ts::Node node) const { return node.IsNull() ? std::string_view() : node.Text(source_); }
@@ -682,6 +686,7 @@ class Model {
   std::vector<uint32_t> bindings_by_scope_;
   std::vector<Import> imports_;
   std::vector<std::string> star_imports_;      // modules imported with `*`
+  std::deque<std::string> star_names_;         // the local names of the imports those bring (imports_)
   std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call
   std::vector<ArgparseDefault> argparse_;
   std::vector<std::pair<std::string_view, int>> functions_;      // (name, scope), sorted by name

@@ -130,6 +130,32 @@ const FileSummary* ProjectIndex::Find(std::string_view module) const {
   return it == by_module_.end() ? nullptr : files_[it->second].get();
 }
 
+std::vector<ImportSummary> ProjectIndex::StarBindings(const FileSummary& file) const {
+  std::vector<ImportSummary> out;
+  std::vector<const FileSummary*> seen = {&file};
+  std::vector<const FileSummary*> level = {&file};
+  for (int depth = 0; depth < 3 && !level.empty(); ++depth) {
+    std::vector<const FileSummary*> next;
+    for (const FileSummary* from : level) {
+      for (const ImportSummary& import : from->imports) {
+        if (import.local != "*") continue;
+        const FileSummary* module = ResolveModule(*from, import.canonical);
+        if (module == nullptr || std::find(seen.begin(), seen.end(), module) != seen.end()) continue;
+        seen.push_back(module);
+        next.push_back(module);
+        for (const ImportSummary& name : module->imports) {
+          if (name.local == "*" || name.local.starts_with('_') || name.canonical.starts_with('.')) continue;
+          const bool bound = std::any_of(out.begin(), out.end(),
+                                         [&](const ImportSummary& b) { return b.local == name.local; });
+          if (!bound) out.push_back(name);
+        }
+      }
+    }
+    level = std::move(next);
+  }
+  return out;
+}
+
 const FileSummary* ProjectIndex::ResolveModule(const FileSummary& from, std::string_view dotted) const {
   if (dotted.starts_with('.')) {
     // `from ..util import misc`: up from the importing file's package, one level per extra dot.

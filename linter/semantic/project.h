@@ -356,6 +356,11 @@ class ProjectIndex {
   std::optional<Function> MethodOf(const ClassRef& cls, std::string_view method) const;
   // Whether some file of the index calls a function of `file`.
   bool Called(const FileSummary& file) const;
+  // The names `from m import *` of modules of the project brings into `file`: the public imports of m
+  // that name no module by a relative path (`import torch`, `from torch import nn`), and those of the
+  // modules m star-imports in turn (three levels), the nearest first. Python binds them in the file, so
+  // `torch.cuda.empty_cache()` in a file that only has `from utils import *` is torch's.
+  std::vector<ImportSummary> StarBindings(const FileSummary& file) const;
 
  private:
   struct Symbol {

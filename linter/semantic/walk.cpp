@@ -498,6 +498,11 @@ void Builder::Run() {
   std::stable_sort(
       m_.comprehension_targets_.begin(), m_.comprehension_targets_.end(),
       [](const Model::ComprehensionTarget& a, const Model::ComprehensionTarget& b) { return a.name < b.name; });
+  for (const ImportSummary& brought : star_) {
+    if (m_.FindImport(brought.local) != nullptr) continue;
+    m_.star_names_.push_back(brought.local);
+    m_.imports_.push_back({m_.star_names_.back(), brought.canonical});
+  }
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
   NameCalls();
   NameCanonicalCallees();
@@ -532,10 +537,10 @@ void Builder::Run() {
 // ---------------------------------------------------------------------------------------------------
 // Model queries.
 
-std::unique_ptr<Model> Model::Build(const SourceFile& file, const ts::Tree& tree) {
+std::unique_ptr<Model> Model::Build(const SourceFile& file, const ts::Tree& tree, std::span<const ImportSummary> star) {
   std::unique_ptr<Model> model(new Model());  // NOLINT: private constructor, owned at once
   model->source_ = file.text();
-  Builder(*model, tree).Run();
+  Builder(*model, tree, star).Run();
   return model;
 }
 

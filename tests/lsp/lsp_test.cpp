@@ -256,6 +256,34 @@ TEST_CASE("the project index is built around the open documents: a helper's edit
   CHECK_FALSE(again->summary_changed);
 }
 
+TEST_CASE("a document that gets torch from another file's star import is checked with it") {
+  test::TempDir dir;
+  dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  dir.Write("utils.py", "import torch\nfrom torch.utils.data import DataLoader\n");
+  const std::string text =
+      "from utils import *\n\nmodel = torch.nn.Linear(8, 8).cuda()\n"
+      "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+      "for x in DataLoader(list(range(64)), num_workers=2, pin_memory=True):\n"
+      "    loss = model(x.cuda(non_blocking=True)).sum()\n    loss.backward()\n    optimizer.step()\n"
+      "    optimizer.zero_grad(set_to_none=True)\n    torch.cuda.empty_cache()\n";
+  const std::string train = dir.Write("train.py", text).string();
+  Workspace ws;
+  Settings settings;
+  settings.select = std::vector<std::string>{"TL103"};
+  ws.SetSettings(settings);
+  ws.Open(train, text, 1);
+  auto checked = ws.Check(train);
+  REQUIRE(checked.has_value());
+  CHECK(Codes(checked->diagnostics) ==
+        std::vector<std::string>{"TL103@" + std::to_string(text.find("torch.cuda.empty_cache()"))});
+  // Without the module that binds it, `torch` is nobody's: nothing is torch's call.
+  std::filesystem::remove(dir / "utils.py");
+  ws.Open(train, text, 2);
+  auto alone = ws.Check(train);
+  REQUIRE(alone.has_value());
+  CHECK(Codes(alone->diagnostics).empty());
+}
+
 TEST_CASE("settings select rules, and a trace that cannot be read is an error that leaves none") {
   test::TempDir dir;
   const std::string path = dir.Write("train.py", kTrain).string();
