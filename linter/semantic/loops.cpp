@@ -61,7 +61,13 @@ void Builder::MarkHostBatches() {
   for (const Site& site : m_.sites_) {
     if (site.loop < 0 || site.kind != SiteKind::kCall) continue;
     if (site.name != "to" && site.name != "cuda" && site.name != "type") continue;
-    const ts::Node receiver = Unparen(site.Receiver());
+    // `x.to(device)`, also through tensor methods before the move (`x.squeeze().float().to(device)`).
+    ts::Node receiver = Unparen(site.Receiver());
+    for (int depth = 0; depth < 8 && KindOf(receiver) == K::kCall; ++depth) {
+      const ts::Node callee = Unparen(Field(receiver, F::kFunction));
+      if (KindOf(callee) != K::kAttribute) break;
+      receiver = Unparen(Field(callee, F::kObject));
+    }
     if (KindOf(receiver) != K::kIdentifier) continue;
     const Model::Binding* binding = m_.ReachingBinding(receiver, site.scope);
     if (binding == nullptr || binding->kind != Model::BindingKind::kLoopTarget || binding->loop < 0) continue;

@@ -581,6 +581,11 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
           binding->pattern_size == value.NamedChildCount()) {
         return PlacementDepth(value.NamedChild(static_cast<uint32_t>(binding->position)), binding->scope, depth + 1);
       }
+      // `[lr_in, lr_out] = data_info` with `data_info` a field of a host loader's batch: the elements of a
+      // value that lives in one place live there too (what is known of a name is never a mix).
+      if (vk == K::kIdentifier || vk == K::kAttribute || vk == K::kSubscript) {
+        return PlacementDepth(value, binding->scope, depth + 1);
+      }
       const Site* call = vk == K::kCall && binding->pattern_size != 0 ? SiteOf(value) : nullptr;
       return call != nullptr ? CallReturnPlacement(*call, binding->position, depth + 1) : Placement::kUnknown;
     }

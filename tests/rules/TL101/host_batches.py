@@ -64,3 +64,21 @@ def lookalikes(model, loader, optimizer, flag, device):
         loss = model(x).sum()
         loss.backward()
         optimizer.step()
+    # A field the loop never moves, unpacked: its elements are on the host too. The elements of a
+    # moved field are on the device.
+    for x, info in loader:
+        [lr_in, lr_out] = info
+        angles = lr_in[0].item() + lr_out[0].item()
+        x = x.to(device)
+        first, second = x
+        loss = model(x).sum() * angles
+        loss.backward()
+        optimizer.step()
+        print(first.sum().item())  # error: [TL101]
+    # Moved through tensor methods (`x.squeeze().float().to(device)`): the loader yields host tensors.
+    for x, y in loader:
+        x = x.squeeze().float().to(device)
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        print(y.tolist())
