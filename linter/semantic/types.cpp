@@ -96,6 +96,8 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
            Text(Field(klass.node, F::kSuperclasses)).find("Module") != std::string_view::npos;
   }
   const std::string_view last = LastSegment(text);
+  // `self.model.forward(tokens)` calls the model.
+  if (k == K::kAttribute && last == "forward") return IsModelLike(Field(expr, F::kObject), scope, depth + 1);
   // Names are the fallback for parameters (`def train(model, loader, optimizer)`), not for functions
   // of a module (`misc.save_model(...)`, `utils.unwrap_model(model)`) or verbs that build, save or
   // unwrap one.
