@@ -77,7 +77,23 @@ bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
       }
       case K::kCall: {
         const Site* site = SiteOf(node);
-        if (site == nullptr || site->kind != SiteKind::kCall || !OneOf(site->name, kBoolMethods)) break;
+        if (site == nullptr || site->kind != SiteKind::kCall) break;
+        // A boolean tensor made with `dtype=torch.bool` on the device, or on the host and moved there
+        // (`torch.eye(n, dtype=torch.bool).to(device)`).
+        const auto bool_dtype = [&](const Site& call) {
+          const auto dtype = FindArgument(call, "dtype", -1);
+          return dtype && CanonicalName(Unparen(dtype->value)) == "torch.bool";
+        };
+        if (site->name == "to" || site->name == "cuda") {
+          const Site* made = SiteOf(Unparen(site->Receiver()));
+          if (made != nullptr && made->kind == SiteKind::kCall && bool_dtype(*made) && IsDeviceTensor(node, in)) {
+            return true;
+          }
+        }
+        if (bool_dtype(*site) && CanonicalName(site->callee).starts_with("torch.") && IsDeviceTensor(node, in)) {
+          return true;
+        }
+        if (!OneOf(site->name, kBoolMethods)) break;
         const std::string canonical = CanonicalName(site->callee);
         if (canonical.starts_with("torch.")) {
           ts::Node first = Positional(site->Arguments(), 0);
