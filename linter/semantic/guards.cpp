@@ -163,7 +163,13 @@ void Builder::EvaluateSkipGuard(Guard& guard) {
   if (!statement.Is("if_statement") || !block.Is("block")) return;
   guard.period = m_.Resolve(Field(modulo, F::kRight), guard.scope);
   const auto n = guard.period.AsInt();
-  if (n.has_value() && *n <= 1) return;  // `i % 1 != 0` never skips
+  if (n.has_value() && *n <= 1) {
+    // `i % 1 != 0` never skips. With an option of the run as N (`args.update_freq`, default 1), the rest
+    // is still what the code runs once every N when the option is set: TL601 reads it as accumulation
+    // (Model::AccumulatingBackwards, as PeriodicCondition does for `if i % N == 0:`); nothing else does.
+    if (m_.PeriodIsOption(Field(modulo, F::kRight), guard.scope)) guard.rest = {statement.EndByte(), block.EndByte()};
+    return;
+  }
   guard.rest = {statement.EndByte(), block.EndByte()};
   guard.periodic = true;
   skip_guards_.push_back(static_cast<int>(&guard - m_.guards_.data()));

@@ -189,6 +189,11 @@ bool Model::PeriodicCondition(ts::Node expr, int scope) const {
   ts::Node period = Unparen(Field(modulo, F::kRight));
   const auto n = Resolve(period, scope).AsInt();
   if (!n.has_value() || *n > 1) return true;
+  return PeriodIsOption(period, scope);
+}
+
+bool Model::PeriodIsOption(ts::Node period, int scope) const {
+  period = Unparen(period);
   for (int depth = 0; depth < kMaxSourceDepth && KindOf(period) == K::kIdentifier; ++depth) {
     const Binding* binding = SingleBinding(Text(period), scope);
     if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) break;

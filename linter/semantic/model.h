@@ -770,6 +770,9 @@ class Model {
   bool MayHoldInstance(const Site& call) const;
   // `(i + 1) % N == 0`, `not i % N` with N above 1 or unknown: true once every N iterations.
   bool PeriodicCondition(ts::Node expr, int scope) const;
+  // A period that is an option of the run (a parameter the callers fill, a field of the run's config),
+  // whatever its default: code written to run every N when the option is set.
+  bool PeriodIsOption(ts::Node period, int scope) const;
   // What a call of each function does to the training step (StepSummary), by scope.
   std::vector<StepSummary> StepsPerCall(const SourceFile& file) const;
   // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);

@@ -14,7 +14,8 @@ Checks for gradient accumulation in a file (or project import component) that wr
 `torch.nn.parallel.DistributedDataParallel`, with no `model.no_sync()` and no
 `require_backward_grad_sync` toggling anywhere in the component. Accumulation is what the semantic
 model sees in a training step loop: a `backward()` on every iteration while `optimizer.step()` (or
-`scaler.step(optimizer)`) runs under a periodic guard (`if (i + 1) % accum_steps == 0:`), or a
+`scaler.step(optimizer)`) runs under a periodic guard (`if (i + 1) % accum_steps == 0:`, or after
+`if (i + 1) % accum_steps != 0: continue`), or a
 `backward()` in a micro-batch loop inside the step loop whose optimizer step is outside it. The
 `backward()` call is reported. Accelerate's `accelerator.accumulate(model)`, Lightning and Fabric
 handle the synchronisation themselves and are not reported; neither is code where the model cannot
