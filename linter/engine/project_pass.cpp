@@ -54,8 +54,9 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !StarImportsProject(*s) && !s->parameter_reads && !(s->device_candidates && !s->own_cuda) &&
-        (s->catalog_facts & semantic::kFactCandidates) == 0 && !originals[i]->collect_facts) {
+        !StarImportsProject(*s) && !s->parameter_reads && !s->imported_reads &&
+        !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
+        !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -121,7 +122,9 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
                          (differs || (!summary->own_cuda && index.InheritedCuda(*summary).has_value()));
     // Values across files: another file calls a function of this one that reads what its parameters bring.
     const bool values = summary->parameter_reads && index.Called(*summary);
-    if (device || catalog || values || summary->project_calls || starred[i] != 0) again.push_back(i);
+    if (device || catalog || values || summary->project_calls || summary->imported_reads || starred[i] != 0) {
+      again.push_back(i);
+    }
   }
   std::vector<char> with_project(outcomes.size(), 0);
   for (size_t i : again) with_project[i] = 1;

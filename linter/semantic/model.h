@@ -884,9 +884,12 @@ class Model {
   };
   std::vector<RemoteArgument> RemoteArguments(const Binding& parameter) const;
   // `args.log_interval` with `args` such a parameter: the values the callers' configurations give the
-  // field (an unknown one where a caller passes something else or does not give it). False when the
-  // object is not such a parameter.
+  // field (an unknown one where a caller passes something else or does not give it); with `args` a name
+  // the file imports from a module of the project (`from option import args`), the values that
+  // module's configuration gives it. False when the object is neither, or the module gives no such field.
   bool RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const;
+  // Whether the text reads an attribute of `name` (`name.x`): FileSummary::imported_reads.
+  bool ReadsFieldsOf(std::string_view name) const;
   // The loaders the file's function called at `call` returns.
   bool ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const;
   // For a name bound by a comprehension around it (`t` in `[t.to(d) for t in batch]`), the iterable of

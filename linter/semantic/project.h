@@ -242,6 +242,9 @@ struct FileSummary {
   // (a guard period, a DataLoader argument, a copy of a batch); the fields its configuration objects
   // hold; its calls of functions (and classes) of other modules of the project.
   bool parameter_reads = false;
+  // It reads the fields of a name it imports from a module that is no third party's (`from option import
+  // args`, then `args.num_workers`): the index may give their values.
+  bool imported_reads = false;
   std::vector<FieldSummary> fields;
   std::vector<OutgoingCall> calls;
   friend bool operator==(const FileSummary&, const FileSummary&) = default;
@@ -361,6 +364,10 @@ class ProjectIndex {
   // modules m star-imports in turn (three levels), the nearest first. Python binds them in the file, so
   // `torch.cuda.empty_cache()` in a file that only has `from utils import *` is torch's.
   std::vector<ImportSummary> StarBindings(const FileSummary& file) const;
+  // The module of the project a dotted name of `from` means ("option", ".misc"); nullptr when none.
+  const FileSummary* Module(const FileSummary& from, std::string_view dotted) const {
+    return ResolveModule(from, dotted);
+  }
 
  private:
   struct Symbol {

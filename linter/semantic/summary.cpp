@@ -219,7 +219,12 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   out.own_cuda = !cuda_evidence_.IsNull();
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
   out.catalog_facts = own_facts_;
-  for (const Import& import : imports_) out.imports.push_back({std::string(import.local), import.canonical});
+  for (const Import& import : imports_) {
+    out.imports.push_back({std::string(import.local), import.canonical});
+    if (!out.imported_reads && import.canonical.find('.') != std::string::npos && !ThirdParty(import.canonical)) {
+      out.imported_reads = ReadsFieldsOf(import.local);
+    }
+  }
   // `from models import *` ties the file to the module as any import does (its convolutions, its CUDA);
   // no name resolves through "*".
   for (const std::string& module : star_imports_) {
@@ -494,6 +499,18 @@ void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, Fu
   if (!out.returned_elements.empty() && out.returned_source.known()) out.returned_source = {};
 }
 
+bool Model::ReadsFieldsOf(std::string_view name) const {
+  // A textual test, to decide whether the project pass checks the file again: `name.` after no
+  // identifier character.
+  for (size_t at = source_.find(name); at != std::string_view::npos; at = source_.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    const bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(source_[at - 1])) != 0 ||
+                                     source_[at - 1] == '_' || source_[at - 1] == '.');
+    if (starts && end < source_.size() && source_[end] == '.') return true;
+  }
+  return false;
+}
+
 std::string Model::QualName(int scope) const {
   const Scope& function = scopes_[static_cast<size_t>(scope)];
   if (function.kind != ScopeKind::kFunction || function.name.empty() || function.parent < 0) return {};
@@ -736,8 +753,43 @@ bool Model::RemoteParameterValues(const Binding& parameter, std::vector<Value>& 
 bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const {
   object = Unparen(object);
   if (project_ == nullptr || KindOf(object) != K::kIdentifier) return false;
+  const auto field_value = [](const FieldSummary& f) {
+    Value value;
+    value.kind = static_cast<ValueKind>(f.kind);
+    value.int_value = f.int_value;
+    value.float_value = f.float_value;
+    value.string_value = f.string_value;
+    if (value.kind == ValueKind::kUnknown) value.at_least = f.at_least;
+    return value;
+  };
+  // `from option import args`: the fields of the configuration that module parses.
+  const auto imported = [&](ts::Node name, int at, std::vector<Value>& values) {
+    if (KindOf(name) != K::kIdentifier || self_summary_ == nullptr || SingleBinding(Text(name), at) != nullptr) {
+      return false;
+    }
+    const Import* import = FindImport(Text(name));
+    const size_t dot = import == nullptr ? std::string::npos : import->canonical.rfind('.');
+    if (dot == std::string::npos || ThirdParty(import->canonical)) return false;
+    const FileSummary* module = project_->Module(*self_summary_, std::string_view(import->canonical).substr(0, dot));
+    if (module == nullptr) return false;
+    const size_t before = values.size();
+    for (const FieldSummary& f : module->fields) {
+      if (f.name == field) values.push_back(field_value(f));
+    }
+    return values.size() > before;
+  };
   const Binding* parameter = SingleBinding(Text(object), scope);
-  if (parameter == nullptr || parameter->kind != BindingKind::kParameter) return false;
+  if (parameter == nullptr) return BindingsOf(Text(object)).empty() && imported(object, scope, out);
+  if (parameter->kind != BindingKind::kParameter) return false;
+  // `def main(args)` called in the file only as `main(args)` with such an import.
+  if (!CallersOf(parameter->scope).empty()) {
+    std::vector<Value> values;
+    if (!EveryCallerPasses(*parameter, [&](ts::Node value, int at) { return imported(Unparen(value), at, values); })) {
+      return false;
+    }
+    out.insert(out.end(), values.begin(), values.end());
+    return true;
+  }
   const std::vector<RemoteArgument> arguments = RemoteArguments(*parameter);
   if (arguments.empty()) return false;
   // The function writes the field itself (`args.workers = 0`): what the callers gave may not be what is read.
@@ -755,13 +807,7 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
     for (const FieldSummary& f : remote.caller->fields) {
       if (f.name != field) continue;
       found = true;
-      Value value;
-      value.kind = static_cast<ValueKind>(f.kind);
-      value.int_value = f.int_value;
-      value.float_value = f.float_value;
-      value.string_value = f.string_value;
-      if (value.kind == ValueKind::kUnknown) value.at_least = f.at_least;
-      out.push_back(value);
+      out.push_back(field_value(f));
     }
     if (!found) out.emplace_back();
   }
