@@ -206,7 +206,9 @@ class Builder {
   StepOf StepLoopOf(const Site& site) const;
   std::vector<int> LocalCallees(const Site& site) const;
   // The methods a call of an object of one of the file's classes runs (`__call__`, or `forward`).
-  void InstanceCallees(std::string_view name, std::vector<int>& out) const;
+  // The methods a call of an object the file builds from its own classes runs: `obj(x)` its `__call__`
+  // (or `forward`), `obj.m(x)` (`method` given) its `m`.
+  void InstanceCallees(std::string_view name, std::vector<int>& out, std::string_view method = {}) const;
   // A `for` over a call of the file's or project's own that is given a loader (`log_every(loader, ...)`).
   bool WrapsLoader(ts::Node iterable, int scope) const;
   // A decoding loop: the loop rebinds what it gives one of its model calls from what a model call returned.

@@ -26,10 +26,15 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
       return out;
     }
   } else if (ck == K::kAttribute) {
-    // `self.train_step()` / `cls.helper()`: a method of the file's classes.
+    // `self.train_step()` / `cls.helper()`: a method of the file's classes; `trainer.fit(loader)` with
+    // `trainer = Trainer(model)`: that class's method.
     ts::Node object = ReceiverOf(site);
     const std::string_view head = m_.Text(object);
-    if (KindOf(object) != K::kIdentifier || (head != "self" && head != "cls")) return out;
+    if (KindOf(object) != K::kIdentifier) return out;
+    if (head != "self" && head != "cls") {
+      if (import_index_.count(head) == 0) InstanceCallees(head, out, site.name);
+      return out;
+    }
     name = site.name;
   } else {
     return out;
@@ -44,7 +49,7 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
   return out;
 }
 
-void Builder::InstanceCallees(std::string_view name, std::vector<int>& out) const {
+void Builder::InstanceCallees(std::string_view name, std::vector<int>& out, std::string_view method) const {
   // `model(x)` with `model = Net(...).cuda()` and `Net` a class of the file: Python runs its `__call__`,
   // and an `nn.Module` runs its `forward`. Each binding of the name that builds such an object counts.
   for (const Model::Binding& binding : m_.BindingsOf(name)) {
@@ -57,8 +62,8 @@ void Builder::InstanceCallees(std::string_view name, std::vector<int>& out) cons
     for (size_t c = 0; c < m_.scopes_.size(); ++c) {
       const Scope& cls = m_.scopes_[c];
       if (cls.kind != ScopeKind::kClass || cls.name != m_.Text(cls_name)) continue;
-      const int call = m_.ClassMethod(static_cast<int>(c), "__call__");
-      const int target = call >= 0 ? call : m_.ClassMethod(static_cast<int>(c), "forward");
+      const int call = m_.ClassMethod(static_cast<int>(c), method.empty() ? "__call__" : method);
+      const int target = call >= 0 || !method.empty() ? call : m_.ClassMethod(static_cast<int>(c), "forward");
       if (target >= 0 && std::find(out.begin(), out.end(), target) == out.end()) out.push_back(target);
     }
   }
