@@ -21,6 +21,16 @@ bool StarImportsProject(const semantic::FileSummary& summary) {
                      [](const semantic::ImportSummary& import) { return import.local == "*"; });
 }
 
+// Whether the file imports a module of the index.
+bool ImportsProject(const semantic::ProjectIndex& index, const semantic::FileSummary& summary) {
+  return std::any_of(summary.imports.begin(), summary.imports.end(), [&](const semantic::ImportSummary& import) {
+    const size_t dot = import.canonical.rfind('.');
+    return index.Module(summary, import.canonical) != nullptr ||
+           (dot != std::string::npos &&
+            index.Module(summary, std::string_view(import.canonical).substr(0, dot)) != nullptr);
+  });
+}
+
 }  // namespace
 
 void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
@@ -54,7 +64,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !StarImportsProject(*s) && !s->parameter_reads && !s->imported_reads &&
+        !StarImportsProject(*s) && !s->parameter_reads && !s->imported_reads && !s->builds_loaders &&
         !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
         !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
@@ -122,7 +132,10 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
                          (differs || (!summary->own_cuda && index.InheritedCuda(*summary).has_value()));
     // Values across files: another file calls a function of this one that reads what its parameters bring.
     const bool values = summary->parameter_reads && index.Called(*summary);
-    if (device || catalog || values || summary->project_calls || summary->imported_reads || starred[i] != 0) {
+    // A file that builds loaders and imports a module of the project may hand them to its functions.
+    const bool loaders = summary->builds_loaders && ImportsProject(index, *summary);
+    if (device || catalog || values || loaders || summary->project_calls || summary->imported_reads ||
+        starred[i] != 0) {
       again.push_back(i);
     }
   }

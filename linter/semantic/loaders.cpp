@@ -390,6 +390,63 @@ bool Model::PassedRepeatedly(const Site& loader) const {
   return false;
 }
 
+std::vector<uint32_t> Model::ReiteratedParameters() const {
+  static constexpr std::array<std::string_view, 3> kWrappers = {"tqdm", "enumerate", "iter"};
+  std::vector<uint32_t> out(scopes_.size(), 0);
+  for (const Loop& loop : loops_) {
+    if (loop.kind != LoopKind::kFor || loop.parent < 0) continue;
+    // `tqdm(loader)`, `enumerate(loader)`, `iter(loader)`: the loader itself.
+    ts::Node iterable = Unparen(loop.iterable);
+    for (int depth = 0; depth < 4 && KindOf(iterable) == K::kCall; ++depth) {
+      const ts::Node callee = Unparen(Field(iterable, F::kFunction));
+      const ts::Node args = Field(iterable, F::kArguments);
+      if (KindOf(callee) != K::kIdentifier || !OneOf(Text(callee), kWrappers) || args.IsNull() ||
+          args.NamedChildCount() == 0) {
+        break;
+      }
+      iterable = Unparen(args.NamedChild(0));
+    }
+    if (KindOf(iterable) != K::kIdentifier) continue;
+    const Binding* parameter = SingleBinding(Text(iterable), loop.scope);
+    if (parameter == nullptr || parameter->kind != BindingKind::kParameter || parameter->scope != loop.scope) continue;
+    const int position = ParameterPosition(*parameter);
+    if (position >= 0 && position < 32) out[static_cast<size_t>(loop.scope)] |= 1u << static_cast<uint32_t>(position);
+  }
+  return out;
+}
+
+bool Model::PassedToReiteratingCallee(const Site& loader) const {
+  if (project_ == nullptr || self_summary_ == nullptr) return false;
+  std::vector<std::pair<std::string_view, int>> names;  // (name, scope) the loader is bound to
+  for (const Binding& b : bindings_) {
+    if (b.kind == BindingKind::kAssign && b.position == -1 && b.value == loader.node)
+      names.emplace_back(b.name, b.scope);
+  }
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || &site == &loader || site.Arguments().IsNull()) continue;
+    int position = -1;
+    int index = 0;
+    for (ts::Node arg : NamedChildren(site.Arguments())) {
+      const K k = KindOf(arg);
+      if (k == K::kComment) continue;
+      if (k == K::kKeywordArgument || k == K::kListSplat || k == K::kDictionarySplat) break;
+      const std::string_view text = Text(Unparen(arg));
+      for (const auto& [name, scope] : names) {
+        if (text == name && scope == site.scope) position = index;
+      }
+      ++index;
+    }
+    if (position < 0 || position >= 32) continue;
+    for (const Callee& callee : ProjectCallees(site)) {
+      const auto function = ResolveCallee(callee);
+      if (function && (function->function->reiterated_parameters & (1u << static_cast<uint32_t>(position))) != 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool Model::ListOfLoadersHolds(ts::Node list, int scope, const Site& loader) const {
   // A name (or `self.x`) bound once to `[]`, that the file only ever appends loaders to.
   list = Unparen(list);

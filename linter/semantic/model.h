@@ -466,6 +466,12 @@ class Model {
   // iterates that part of its result more than once without calling it again (OutgoingCall's
   // `reiterated_results`).
   bool ReiteratedElsewhere(const Site& loader) const;
+  // With a project attached: whether the loader built at `loader` is passed by position to a function or
+  // method of another file that iterates that parameter once per epoch (FunctionSummary's
+  // `reiterated_parameters`): `simclr.train(train_loader)`.
+  bool PassedToReiteratingCallee(const Site& loader) const;
+  // By function scope, FunctionSummary::reiterated_parameters.
+  std::vector<uint32_t> ReiteratedParameters() const;
   // A batch of a loader: a loop target of a loop over a DataLoader call (not enumerate's counter), or a
   // value unpacked, indexed or assigned from one. Returns the loader's call, or null.
   const Site* BatchLoader(ts::Node expr, int scope) const;

@@ -135,6 +135,10 @@ struct FunctionSummary {
   // time in a loop (Model::ParameterUpdateLoops, TL501): the loop's line and column; 0 when it does not.
   uint32_t update_loop_line = 0;
   uint32_t update_loop_column = 0;
+  // The positional parameters (after `self`/`cls`; bit i for position i < 32) the function iterates in a
+  // loop inside another of its loops (`for epoch in ...: for x in tqdm(loader):`): a loader passed there
+  // is iterated once per epoch (TL203).
+  uint32_t reiterated_parameters = 0;
   friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 
@@ -245,6 +249,8 @@ struct FileSummary {
   // It reads the fields of a name it imports from a module that is no third party's (`from option import
   // args`, then `args.num_workers`): the index may give their values.
   bool imported_reads = false;
+  // It builds a DataLoader: a function of another file may iterate it once per epoch (TL203).
+  bool builds_loaders = false;
   std::vector<FieldSummary> fields;
   std::vector<OutgoingCall> calls;
   friend bool operator==(const FileSummary&, const FileSummary&) = default;

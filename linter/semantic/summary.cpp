@@ -242,6 +242,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     // A DataLoader, and a tensor factory that may be moved at once (TL205 reports it at any cadence).
     if (site.kind == SiteKind::kCall && (site.name == "DataLoader" || !DataFreeFactory(site).empty())) {
       out.device_candidates = true;
+      out.builds_loaders = out.builds_loaders || site.name == "DataLoader";
     }
   }
   // The explicit syncs (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `.synchronize()`) and the implicit
@@ -319,6 +320,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   std::vector<StepSummary> steps = StepsPerCall(file);
   std::vector<std::vector<ts::Node>> returns(scopes_.size());
   for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
+  const std::vector<uint32_t> reiterated_parameters = ReiteratedParameters();
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -359,6 +361,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       function.update_loop_line = at.line;
       function.update_loop_column = at.column;
     }
+    function.reiterated_parameters = reiterated_parameters[s];
     out.functions.push_back(std::move(function));
   }
   SummarizeValues(out);

@@ -20,7 +20,10 @@ epoch loop), by a loop in a function of the file that is called from inside a lo
 called once per epoch), by `yield from loader` inside a loop that does not build it (`while True: yield
 from loader`, a generator over the data without end), or by `iter(loader)` in an `except StopIteration:`
 handler (the iterator rebuilt each time it runs out, which starts the workers again), also of an element
-of a list bound to `[]` that the file only appends loaders to (`iter(self.loaders[i])`). The loader is followed through names, `self.` attributes assigned once, wrappers
+of a list bound to `[]` that the file only appends loaders to (`iter(self.loaders[i])`), or by a function
+or method of another file of the project that iterates the parameter it is passed to inside another of
+its loops (`trainer.fit(train_loader)` with `Trainer.fit` running the epoch loop; the call's positional
+arguments only). The loader is followed through names, `self.` attributes assigned once, wrappers
 (`enumerate`, `tqdm`, `zip`, `iter`), the parameters of functions of the file (and of a class's `__init__`)
 whose call sites all pass the same loader, functions of the file that return it (`self._prepare_dataloader
 (dataset)`), and either branch of `make(x) if x else None`. `num_workers` may be wrapped in `int(...)` or
@@ -182,7 +185,7 @@ class DataLoaderPersistentWorkers final : public Rule {
       const Applicability applicability = count->bound ? Applicability::kUnsafe : safety;
       const int64_t* workers = &count->least;
       if (!IteratedRepeatedly(model, call) && !model.PassedRepeatedly(call) && !model.Reiterated(call) &&
-          !model.ReiteratedElsewhere(call)) {
+          !model.ReiteratedElsewhere(call) && !model.PassedToReiteratingCallee(call)) {
         continue;
       }
       // A factory called once per epoch builds a new loader each time, whose workers cannot persist.
