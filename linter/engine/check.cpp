@@ -168,7 +168,7 @@ FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const Check
       provided = options.project_for(own);
       if (provided.index) {
         star = star_of(provided.index.get(), provided.module);
-        if (!star.empty()) {
+        if (semantic::ProjectIndex::BringsTorch(star)) {
           model = semantic::Model::Build(file, tree, star);
           own = model->Summarize(file);
         }

@@ -64,7 +64,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !StarImportsProject(*s) && !s->parameter_reads && !s->imported_reads && !s->builds_loaders &&
+        !StarImportsProject(*s) && !s->parameter_reads && s->imported_reads.empty() && !s->builds_loaders &&
         !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
         !originals[i]->collect_facts) {
       outcome.source.emplace(outcome.display_path, std::string());
@@ -89,8 +89,12 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   index_options.cache = options.summary_cache;
   // Files with `from m import *` of a module of the project learn what it binds (`torch`) only from the
   // index: their summaries are made again with it, and the index with them.
+  // (Only a module that imports torch can bring it.)
   const bool stars = std::any_of(seeds.begin(), seeds.end(),
-                                 [](const IndexSeed& seed) { return StarImportsProject(seed.summary); });
+                                 [](const IndexSeed& seed) { return StarImportsProject(seed.summary); }) &&
+                     std::any_of(seeds.begin(), seeds.end(), [](const IndexSeed& seed) {
+                       return semantic::ProjectIndex::BringsTorch(seed.summary.imports);
+                     });
   std::vector<IndexSeed> kept_seeds;
   if (stars) kept_seeds = seeds;
   BuiltIndex built = BuildProjectIndex(std::move(seeds), index_options);
@@ -102,7 +106,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
       const semantic::FileSummary* summary = built.modules[k].empty() ? nullptr : built.index->Find(built.modules[k]);
       if (summary == nullptr || !outcomes[i].source || !StarImportsProject(*summary)) continue;
       const std::vector<semantic::ImportSummary> star = built.index->StarBindings(*summary);
-      if (star.empty()) continue;
+      if (!semantic::ProjectIndex::BringsTorch(star)) continue;
       starred[i] = 1;
       if (auto again = SummarizeSource(*outcomes[i].source, star)) {
         again->path = kept_seeds[k].summary.path;
@@ -134,8 +138,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const bool values = summary->parameter_reads && index.Called(*summary);
     // A file that builds loaders and imports a module of the project may hand them to its functions.
     const bool loaders = summary->builds_loaders && ImportsProject(index, *summary);
-    if (device || catalog || values || loaders || summary->project_calls || summary->imported_reads ||
-        starred[i] != 0) {
+    const bool fields = index.ImportsFields(*summary);
+    if (device || catalog || values || loaders || fields || summary->project_calls || starred[i] != 0) {
       again.push_back(i);
     }
   }

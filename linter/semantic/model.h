@@ -894,8 +894,8 @@ class Model {
   // the file imports from a module of the project (`from option import args`), the values that
   // module's configuration gives it. False when the object is neither, or the module gives no such field.
   bool RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const;
-  // Whether the text reads an attribute of `name` (`name.x`): FileSummary::imported_reads.
-  bool ReadsFieldsOf(std::string_view name) const;
+  // The attributes the text reads of `name` (`name.x`), appended: FileSummary::imported_reads.
+  void FieldsReadOf(std::string_view name, std::vector<std::string>& out) const;
   // The loaders the file's function called at `call` returns.
   bool ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const;
   // For a name bound by a comprehension around it (`t` in `[t.to(d) for t in batch]`), the iterable of

@@ -156,6 +156,25 @@ std::vector<ImportSummary> ProjectIndex::StarBindings(const FileSummary& file) c
   return out;
 }
 
+bool ProjectIndex::BringsTorch(const std::vector<ImportSummary>& bindings) {
+  return std::any_of(bindings.begin(), bindings.end(), [](const ImportSummary& b) {
+    return b.canonical == "torch" || b.canonical.starts_with("torch.");
+  });
+}
+
+bool ProjectIndex::ImportsFields(const FileSummary& file) const {
+  if (file.imported_reads.empty()) return false;
+  return std::any_of(file.imports.begin(), file.imports.end(), [&](const ImportSummary& import) {
+    const size_t dot = import.canonical.rfind('.');
+    if (import.local == "*" || dot == std::string::npos) return false;
+    const FileSummary* module = ResolveModule(file, std::string_view(import.canonical).substr(0, dot));
+    if (module == nullptr || module == &file) return false;
+    return std::any_of(module->fields.begin(), module->fields.end(), [&](const FieldSummary& field) {
+      return std::binary_search(file.imported_reads.begin(), file.imported_reads.end(), field.name);
+    });
+  });
+}
+
 const FileSummary* ProjectIndex::ResolveModule(const FileSummary& from, std::string_view dotted) const {
   if (dotted.starts_with('.')) {
     // `from ..util import misc`: up from the importing file's package, one level per extra dot.

@@ -246,9 +246,9 @@ struct FileSummary {
   // (a guard period, a DataLoader argument, a copy of a batch); the fields its configuration objects
   // hold; its calls of functions (and classes) of other modules of the project.
   bool parameter_reads = false;
-  // It reads the fields of a name it imports from a module that is no third party's (`from option import
-  // args`, then `args.num_workers`): the index may give their values.
-  bool imported_reads = false;
+  // The attributes it reads of names it imports from modules that are no third party's (`from option
+  // import args`, then `args.num_workers`: "num_workers"), sorted: the index may give their values.
+  std::vector<std::string> imported_reads;
   // It builds a DataLoader: a function of another file may iterate it once per epoch (TL203).
   bool builds_loaders = false;
   std::vector<FieldSummary> fields;
@@ -370,6 +370,11 @@ class ProjectIndex {
   // modules m star-imports in turn (three levels), the nearest first. Python binds them in the file, so
   // `torch.cuda.empty_cache()` in a file that only has `from utils import *` is torch's.
   std::vector<ImportSummary> StarBindings(const FileSummary& file) const;
+  // Whether such bindings bring a name of torch (`torch`, `nn`, `DataLoader`): what the rules read.
+  static bool BringsTorch(const std::vector<ImportSummary>& bindings);
+  // Whether `file` reads a field (its `imported_reads`) of a name it imports from a module of the project
+  // whose configuration gives that field (FieldSummary).
+  bool ImportsFields(const FileSummary& file) const;
   // The module of the project a dotted name of `from` means ("option", ".misc"); nullptr when none.
   const FileSummary* Module(const FileSummary& from, std::string_view dotted) const {
     return ResolveModule(from, dotted);

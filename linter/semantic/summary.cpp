@@ -221,10 +221,12 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   out.catalog_facts = own_facts_;
   for (const Import& import : imports_) {
     out.imports.push_back({std::string(import.local), import.canonical});
-    if (!out.imported_reads && import.canonical.find('.') != std::string::npos && !ThirdParty(import.canonical)) {
-      out.imported_reads = ReadsFieldsOf(import.local);
+    if (import.canonical.find('.') != std::string::npos && !ThirdParty(import.canonical)) {
+      FieldsReadOf(import.local, out.imported_reads);
     }
   }
+  std::sort(out.imported_reads.begin(), out.imported_reads.end());
+  out.imported_reads.erase(std::unique(out.imported_reads.begin(), out.imported_reads.end()), out.imported_reads.end());
   // `from models import *` ties the file to the module as any import does (its convolutions, its CUDA);
   // no name resolves through "*".
   for (const std::string& module : star_imports_) {
@@ -502,16 +504,19 @@ void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, Fu
   if (!out.returned_elements.empty() && out.returned_source.known()) out.returned_source = {};
 }
 
-bool Model::ReadsFieldsOf(std::string_view name) const {
-  // A textual test, to decide whether the project pass checks the file again: `name.` after no
+void Model::FieldsReadOf(std::string_view name, std::vector<std::string>& out) const {
+  // A textual scan, to decide whether the project pass checks the file again: `name.attr` after no
   // identifier character.
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   for (size_t at = source_.find(name); at != std::string_view::npos; at = source_.find(name, at + 1)) {
-    const size_t end = at + name.size();
-    const bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(source_[at - 1])) != 0 ||
-                                     source_[at - 1] == '_' || source_[at - 1] == '.');
-    if (starts && end < source_.size() && source_[end] == '.') return true;
+    size_t end = at + name.size();
+    if ((at > 0 && (word(source_[at - 1]) || source_[at - 1] == '.')) || end >= source_.size() || source_[end] != '.') {
+      continue;
+    }
+    const size_t first = ++end;
+    while (end < source_.size() && word(source_[end])) ++end;
+    if (end > first) out.emplace_back(source_.substr(first, end - first));
   }
-  return false;
 }
 
 std::string Model::QualName(int scope) const {
