@@ -32,7 +32,13 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
     const std::string_view head = m_.Text(object);
     if (KindOf(object) != K::kIdentifier) return out;
     if (head != "self" && head != "cls") {
-      if (import_index_.count(head) == 0) InstanceCallees(head, out, site.name);
+      // Only where a class of the file has a method of that name (most such calls are a list's `append`).
+      const auto named = m_.FunctionsNamed(site.name);
+      const bool method = std::any_of(named.begin(), named.end(), [&](const auto& function) {
+        const int parent = m_.scopes_[static_cast<size_t>(function.second)].parent;
+        return parent >= 0 && m_.scopes_[static_cast<size_t>(parent)].kind == ScopeKind::kClass;
+      });
+      if (method && import_index_.count(head) == 0) InstanceCallees(head, out, site.name);
       return out;
     }
     name = site.name;
@@ -51,20 +57,42 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
 
 void Builder::InstanceCallees(std::string_view name, std::vector<int>& out, std::string_view method) const {
   // `model(x)` with `model = Net(...).cuda()` and `Net` a class of the file: Python runs its `__call__`,
-  // and an `nn.Module` runs its `forward`. Each binding of the name that builds such an object counts.
+  // and an `nn.Module` runs its `forward`; `obj.m(x)` runs its `m`. Each binding of the name that builds
+  // such an object counts. The classes that have the method come first (most names are bound to none).
+  std::vector<std::pair<std::string_view, int>> classes;  // (class name, the method's scope)
+  const auto add_methods = [&](std::string_view wanted) {
+    for (const auto& [function, scope] : m_.FunctionsNamed(wanted)) {
+      const int parent = m_.scopes_[static_cast<size_t>(scope)].parent;
+      if (parent < 0 || m_.scopes_[static_cast<size_t>(parent)].kind != ScopeKind::kClass) continue;
+      const std::string_view cls = m_.scopes_[static_cast<size_t>(parent)].name;
+      // A class's own `__call__` before its `forward`.
+      if (std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return c.first == cls; })) {
+        classes.emplace_back(cls, m_.ClassMethod(parent, wanted));
+      }
+    }
+  };
+  if (method.empty()) {
+    add_methods("__call__");
+    add_methods("forward");
+  } else {
+    add_methods(method);
+  }
+  if (classes.empty()) return;
   for (const Model::Binding& binding : m_.BindingsOf(name)) {
     if (binding.kind != Model::BindingKind::kAssign || binding.position != -1) continue;
+    const std::string_view text = m_.Text(binding.value);
+    if (std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return text.find(c.first) != text.npos; })) {
+      continue;
+    }
     // `Net(...).cuda()`, `.to(device)`, `.train()`, a DDP wrapper: the object the chain starts from.
     const ts::Node value = m_.SameObject(binding.value);
     if (KindOf(value) != K::kCall) continue;
     const ts::Node cls_name = Unparen(Field(value, F::kFunction));
     if (KindOf(cls_name) != K::kIdentifier || import_index_.count(m_.Text(cls_name)) != 0) continue;
-    for (size_t c = 0; c < m_.scopes_.size(); ++c) {
-      const Scope& cls = m_.scopes_[c];
-      if (cls.kind != ScopeKind::kClass || cls.name != m_.Text(cls_name)) continue;
-      const int call = m_.ClassMethod(static_cast<int>(c), method.empty() ? "__call__" : method);
-      const int target = call >= 0 || !method.empty() ? call : m_.ClassMethod(static_cast<int>(c), "forward");
-      if (target >= 0 && std::find(out.begin(), out.end(), target) == out.end()) out.push_back(target);
+    for (const auto& [cls, target] : classes) {
+      if (cls == m_.Text(cls_name) && target >= 0 && std::find(out.begin(), out.end(), target) == out.end()) {
+        out.push_back(target);
+      }
     }
   }
 }
