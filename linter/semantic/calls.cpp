@@ -58,42 +58,30 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
 void Builder::InstanceCallees(std::string_view name, std::vector<int>& out, std::string_view method) const {
   // `model(x)` with `model = Net(...).cuda()` and `Net` a class of the file: Python runs its `__call__`,
   // and an `nn.Module` runs its `forward`; `obj.m(x)` runs its `m`. Each binding of the name that builds
-  // such an object counts. The classes that have the method come first (most names are bound to none).
-  std::vector<std::pair<std::string_view, int>> classes;  // (class name, the method's scope)
-  const auto add_methods = [&](std::string_view wanted) {
+  // such an object counts.
+  // The method `wanted` of the classes of the file named `cls` (the last one a class defines wins).
+  const auto method_of = [&](std::string_view cls, std::string_view wanted) {
+    int found = -1;
     for (const auto& [function, scope] : m_.FunctionsNamed(wanted)) {
       const int parent = m_.scopes_[static_cast<size_t>(scope)].parent;
-      if (parent < 0 || m_.scopes_[static_cast<size_t>(parent)].kind != ScopeKind::kClass) continue;
-      const std::string_view cls = m_.scopes_[static_cast<size_t>(parent)].name;
-      // A class's own `__call__` before its `forward`.
-      if (std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return c.first == cls; })) {
-        classes.emplace_back(cls, m_.ClassMethod(parent, wanted));
+      if (parent >= 0 && m_.scopes_[static_cast<size_t>(parent)].kind == ScopeKind::kClass &&
+          m_.scopes_[static_cast<size_t>(parent)].name == cls) {
+        found = scope;
       }
     }
+    return found;
   };
-  if (method.empty()) {
-    add_methods("__call__");
-    add_methods("forward");
-  } else {
-    add_methods(method);
-  }
-  if (classes.empty()) return;
   for (const Model::Binding& binding : m_.BindingsOf(name)) {
     if (binding.kind != Model::BindingKind::kAssign || binding.position != -1) continue;
-    const std::string_view text = m_.Text(binding.value);
-    if (std::none_of(classes.begin(), classes.end(), [&](const auto& c) { return text.find(c.first) != text.npos; })) {
-      continue;
-    }
     // `Net(...).cuda()`, `.to(device)`, `.train()`, a DDP wrapper: the object the chain starts from.
     const ts::Node value = m_.SameObject(binding.value);
     if (KindOf(value) != K::kCall) continue;
     const ts::Node cls_name = Unparen(Field(value, F::kFunction));
     if (KindOf(cls_name) != K::kIdentifier || import_index_.count(m_.Text(cls_name)) != 0) continue;
-    for (const auto& [cls, target] : classes) {
-      if (cls == m_.Text(cls_name) && target >= 0 && std::find(out.begin(), out.end(), target) == out.end()) {
-        out.push_back(target);
-      }
-    }
+    const std::string_view cls = m_.Text(cls_name);
+    int target = method_of(cls, method.empty() ? "__call__" : method);
+    if (target < 0 && method.empty()) target = method_of(cls, "forward");
+    if (target >= 0 && std::find(out.begin(), out.end(), target) == out.end()) out.push_back(target);
   }
 }
 
