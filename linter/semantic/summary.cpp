@@ -789,8 +789,13 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
   const Binding* parameter = SingleBinding(Text(object), scope);
   if (parameter == nullptr) return BindingsOf(Text(object)).empty() && imported(object, scope, out);
   if (parameter->kind != BindingKind::kParameter) return false;
+  // The function writes the field itself (`args.workers = 0`): what the callers gave may not be what is read.
+  const auto writes = BindingsOf(std::string(Text(object)) + "." + std::string(field));
+  const bool written = std::any_of(writes.begin(), writes.end(),
+                                   [&](const Binding& b) { return b.scope == parameter->scope; });
   // `def main(args)` called in the file only as `main(args)` with such an import.
   if (!CallersOf(parameter->scope).empty()) {
+    if (written) return false;
     std::vector<Value> values;
     if (!EveryCallerPasses(*parameter, [&](ts::Node value, int at) { return imported(Unparen(value), at, values); })) {
       return false;
@@ -800,9 +805,7 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
   }
   const std::vector<RemoteArgument> arguments = RemoteArguments(*parameter);
   if (arguments.empty()) return false;
-  // The function writes the field itself (`args.workers = 0`): what the callers gave may not be what is read.
-  const auto writes = BindingsOf(std::string(Text(object)) + "." + std::string(field));
-  if (std::any_of(writes.begin(), writes.end(), [&](const Binding& b) { return b.scope == parameter->scope; })) {
+  if (written) {
     out.emplace_back();
     return true;
   }
