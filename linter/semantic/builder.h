@@ -194,7 +194,8 @@ class Builder {
   // A name that counts a loop's iterations: the target of `for i in range(...)`, enumerate's counter, or a
   // parameter of a function of the file that every call of the file passes such a counter.
   bool IterationCounter(ts::Node name, int scope, int depth) const;
-  bool UnderSkipGuard(const Site& site, TextRange within) const;
+  // Whether `offset` lies in the rest of a block that `if i % N != 0: continue` of `scope` skips, inside `within`.
+  bool UnderSkipGuard(uint32_t offset, int scope, TextRange within) const;
   void FindHooks();
   void ClassifyLoops();
   void MarkHostBatches();

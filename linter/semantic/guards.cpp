@@ -250,19 +250,13 @@ bool Builder::RareBetween(ts::Node inner, ts::Node outer, int scope) const {
       return true;
     }
   }
-  for (int index : skip_guards_) {
-    const Guard& guard = m_.guards_[static_cast<size_t>(index)];
-    if (guard.scope == scope && guard.rest.Contains(at.begin) && within.Contains(guard.rest)) return true;
-  }
-  return false;
+  return UnderSkipGuard(at.begin, scope, within);
 }
 
-bool Builder::UnderSkipGuard(const Site& site, TextRange within) const {
+bool Builder::UnderSkipGuard(uint32_t offset, int scope, TextRange within) const {
   for (int index : skip_guards_) {
     const Guard& guard = m_.guards_[static_cast<size_t>(index)];
-    if (guard.scope == site.scope && guard.rest.Contains(site.node.StartByte()) && within.Contains(guard.rest)) {
-      return true;
-    }
+    if (guard.scope == scope && guard.rest.Contains(offset) && within.Contains(guard.rest)) return true;
   }
   return false;
 }

@@ -360,12 +360,16 @@ bool Model::StartsRepeatedly(int loop) const {
   return ScopeRunsInLoop(loops_[static_cast<size_t>(loop)].scope);
 }
 
-bool Model::PassedRepeatedly(const Site& loader) const {
-  std::vector<std::pair<std::string_view, int>> names;  // (name, scope) the loader is bound to
+std::vector<std::pair<std::string_view, int>> Model::NamesOf(const Site& call) const {
+  std::vector<std::pair<std::string_view, int>> names;
   for (const Binding& b : bindings_) {
-    if (b.kind == BindingKind::kAssign && b.position == -1 && b.value == loader.node)
-      names.emplace_back(b.name, b.scope);
+    if (b.kind == BindingKind::kAssign && b.position == -1 && b.value == call.node) names.emplace_back(b.name, b.scope);
   }
+  return names;
+}
+
+bool Model::PassedRepeatedly(const Site& loader) const {
+  const std::vector<std::pair<std::string_view, int>> names = NamesOf(loader);
   if (names.empty()) return false;
   auto runs_repeatedly = [&](const Site& site) { return site.loop >= 0 || ScopeRunsInLoop(site.scope); };
   // A loader built anew each time (in a loop, or in a function a loop calls) starts its workers anew
@@ -391,20 +395,19 @@ bool Model::PassedRepeatedly(const Site& loader) const {
 }
 
 std::vector<uint32_t> Model::ReiteratedParameters() const {
-  static constexpr std::array<std::string_view, 3> kWrappers = {"tqdm", "enumerate", "iter"};
   std::vector<uint32_t> out(scopes_.size(), 0);
   for (const Loop& loop : loops_) {
     if (loop.kind != LoopKind::kFor || loop.parent < 0) continue;
-    // `tqdm(loader)`, `enumerate(loader)`, `iter(loader)`: the loader itself.
+    // `tqdm(loader)`, `enumerate(loader)`, `iter(loader)`: the loader itself (as ResultSource reads them).
     ts::Node iterable = Unparen(loop.iterable);
     for (int depth = 0; depth < 4 && KindOf(iterable) == K::kCall; ++depth) {
-      const ts::Node callee = Unparen(Field(iterable, F::kFunction));
-      const ts::Node args = Field(iterable, F::kArguments);
-      if (KindOf(callee) != K::kIdentifier || !OneOf(Text(callee), kWrappers) || args.IsNull() ||
-          args.NamedChildCount() == 0) {
+      const Site* wrapper = SiteOf(iterable);
+      if (wrapper == nullptr || wrapper->kind != SiteKind::kCall || !wrapper->Receiver().IsNull() ||
+          !OneOf(wrapper->name, kWrappers) || wrapper->name == "zip" || wrapper->Arguments().IsNull() ||
+          wrapper->Arguments().NamedChildCount() == 0) {
         break;
       }
-      iterable = Unparen(args.NamedChild(0));
+      iterable = Unparen(wrapper->Arguments().NamedChild(0));
     }
     if (KindOf(iterable) != K::kIdentifier) continue;
     const Binding* parameter = SingleBinding(Text(iterable), loop.scope);
@@ -417,11 +420,7 @@ std::vector<uint32_t> Model::ReiteratedParameters() const {
 
 bool Model::PassedToReiteratingCallee(const Site& loader) const {
   if (project_ == nullptr || self_summary_ == nullptr) return false;
-  std::vector<std::pair<std::string_view, int>> names;  // (name, scope) the loader is bound to
-  for (const Binding& b : bindings_) {
-    if (b.kind == BindingKind::kAssign && b.position == -1 && b.value == loader.node)
-      names.emplace_back(b.name, b.scope);
-  }
+  const std::vector<std::pair<std::string_view, int>> names = NamesOf(loader);
   for (const Site& site : sites_) {
     if (site.kind != SiteKind::kCall || &site == &loader || site.Arguments().IsNull()) continue;
     int position = -1;

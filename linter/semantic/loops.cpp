@@ -399,7 +399,7 @@ Builder::StepOf Builder::StepLoopOf(const Site& site) const {
       const Guard& guard = m_.guards_[static_cast<size_t>(g)];
       if (guard.rare() && loop_range.Contains(guard.block.Range())) return {};
     }
-    if (UnderSkipGuard(site, loop_range)) return {};
+    if (UnderSkipGuard(site.node.StartByte(), site.scope, loop_range)) return {};
     return {step, m_.loops_[static_cast<size_t>(step)].cadence};
   }
   // Otherwise in a function that runs every step, outside any periodic guard or epoch loop in it.
@@ -411,7 +411,7 @@ Builder::StepOf Builder::StepLoopOf(const Site& site) const {
   for (int l = site.loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
     if (m_.loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return {};
   }
-  if (UnderSkipGuard(site, scope.node.Range())) return {};
+  if (UnderSkipGuard(site.node.StartByte(), site.scope, scope.node.Range())) return {};
   return {scope.step_loop, scope.cadence};
 }
 

@@ -470,6 +470,8 @@ class Model {
   // method of another file that iterates that parameter once per epoch (FunctionSummary's
   // `reiterated_parameters`): `simclr.train(train_loader)`.
   bool PassedToReiteratingCallee(const Site& loader) const;
+  // The names (and their scopes) that a plain assignment binds to what the call returns.
+  std::vector<std::pair<std::string_view, int>> NamesOf(const Site& call) const;
   // By function scope, FunctionSummary::reiterated_parameters.
   std::vector<uint32_t> ReiteratedParameters() const;
   // A batch of a loader: a loop target of a loop over a DataLoader call (not enumerate's counter), or a
