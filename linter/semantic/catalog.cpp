@@ -96,14 +96,14 @@ bool UpdatesFromGradient(const Model& model, ts::Node body, std::string_view tar
   return false;
 }
 
-// The optimizers a call named `step` may step: its receiver (`optimizer.step()`), and for a loss scaler's
-// `scaler.step(optimizer)` its first argument.
-std::vector<ts::Node> SteppedOptimizers(const Site& call) {
+// The optimizers a call of the optimizer method `method` may run it on: its receiver (`optimizer.step()`,
+// `optimizer.first_step()`), and for a loss scaler's `scaler.step(optimizer)` its first argument.
+std::vector<ts::Node> SteppedOptimizers(const Site& call, std::string_view method = "step") {
   std::vector<ts::Node> out;
-  if (call.kind != SiteKind::kCall || call.name != "step" || call.Receiver().IsNull()) return out;
+  if (call.kind != SiteKind::kCall || call.name != method || call.Receiver().IsNull()) return out;
   out.push_back(call.Receiver());
   const ts::Node args = call.Arguments();
-  if (!args.IsNull() && args.NamedChildCount() > 0 && !args.NamedChild(0).Is("keyword_argument")) {
+  if (method == "step" && !args.IsNull() && args.NamedChildCount() > 0 && !args.NamedChild(0).Is("keyword_argument")) {
     out.push_back(args.NamedChild(0));
   }
   return out;
@@ -222,19 +222,33 @@ std::vector<Model::UpdateLoop> Model::ParameterUpdateLoops() const {
     if (!RunsEveryTrainingStep(static_cast<int>(i))) continue;
     if (UpdatesFromGradient(*this, loop.body, Text(loop.target))) out.push_back({static_cast<int>(i), nullptr});
   }
-  // The `step` of an optimizer class of the file, once each, at the first training step that calls it.
-  for (const uint32_t index : CallsNamed("step")) {
-    const Site& call = sites_[index];
-    if (call.cadence != Cadence::kTrainingStep) continue;
-    for (const ts::Node optimizer : SteppedOptimizers(call)) {
-      const ValueSource source = SourceOf(optimizer, call.scope, 0);
-      const ConfigClass* cls = source.known() && source.element < 0 ? ClassNamed(source.call) : nullptr;
-      if (cls == nullptr) continue;
-      const int method = ClassMethod(cls->scope, "step");
-      const int loop = method >= 0 ? OptimizerUpdateLoop(method) : -1;
-      const bool seen = std::any_of(out.begin(), out.end(), [&](const UpdateLoop& u) { return u.loop == loop; });
-      if (loop >= 0 && !seen) out.push_back({loop, &call});
+  // A method of an optimizer class of the file (`step`, SAM's `first_step`), once each, at the first
+  // training step that calls it.
+  for (const std::string_view method : OptimizerUpdateMethods()) {
+    for (const uint32_t index : CallsNamed(method)) {
+      const Site& call = sites_[index];
+      if (call.cadence != Cadence::kTrainingStep) continue;
+      for (const ts::Node optimizer : SteppedOptimizers(call, method)) {
+        const ValueSource source = SourceOf(optimizer, call.scope, 0);
+        const ConfigClass* cls = source.known() && source.element < 0 ? ClassNamed(source.call) : nullptr;
+        if (cls == nullptr) continue;
+        const int found = ClassMethod(cls->scope, method);
+        const int loop = found >= 0 ? OptimizerUpdateLoop(found) : -1;
+        const bool seen = std::any_of(out.begin(), out.end(), [&](const UpdateLoop& u) { return u.loop == loop; });
+        if (loop >= 0 && !seen) out.push_back({loop, &call});
+      }
     }
+  }
+  return out;
+}
+
+std::vector<std::string_view> Model::OptimizerUpdateMethods() const {
+  std::vector<std::string_view> out;
+  for (size_t s = 0; s < scopes_.size(); ++s) {
+    if (scopes_[s].kind != ScopeKind::kFunction) continue;
+    const std::string_view name = scopes_[s].name;
+    if (std::find(out.begin(), out.end(), name) != out.end()) continue;
+    if (OptimizerUpdateLoop(static_cast<int>(s)) >= 0) out.push_back(name);
   }
   return out;
 }
@@ -256,7 +270,8 @@ bool Model::DerivesFromOptimizer(int cls, int depth) const {
 
 int Model::OptimizerUpdateLoop(int method) const {
   const Scope& scope = scopes_[static_cast<size_t>(method)];
-  if (scope.kind != ScopeKind::kFunction || scope.name != "step" || scope.parent < 0 ||
+  // Any method but the special ones (`__init__` sets up state; the training step calls the others).
+  if (scope.kind != ScopeKind::kFunction || scope.name.starts_with("__") || scope.parent < 0 ||
       scopes_[static_cast<size_t>(scope.parent)].kind != ScopeKind::kClass || !DerivesFromOptimizer(scope.parent, 0)) {
     return -1;
   }
@@ -268,17 +283,25 @@ int Model::OptimizerUpdateLoop(int method) const {
   return -1;
 }
 
-std::optional<Model::RemoteUpdateLoop> Model::CrossFileUpdateLoop(const Site& call) const {
-  if (project_ == nullptr || self_summary_ == nullptr || call.cadence != Cadence::kTrainingStep) return std::nullopt;
-  for (const ts::Node optimizer : SteppedOptimizers(call)) {
-    const auto cls = ClassOf(optimizer, call.scope);
-    if (!cls || cls->file == self_summary_) continue;  // the file's own classes: ParameterUpdateLoops
-    const auto step = project_->MethodOf(*cls, "step");
-    if (!step || step->function->update_loop_line == 0) continue;
-    return RemoteUpdateLoop{step->file->path, step->function->update_loop_line, step->function->update_loop_column,
-                            step->function->qualname};
+std::vector<Model::RemoteUpdateLoop> Model::CrossFileUpdateLoops() const {
+  std::vector<RemoteUpdateLoop> out;
+  if (project_ == nullptr || self_summary_ == nullptr) return out;
+  for (const std::string& method : project_->UpdateLoopMethods()) {
+    for (const uint32_t index : CallsNamed(method)) {
+      const Site& call = sites_[index];
+      if (call.cadence != Cadence::kTrainingStep) continue;
+      for (const ts::Node optimizer : SteppedOptimizers(call, method)) {
+        const auto cls = ClassOf(optimizer, call.scope);
+        if (!cls || cls->file == self_summary_) continue;  // the file's own classes: ParameterUpdateLoops
+        const auto found = project_->MethodOf(*cls, method);
+        if (!found || found->function->update_loop_line == 0) continue;
+        out.push_back({&call, found->file->path, found->function->update_loop_line, found->function->update_loop_column,
+                       found->function->qualname});
+        break;
+      }
+    }
   }
-  return std::nullopt;
+  return out;
 }
 
 bool Model::StepsProjectOptimizer(const Site& call) const {

@@ -380,24 +380,27 @@ class Model {
   // Loops that update parameters by hand on every training step, whose body changes the loop's target `p`
   // (or `p.data`) in place from a gradient (`p.data.add_(p.grad, alpha=-lr)`, `p -= lr * p.grad`, or
   // through names that carry it: `d_p = p.grad; buf.mul_(m).add_(d_p); p.add_(buf, alpha=-lr)`):
-  // `for p in model.parameters():` run every step, and the loop of the `step` method of a
-  // `torch.optim.Optimizer` subclass of the file (directly or through classes of the file) over the
-  // parameters of a group, when a training step calls it (`optimizer.step()`, `scaler.step(optimizer)`
-  // on an instance of the class); `step` is that call (the first), null for the former.
+  // `for p in model.parameters():` run every step, and the loop of a method of a `torch.optim.Optimizer`
+  // subclass of the file (directly or through classes of the file) over the parameters of a group, when a
+  // training step calls that method on an instance of the class (`optimizer.step()`,
+  // `scaler.step(optimizer)`, SAM's `optimizer.first_step()`); `step` is that call (the first), null for
+  // the former.
   struct UpdateLoop {
     int loop = -1;  // index into Loops()
     const Site* step = nullptr;
   };
   std::vector<UpdateLoop> ParameterUpdateLoops() const;
-  // A training step's `optimizer.step()` (or `scaler.step(optimizer)`) on an instance of a class of another
-  // file of the project whose `step` is such a loop (FunctionSummary::update_loop_line): where the loop is.
+  // A training step's call of a method (`optimizer.step()`, `scaler.step(optimizer)`,
+  // `optimizer.first_step()`) on an instance of a class of another file of the project whose method is
+  // such a loop (FunctionSummary::update_loop_line): the call, and where the loop is.
   struct RemoteUpdateLoop {
+    const Site* call = nullptr;
     std::string path;
     uint32_t line = 0;
     uint32_t column = 0;
-    std::string function;  // "LARS.step"
+    std::string function;  // "LARS.step", "SAM.first_step"
   };
-  std::optional<RemoteUpdateLoop> CrossFileUpdateLoop(const Site& call) const;
+  std::vector<RemoteUpdateLoop> CrossFileUpdateLoops() const;
   // Whether the loop runs on every training step (inside a training step loop, or in a function the
   // step loop calls).
   bool RunsEveryTrainingStep(int loop) const;
@@ -653,6 +656,8 @@ class Model {
   // none); whether a call named `step` steps an optimizer whose class another file may tell.
   bool DerivesFromOptimizer(int cls, int depth) const;
   int OptimizerUpdateLoop(int method) const;
+  // The names of the file's methods that OptimizerUpdateLoop finds a loop in.
+  std::vector<std::string_view> OptimizerUpdateMethods() const;
   bool StepsProjectOptimizer(const Site& call) const;
   // Whether a loop of the file runs `scope` (a function) more than once: a call of it inside a loop, or a
   // call in a function that such a call reaches (loaders.cpp).

@@ -365,6 +365,16 @@ std::optional<ProjectIndex::Function> ProjectIndex::CallOperator(const ClassRef&
 
 void ProjectIndex::Finish() {
   const size_t n = files_.size();
+  for (const auto& file : files_) {
+    for (const FunctionSummary& function : file->functions) {
+      if (function.update_loop_line == 0) continue;
+      const size_t dot = function.qualname.rfind('.');
+      update_loop_methods_.push_back(dot == std::string::npos ? function.qualname : function.qualname.substr(dot + 1));
+    }
+  }
+  std::sort(update_loop_methods_.begin(), update_loop_methods_.end());
+  update_loop_methods_.erase(std::unique(update_loop_methods_.begin(), update_loop_methods_.end()),
+                             update_loop_methods_.end());
   component_.resize(n);
   std::iota(component_.begin(), component_.end(), size_t{0});
   std::function<size_t(size_t)> root = [&](size_t i) {

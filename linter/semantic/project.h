@@ -131,8 +131,9 @@ struct FunctionSummary {
   ValueSource returned_source;
   std::vector<ValueSource> returned_elements;
   StepSummary step;
-  // The `step` method of a `torch.optim.Optimizer` subclass that updates the parameters one tensor at a
-  // time in a loop (Model::ParameterUpdateLoops, TL501): the loop's line and column; 0 when it does not.
+  // A method of a `torch.optim.Optimizer` subclass (`step`, `first_step`) that updates the parameters one
+  // tensor at a time in a loop (Model::ParameterUpdateLoops, TL501): the loop's line and column; 0 when it
+  // does not.
   uint32_t update_loop_line = 0;
   uint32_t update_loop_column = 0;
   // The positional parameters (after `self`/`cls`; bit i for position i < 32) the function iterates in a
@@ -363,6 +364,9 @@ class ProjectIndex {
   std::optional<Function> CallOperator(const ClassRef& cls) const;
   // The method `method` of the class, through its bases of the project.
   std::optional<Function> MethodOf(const ClassRef& cls, std::string_view method) const;
+  // The names of the methods of the project with an update loop (FunctionSummary::update_loop_line),
+  // sorted: `step`, `first_step`.
+  const std::vector<std::string>& UpdateLoopMethods() const { return update_loop_methods_; }
   // Whether some file of the index calls a function of `file`.
   bool Called(const FileSummary& file) const;
   // The names `from m import *` of modules of the project brings into `file`: the public imports of m
@@ -402,6 +406,7 @@ class ProjectIndex {
   // (callee module, qualname) -> the calls of it from other files, found by Finish.
   std::unordered_map<std::string, std::vector<Incoming>> incoming_;
   std::unordered_set<std::string> called_;  // modules in incoming_
+  std::vector<std::string> update_loop_methods_;
   // Syncs functions run through other modules' functions (SyncOf), found by Finish, by SyncFamily.
   std::unordered_map<const FunctionSummary*, Sync> forwarded_[kSyncFamilies];
   void ForwardSyncs();

@@ -1,7 +1,7 @@
 // TL501 optimizer-not-fused: `Adam`/`AdamW`/`SGD` with `foreach=False`, or a hand-written update loop
-// over the parameters (`for p in model.parameters():` in the step loop, or the `step` of an optimizer
-// class the training step calls), where the target PyTorch has a fused optimizer that updates them all in
-// a few kernels.
+// over the parameters (`for p in model.parameters():` in the step loop, or a method of an optimizer
+// class the training step calls: `step`, SAM's `first_step`), where the target PyTorch has a fused optimizer that
+// updates them all in a few kernels.
 #include <fmt/core.h>
 
 #include "crosscheck/evidence.h"
@@ -17,10 +17,10 @@ Checks, in scripts that run on CUDA, for `torch.optim.Adam`, `AdamW` and `SGD` c
 loops that update the parameters by hand on every training step: `for p in model.parameters():` whose
 body changes `p` or `p.data` in place from a gradient (`p.data.add_(p.grad, alpha=-lr)`,
 `p -= lr * p.grad`, or through names that carry the gradient: `d_p = p.grad`, `buf.mul_(m).add_(d_p)`,
-`p.add_(buf, alpha=-lr)`). The same loop in the `step` method of a hand-written optimizer, a subclass of
-`torch.optim.Optimizer` (`class LARS(optim.Optimizer)` whose `step` runs `for p in group["params"]:`), is
-reported when a training step calls it on an instance of the class (`optimizer.step()`,
-`scaler.step(optimizer)`): at the loop, with the training step's call as the related location, or, for a
+`p.add_(buf, alpha=-lr)`). The same loop in a method of a hand-written optimizer, a subclass of
+`torch.optim.Optimizer` (`class LARS(optim.Optimizer)` whose `step` runs `for p in group["params"]:`, or
+SAM's `first_step`), is reported when a training step calls that method on an instance of the class
+(`optimizer.step()`, `scaler.step(optimizer)`, `optimizer.first_step()`): at the loop, with the training step's call as the related location, or, for a
 class of another file of the project, at the call, with the loop as the related location. It reports only when the target PyTorch has `fused=True` for that optimizer:
 Adam and AdamW from 2.0, SGD from 2.3 (a hand-written loop from 2.0, the first release with fused
 `torch.optim` optimizers). A default `Adam(...)` is not reported: since 2.0 it already takes the
@@ -68,7 +68,8 @@ multi-tensor or fused kernels (`multi_tensor_apply`, `fused`); the time saved is
 overhead: its host time above the GPU time of its kernels, since fused kernels still do the arithmetic.
 An optimizer whose kernels are mostly multi-tensor or fused refutes it; no `Optimizer.step` in the
 profiled steps is `not observed`. A hand-written optimizer class is judged the same way: PyTorch profiles
-the `step` of every `torch.optim.Optimizer` subclass as `Optimizer.step#LARS.step`, stacks or not. A hand-written loop is confirmed by the kernels launched from its
+the `step` of every `torch.optim.Optimizer` subclass as `Optimizer.step#LARS.step`, stacks or not. Another
+method of the class (`first_step`) runs outside that record, so it is judged as a hand-written loop. A hand-written loop is confirmed by the kernels launched from its
 line (a trace with stacks), of which half the time is counted as saved; without stacks it is
 `unverifiable`. A trace without CUDA activity is `unverifiable`.
 
@@ -184,11 +185,12 @@ class OptimizerNotFused final : public Rule {
         out.push_back(std::move(diagnostic));
         continue;
       }
-      // The `step` of an optimizer class of the file: reported at its loop, with the training step's call.
+      // A method of an optimizer class of the file: reported at its loop, with the training step's call.
       const semantic::Scope& method = model.Scopes()[static_cast<size_t>(loop.scope)];
-      const std::string function = fmt::format("{}.step", model.Scopes()[static_cast<size_t>(method.parent)].name);
+      const std::string function = fmt::format("{}.{}", model.Scopes()[static_cast<size_t>(method.parent)].name,
+                                               method.name);
       Diagnostic diagnostic = MakeDiagnostic(header, "optimizer-class", {{"function", function, {}}});
-      diagnostic.payload = FusedFinding{false, function};
+      diagnostic.payload = Payload(method.name, function);
       RelatedLocation related;
       related.range = update.step->node.Range();
       SetMessage(related, "related-step", {{"function", function, {}}});
@@ -196,16 +198,24 @@ class OptimizerNotFused final : public Rule {
       out.push_back(std::move(diagnostic));
     }
     // An optimizer class of another file: reported at the training step's call, with the loop related.
-    for (uint32_t index : model.CallsNamed("step")) {
-      const semantic::Site& call = model.Sites()[index];
-      const auto remote = model.CrossFileUpdateLoop(call);
-      if (!remote) continue;
-      Diagnostic diagnostic = MakeDiagnostic(call.node.Range(), "remote-class", {{"function", remote->function, {}}});
-      diagnostic.payload = FusedFinding{false, remote->function};
-      diagnostic.related.push_back(MakeRelated(remote->path, remote->line, remote->column, "related-loop",
-                                               {{"function", remote->function, {}}}));
+    for (const semantic::Model::RemoteUpdateLoop& remote : model.CrossFileUpdateLoops()) {
+      Diagnostic diagnostic = MakeDiagnostic(remote.call->node.Range(), "remote-class",
+                                             {{"function", remote.function, {}}});
+      const size_t dot = remote.function.rfind('.');
+      diagnostic.payload = Payload(dot == std::string::npos ? remote.function : remote.function.substr(dot + 1),
+                                   remote.function);
+      diagnostic.related.push_back(
+          MakeRelated(remote.path, remote.line, remote.column, "related-loop", {{"function", remote.function, {}}}));
       out.push_back(std::move(diagnostic));
     }
+  }
+
+ private:
+  // PyTorch profiles an optimizer's `step` as `Optimizer.step#LARS.step`, so a `step` is judged by the
+  // kernels under it; another method (`first_step`) runs outside that record and is judged as a loop, by
+  // the kernels of its line.
+  static FusedFinding Payload(std::string_view method, const std::string& function) {
+    return method == "step" ? FusedFinding{false, function} : FusedFinding{true, {}};
   }
 };
 

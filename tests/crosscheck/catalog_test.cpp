@@ -197,6 +197,42 @@ TEST_CASE("TL501 of a hand-written optimizer class on the ResNet50 V100 trace: j
   CHECK(e.saved_ms_per_step > 0.0);
 }
 
+constexpr std::string_view kSamFirstStep = R"py(import torch
+
+
+class SAM(torch.optim.Optimizer):
+    @torch.no_grad()
+    def first_step(self):
+        for g in self.param_groups:
+            for p in g["params"]:
+                p.add_(p.grad, alpha=g["rho"])
+
+
+def train(model, loader, criterion):
+    optimizer = SAM(model.parameters(), {"rho": 0.05})
+    for inputs, labels in loader:
+        loss = criterion(model(inputs.cuda()), labels.cuda())
+        loss.backward()
+        optimizer.first_step()
+        optimizer.step()
+)py";
+
+TEST_CASE("TL501 of an optimizer method other than step, on the ResNet50 V100 trace: not judged by Optimizer.step") {
+  // `first_step` runs outside the `Optimizer.step#...` record: the trace's SGD.step kernels (161 parameter
+  // tensors, which confirm a `step` finding above) say nothing about it, and without stacks its own
+  // kernels cannot be told apart.
+  auto cc = Shared(kResnet0);
+  if (!cc) return;
+  const Selected s = CheckSelected(std::string(kSamFirstStep), {"TL501"}, TorchVersion{2, 3});
+  const Diagnostic* d = s.Find("TL501");
+  REQUIRE(d != nullptr);
+  CHECK(d->message.find("SAM.first_step") != std::string::npos);
+  const Evidence e = ConfirmAtStep(*cc, *s.file, *d);
+  INFO(e.summary);
+  CHECK(e.verdict == Verdict::kUnverifiable);
+  CHECK(e.summary.find("with_stack=True") != std::string::npos);
+}
+
 constexpr std::string_view kAdamForeachFalse = R"py(import torch
 
 

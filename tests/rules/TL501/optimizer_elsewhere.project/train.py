@@ -3,6 +3,7 @@
 import torch
 
 from lars import LARS, Unused
+from sam import SAM
 
 
 def train(model, loader):
@@ -21,6 +22,17 @@ def train_amp(model, loader):
         scaler.scale(loss).backward()
         scaler.step(optimizer)  # error: [TL501]
         scaler.update()
+
+
+def train_sam(model, loader):
+    optimizer = SAM(model.parameters(), torch.optim.SGD, lr=0.1)
+    for x, y in loader:
+        model(x.cuda()).sum().backward()
+        optimizer.first_step(zero_grad=True)  # error: [TL501]
+        model(x.cuda()).sum().backward()
+        optimizer.second_step(zero_grad=True)
+    # Outside the training step: not reported.
+    optimizer.first_step()
 
 
 def evaluate(model, loader):
