@@ -277,6 +277,34 @@ Value Model::ResolveDepth(ts::Node expr, int scope, int depth) const {
       if (inner.kind == ValueKind::kUnknown) out.at_least = inner.at_least;
       return inner.kind == ValueKind::kInt ? inner : out;
     }
+    case K::kComparison: {
+      // `args.optimizer == "lars"`: one `==` or `!=` between two known strings, ints or bools.
+      if (expr.NamedChildCount() != 2 || expr.ChildCount() != 3) return out;
+      const std::string_view op = Text(expr.Child(1));
+      if (op != "==" && op != "!=") return out;
+      // The literal side first (usually one is): the other is followed only when it resolves.
+      const bool swap = KindOf(Unparen(expr.NamedChild(0))) != K::kString &&
+                        KindOf(Unparen(expr.NamedChild(1))) == K::kString;
+      const Value a = ResolveDepth(expr.NamedChild(swap ? 1 : 0), scope, depth + 1);
+      if (!a.known()) return out;
+      const Value b = ResolveDepth(expr.NamedChild(swap ? 0 : 1), scope, depth + 1);
+      bool equal = false;
+      if (a.kind == ValueKind::kString && b.kind == ValueKind::kString) {
+        // Raw contents: a string with an escape is compared only with itself.
+        if (a.string_value.find('\\') != std::string_view::npos ||
+            b.string_value.find('\\') != std::string_view::npos) {
+          return out;
+        }
+        equal = a.string_value == b.string_value;
+      } else if (a.AsInt().has_value() && b.AsInt().has_value()) {
+        equal = *a.AsInt() == *b.AsInt();
+      } else {
+        return out;
+      }
+      out.kind = ValueKind::kBool;
+      out.int_value = equal == (op == "==") ? 1 : 0;
+      return out;
+    }
     case K::kIdentifier: {
       const Binding* binding = SingleBinding(Text(expr), scope);
       // A parameter that only other files' calls fill: the value when all of them pass the same one.

@@ -80,10 +80,24 @@ ValueSource Model::SourceOf(ts::Node expr, int scope, int depth) const {
   if (name == "self" || name == "cls") return {};
   const int bound = BindingScope(name, scope);
   if (bound < 0) return {};
-  // Every binding of the name in its scope must say the same class.
+  // Every binding of the name in its scope must say the same class; when they do not, those the run's
+  // defaults take (OffByDefault): `if args.optimizer == "lars": optimizer = LARS(...)` with "lars" the
+  // argparse default, and not the `elif` that builds AdamW.
+  const std::span<const uint32_t> bindings = BindingsIn(name, bound, bound);
+  ValueSource out = BindingsSource(name, bindings, depth, false);
+  if (!out.known() && bindings.size() > 1 &&
+      std::any_of(bindings.begin(), bindings.end(), [&](uint32_t index) { return OffByDefault(bindings_[index]); })) {
+    out = BindingsSource(name, bindings, depth, true);
+  }
+  return out;
+}
+
+ValueSource Model::BindingsSource(std::string_view name, std::span<const uint32_t> bindings, int depth,
+                                  bool by_default) const {
   ValueSource out;
-  for (const uint32_t index : BindingsIn(name, bound, bound)) {
+  for (const uint32_t index : bindings) {
     const Binding& binding = bindings_[index];
+    if (by_default && OffByDefault(binding)) continue;
     ValueSource one;
     if (binding.kind == BindingKind::kAssign && binding.position == -1) {
       const ts::Node value = SameObject(binding.value);
@@ -112,6 +126,21 @@ ValueSource Model::SourceOf(ts::Node expr, int scope, int depth) const {
     out = std::move(one);
   }
   return out;
+}
+
+bool Model::OffByDefault(const Binding& binding) const {
+  const uint32_t at = binding.target.StartByte();
+  for (const Guard& guard : guards_) {
+    if (guard.scope != binding.scope || guard.block.IsNull() || at < guard.block.StartByte()) continue;
+    if (at < guard.block.EndByte()) {
+      // In the branch: its condition must not fail.
+      if (Resolve(guard.condition, guard.scope).Truthy() == false) return true;
+    } else if (at < guard.statement_end) {
+      // In a later `elif`/`else` of the same statement: this condition must not hold.
+      if (Resolve(guard.condition, guard.scope).Truthy() == true) return true;
+    }
+  }
+  return false;
 }
 
 ValueSource Model::AttributeSource(ts::Node attribute, int scope, int depth) const {

@@ -283,8 +283,27 @@ std::pair<const Site*, int> Model::ResultSource(ts::Node expr, int scope, int de
   return {nullptr, -1};
 }
 
-std::vector<uint32_t> Model::ReiteratedResultBits() const {
-  std::vector<uint32_t> bits(sites_.size(), 0);
+std::optional<std::pair<const Site*, std::string_view>> Model::AttributeOfResult(ts::Node expr, int scope) const {
+  for (int depth = 0; depth < kMaxDepth; ++depth) {
+    expr = Unparen(expr);
+    if (KindOf(expr) != K::kCall) break;
+    const Site* site = SiteOf(expr);  // enumerate(x), tqdm(x), iter(x)
+    if (site == nullptr || site->kind != SiteKind::kCall || !OneOf(site->name, kWrappers) || site->name == "zip" ||
+        site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) {
+      return std::nullopt;
+    }
+    expr = site->Arguments().NamedChild(0);
+  }
+  if (KindOf(expr) != K::kAttribute || !BindingsOf(Text(expr)).empty()) return std::nullopt;
+  const auto source = ResultSource(Field(expr, F::kObject), scope, 0);
+  if (source.first == nullptr || source.second != -1) return std::nullopt;
+  return std::pair(source.first, Text(Field(expr, F::kAttribute)));
+}
+
+Model::ReiteratedResults Model::ReiteratedResultBits() const {
+  ReiteratedResults out;
+  std::vector<uint32_t>& bits = out.bits;
+  bits.assign(sites_.size(), 0);
   // ScopeRunsInLoop once per scope: every call of the file is asked.
   std::vector<int8_t> scope_repeats(scopes_.size(), -1);
   const auto runs_repeatedly = [&](const Site& site) {
@@ -294,17 +313,30 @@ std::vector<uint32_t> Model::ReiteratedResultBits() const {
     return repeats == 1;
   };
   // Only calls of functions other files define, whose own run is once: a call in a loop builds anew.
+  const auto other_file = [&](const Site* source) {
+    if (source == nullptr || source->name == "DataLoader" || runs_repeatedly(*source)) return size_t{0};
+    const size_t index = static_cast<size_t>(source - sites_.data());
+    return index < callee_canonical_.size() && !callee_canonical_[index].empty() ? index + 1 : size_t{0};
+  };
   const auto mark = [&](std::pair<const Site*, int> source) {
-    if (source.first == nullptr || source.first->name == "DataLoader" || runs_repeatedly(*source.first)) return;
-    const size_t index = static_cast<size_t>(source.first - sites_.data());
-    if (index >= callee_canonical_.size() || callee_canonical_[index].empty()) return;
-    bits[index] |= 1u << static_cast<uint32_t>(source.second + 1);
+    if (const size_t index = other_file(source.first); index > 0) {
+      bits[index - 1] |= 1u << static_cast<uint32_t>(source.second + 1);
+    }
+  };
+  // `dataset.train` of `dataset = Cifar(...)`: the attribute of the result.
+  const auto mark_attribute = [&](ts::Node expr, int scope, int loop) {
+    const auto attribute = AttributeOfResult(expr, scope);
+    if (!attribute || (loop >= 0 && !LoopRepeatsOver(loop, *attribute->first))) return;
+    if (const size_t index = other_file(attribute->first); index > 0) {
+      out.attributes.emplace_back(static_cast<uint32_t>(index - 1), attribute->second);
+    }
   };
   for (size_t i = 0; i < loops_.size(); ++i) {
     const Loop& loop = loops_[i];
     if (loop.kind != LoopKind::kFor || loop.iterable.IsNull()) continue;
     const auto source = ResultSource(loop.iterable, loop.scope, 0);
     if (source.first != nullptr && LoopRepeatsOver(static_cast<int>(i), *source.first)) mark(source);
+    if (source.first == nullptr) mark_attribute(loop.iterable, loop.scope, static_cast<int>(i));
   }
   // Handed to a call that runs more than once (`train_one_epoch(model, loader)` in the epoch loop).
   for (const Site& site : sites_) {
@@ -315,7 +347,9 @@ std::vector<uint32_t> Model::ReiteratedResultBits() const {
       if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
       const K k = KindOf(Unparen(arg));
       if (k != K::kIdentifier && k != K::kAttribute) continue;
-      if (const auto source = ResultSource(arg, site.scope, 0); source.first != &site) mark(source);
+      const auto source = ResultSource(arg, site.scope, 0);
+      if (source.first != &site) mark(source);
+      if (source.first == nullptr && k == K::kAttribute) mark_attribute(arg, site.scope, -1);
     }
   }
   // `while True: yield from loader`, `iter(loader)` again when it runs out.
@@ -330,7 +364,9 @@ std::vector<uint32_t> Model::ReiteratedResultBits() const {
       mark(ResultSource(site.Arguments().NamedChild(0), site.scope, 0));
     }
   }
-  return bits;
+  std::sort(out.attributes.begin(), out.attributes.end());
+  out.attributes.erase(std::unique(out.attributes.begin(), out.attributes.end()), out.attributes.end());
+  return out;
 }
 
 bool Model::ReiteratedElsewhere(const Site& loader) const {
@@ -349,6 +385,22 @@ bool Model::ReiteratedElsewhere(const Site& loader) const {
     if (qualname.empty()) continue;
     for (const ProjectIndex::Incoming& incoming : project_->CallsOf(*self_summary_, qualname)) {
       if ((incoming.call->reiterated_results & parts) != 0) return true;
+    }
+  }
+  // `self.train = DataLoader(...)` in a method of a class that another file constructs and iterates the
+  // attribute of (`dataset = Cifar(...)`, `for batch in dataset.train:` in its epoch loop).
+  for (const auto& [name, scope] : NamesOf(loader)) {
+    if (!name.starts_with("self.") || name.find('.', 5) != std::string_view::npos) continue;
+    const int cls = scopes_[static_cast<size_t>(scope)].parent;
+    if (cls <= 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass ||
+        scopes_[static_cast<size_t>(cls)].parent != 0) {
+      continue;
+    }
+    const std::string constructor = std::string(scopes_[static_cast<size_t>(cls)].name) + ".__init__";
+    const std::string_view attribute = name.substr(5);
+    for (const ProjectIndex::Incoming& incoming : project_->CallsOf(*self_summary_, constructor)) {
+      const std::vector<std::string>& read = incoming.call->reiterated_attributes;
+      if (std::binary_search(read.begin(), read.end(), attribute)) return true;
     }
   }
   return false;

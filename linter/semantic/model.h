@@ -157,6 +157,7 @@ struct Guard {
   // `if i % N != 0: continue`: the rest of the enclosing block runs once every N iterations; this
   // is that range (empty for ordinary guards).
   TextRange rest;
+  uint32_t statement_end = 0;  // where the `if` statement of the branch ends, its `elif`s and `else` included
 };
 
 // A place rules care about: a call, an f-string interpolation, an if/elif/while condition, a subscript
@@ -774,6 +775,14 @@ class Model {
   // the name's bindings (which must all agree; a module loaded from a checkpoint's entry is taken to be of
   // the class the others build) and the arguments the file's own calls pass a parameter.
   ValueSource SourceOf(ts::Node expr, int scope, int depth) const;
+  // SourceOf of a name through its bindings `bindings` in one scope: the class they all say, or unknown;
+  // `by_default`: only the bindings the run's defaults reach (OffByDefault).
+  ValueSource BindingsSource(std::string_view name, std::span<const uint32_t> bindings, int depth,
+                             bool by_default) const;
+  // Whether a binding sits in a branch that the run's defaults never take: under `if c:`/`elif c:` whose
+  // condition resolves false, or under an `elif`/`else` after a condition that resolves true
+  // (`if args.optimizer == "lars":` with the argparse default "lars").
+  bool OffByDefault(const Binding& binding) const;
   ValueSource AttributeSource(ts::Node attribute, int scope, int depth) const;
   // The class of the project an expression holds: SourceOf resolved through the index, or for a parameter
   // that no call of the file fills, the class every call from other files passes (all must agree).
@@ -845,7 +854,16 @@ class Model {
   // returns: iterated by a loop that starts more than once, handed to a call that runs more than once,
   // `yield from` in a loop, or `iter()` in an `except StopIteration:` handler; 0 for a call that itself
   // runs more than once (each run builds the value again).
-  std::vector<uint32_t> ReiteratedResultBits() const;
+  // And the attributes of such results the file iterates so (`for batch in dataset.train:` in the epoch
+  // loop, with `dataset = Cifar(...)` of another module): by site index, sorted.
+  struct ReiteratedResults {
+    std::vector<uint32_t> bits;
+    std::vector<std::pair<uint32_t, std::string_view>> attributes;
+  };
+  ReiteratedResults ReiteratedResultBits() const;
+  // `dataset.train`, through wrappers (`enumerate(dataset.train)`), when the file binds no `dataset.train`:
+  // the call whose whole result `dataset` stands for (ResultSource), and the attribute.
+  std::optional<std::pair<const Site*, std::string_view>> AttributeOfResult(ts::Node expr, int scope) const;
   // Whether a function scope is a `@staticmethod` (its first parameter is not `self`).
   bool IsStaticMethod(int scope) const;
   // With a project attached, for a parameter of a function the file never calls: the values the calls of

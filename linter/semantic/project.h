@@ -197,6 +197,9 @@ struct OutgoingCall {
   // again (a loader the callee builds, looped over once per epoch): bit 0 for the whole result, bit i + 1
   // for element i of a returned tuple (`train_loader, val_loader = make_loaders()`), i < 31.
   uint32_t reiterated_results = 0;
+  // The attributes of the whole result the calling file iterates so (`for batch in dataset.train:` in
+  // the epoch loop, with `dataset = Cifar(...)`), sorted: the loaders a constructed object holds.
+  std::vector<std::string> reiterated_attributes;
   // Under a guard whose condition resolves to false (Model::SwitchedOff: `if debug:` with `debug = False`).
   bool switched_off = false;
   friend bool operator==(const OutgoingCall&, const OutgoingCall&) = default;

@@ -603,8 +603,13 @@ void Model::SummarizeValues(FileSummary& out) const {
   // the file iterates more than once (in files that import torch: a loop over another module's loaders
   // is in training code, and following every call's result through a large tree of plain Python is not
   // free).
-  const std::vector<uint32_t> reiterated = ImportsTorch() ? ReiteratedResultBits()
-                                                          : std::vector<uint32_t>(sites_.size(), 0);
+  ReiteratedResults reiterated;
+  if (ImportsTorch()) {
+    reiterated = ReiteratedResultBits();
+  } else {
+    reiterated.bits.assign(sites_.size(), 0);
+  }
+  auto attribute = reiterated.attributes.begin();
   for (size_t i = 0; i < sites_.size(); ++i) {
     const Site& site = sites_[i];
     if (!out.parameter_reads && site.kind == SiteKind::kCall) out.parameter_reads = ReadsParameters(site);
@@ -624,7 +629,11 @@ void Model::SummarizeValues(FileSummary& out) const {
     call.callee = std::move(callee);
     call.splat = partial;
     call.switched_off = SwitchedOff(site);
-    call.reiterated_results = reiterated[i];
+    call.reiterated_results = reiterated.bits[i];
+    while (attribute != reiterated.attributes.end() && attribute->first < i) ++attribute;
+    for (; attribute != reiterated.attributes.end() && attribute->first == i; ++attribute) {
+      call.reiterated_attributes.emplace_back(attribute->second);
+    }
     const std::vector<std::string_view> overridden = partial ? PartialOverrides(site) : std::vector<std::string_view>();
     const ts::Node args = site.Arguments();
     int32_t position = partial ? -1 : 0;  // the partial's first argument is the function

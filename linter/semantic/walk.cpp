@@ -272,6 +272,14 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       guard.block = Field(node, F::kConsequence);
       guard.parent = guard_;
       guard.scope = scope_;
+      // The `if` statement this branch belongs to ends where its last branch does; an `elif` belongs to
+      // the latest one that holds it (the ifs inside the branches before it end before it).
+      for (auto it = m_.if_statements_.rbegin(); it != m_.if_statements_.rend(); ++it) {
+        if (it->Contains(node.Range())) {
+          guard.statement_end = it->end;
+          break;
+        }
+      }
       m_.guards_.push_back(guard);
       pending_guard_ = static_cast<int>(m_.guards_.size()) - 1;
       if (!guard.condition.IsNull()) {

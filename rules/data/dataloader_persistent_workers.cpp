@@ -46,7 +46,10 @@ A loader that a function of the file returns (the whole result, or an element of
 `return train_loader, val_loader`) is reported when another file of the project that calls the function
 iterates that part of the result more than once, as above (a loop in its epoch loop, a call of its own
 `train_one_epoch` in a loop, `yield from` in a loop, `iter()` in an `except StopIteration:` handler), and
-does not call the function again each time. The calling file is read so when it imports torch (a training
+does not call the function again each time. Likewise a loader kept as an attribute of an object
+(`self.train = DataLoader(...)` in a method of a class of the file) is reported when another file builds
+the object once and iterates that attribute more than once (`dataset = Cifar(...)`, then `for batch in
+dataset.train:` in its epoch loop). The calling file is read so when it imports torch (a training
 script does); a caller without any torch import is not followed, which keeps the project pass cheap on
 large trees of plain Python.
 

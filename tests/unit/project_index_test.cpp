@@ -211,6 +211,29 @@ TEST_CASE("syncs and return placements follow calls through other files; cycles 
   CHECK(placement("a.f", -1) == Placement::kUnknown);
 }
 
+TEST_CASE("calls from other files carry the attributes of their results that repeat") {
+  ProjectIndex index;
+  index.Add(Summary("train.py",
+                    "import torch\nfrom data import Cifar\nimport data\n"
+                    "def epoch(loader):\n    for x in loader:\n        pass\n"
+                    "ds = Cifar(64)\nother = data.Cifar(32)\nother.valid = []\n"
+                    "for x in ds.calibration:\n    pass\n"
+                    "for e in range(3):\n    for i, x in enumerate(ds.train):\n        pass\n"
+                    "    epoch(ds.test)\n    for x in other.valid:\n        pass\n"
+                    "    fresh = Cifar(8)\n    for x in fresh.train:\n        pass\n"));
+  index.Add(Summary("data.py", "class Cifar:\n    def __init__(self, n):\n        pass\n"));
+  index.Finish();
+  const FileSummary* data = index.Find("data");
+  REQUIRE(data != nullptr);
+  const auto built = index.CallsOf(*data, "Cifar.__init__");
+  REQUIRE(built.size() == 3);
+  // `ds`: `train` looped over each epoch and `test` handed to a call each epoch; `calibration` once.
+  CHECK(built[0].call->reiterated_attributes == std::vector<std::string>{"test", "train"});
+  // `other.valid` is written by the file itself; `fresh` is built again each epoch.
+  CHECK(built[1].call->reiterated_attributes.empty());
+  CHECK(built[2].call->reiterated_attributes.empty());
+}
+
 TEST_CASE("calls from other files carry their constants and which parts of their results repeat") {
   ProjectIndex index;
   index.Add(Summary("train.py",

@@ -235,6 +235,39 @@ TEST_CASE("guards resolve N") {
   CHECK_FALSE(CallStartingWith(m, "a5")->per_step());
 }
 
+TEST_CASE("a comparison resolves when both sides do: `args.optimizer == \"lars\"` under the argparse default") {
+  auto p = Build(
+      "import argparse\n"
+      "parser = argparse.ArgumentParser()\n"
+      "parser.add_argument('--optimizer', default='lars')\n"
+      "parser.add_argument('--depth', type=int, default=50)\n"
+      "parser.add_argument('--choice')\n"
+      "args = parser.parse_args()\n"
+      "if args.optimizer == 'lars':\n    a0()\n"
+      "if args.optimizer != 'lars':\n    a1()\n"
+      "if args.depth == 50:\n    a2()\n"
+      "if 18 == args.depth:\n    a3()\n"
+      "if args.choice == 'lars':\n    a4()\n"
+      "if args.optimizer == 50:\n    a5()\n"
+      "if args.optimizer in ('lars',):\n    a6()\n"
+      "if args.depth == 50 == args.depth:\n    a7()\n"
+      "if 'a\\\\nb' == 'a\\\\nb':\n    a8()\n"
+      "if args.optimizer is 'lars':\n    a9()\n");
+  const Model& m = *p->model;
+  REQUIRE(m.Guards().size() == 10);
+  const auto truth = [&](size_t i) { return m.Resolve(m.Guards()[i].condition, m.Guards()[i].scope).Truthy(); };
+  CHECK(truth(0) == true);
+  CHECK(truth(1) == false);
+  CHECK(truth(2) == true);
+  CHECK(truth(3) == false);
+  CHECK_FALSE(truth(4).has_value());  // no default
+  CHECK_FALSE(truth(5).has_value());  // a string and an int
+  CHECK_FALSE(truth(6).has_value());  // `in`
+  CHECK_FALSE(truth(7).has_value());  // chained
+  CHECK_FALSE(truth(8).has_value());  // escapes are not decoded
+  CHECK_FALSE(truth(9).has_value());  // `is`: identity, not equality
+}
+
 TEST_CASE("constants, argparse and kwargs") {
   auto p = Build(
       "import argparse\n"
