@@ -242,10 +242,25 @@ std::vector<Model::UpdateLoop> Model::ParameterUpdateLoops() const {
   return out;
 }
 
+std::vector<int> Model::OptimizerClasses() const {
+  std::vector<int> out;
+  for (size_t s = 0; s < scopes_.size(); ++s) {
+    if (scopes_[s].kind == ScopeKind::kClass && DerivesFromOptimizer(static_cast<int>(s), 0)) {
+      out.push_back(static_cast<int>(s));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string_view> Model::OptimizerUpdateMethods() const {
   std::vector<std::string_view> out;
+  const std::vector<int> classes = OptimizerClasses();
+  if (classes.empty()) return out;
   for (size_t s = 0; s < scopes_.size(); ++s) {
-    if (scopes_[s].kind != ScopeKind::kFunction) continue;
+    if (scopes_[s].kind != ScopeKind::kFunction ||
+        !std::binary_search(classes.begin(), classes.end(), scopes_[s].parent)) {
+      continue;
+    }
     const std::string_view name = scopes_[s].name;
     if (std::find(out.begin(), out.end(), name) != out.end()) continue;
     if (OptimizerUpdateLoop(static_cast<int>(s)) >= 0) out.push_back(name);

@@ -657,7 +657,9 @@ class Model {
   // none); whether a call named `step` steps an optimizer whose class another file may tell.
   bool DerivesFromOptimizer(int cls, int depth) const;
   int OptimizerUpdateLoop(int method) const;
-  // The names of the file's methods that OptimizerUpdateLoop finds a loop in.
+  // The class scopes that derive from `torch.optim.Optimizer`, in order; the names of their methods that
+  // OptimizerUpdateLoop finds a loop in.
+  std::vector<int> OptimizerClasses() const;
   std::vector<std::string_view> OptimizerUpdateMethods() const;
   bool StepsProjectOptimizer(const Site& call) const;
   // Whether a loop of the file runs `scope` (a function) more than once: a call of it inside a loop, or a

@@ -323,6 +323,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   std::vector<std::vector<ts::Node>> returns(scopes_.size());
   for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
   const std::vector<uint32_t> reiterated_parameters = ReiteratedParameters();
+  const std::vector<int> optimizer_classes = OptimizerClasses();
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -358,7 +359,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     function.forwards = std::move(forwards[s]);
     SummarizeReturns(static_cast<int>(s), returns[s], function);
     function.step = std::move(steps[s]);
-    if (const int loop = OptimizerUpdateLoop(static_cast<int>(s)); loop >= 0) {
+    if (const int loop = std::binary_search(optimizer_classes.begin(), optimizer_classes.end(), scope.parent)
+                             ? OptimizerUpdateLoop(static_cast<int>(s))
+                             : -1;
+        loop >= 0) {
       const LineColumn at = file.lines().Locate(loops_[static_cast<size_t>(loop)].node.StartByte());
       function.update_loop_line = at.line;
       function.update_loop_column = at.column;
