@@ -227,7 +227,7 @@ bool Model::LoopRepeatsOver(int loop, const Site& source) const {
   return !outer && source.scope != over.scope && StartsRepeatedly(loop);
 }
 
-std::pair<const Site*, int> Model::ResultSource(ts::Node expr, int scope, int depth) const {
+std::pair<const Site*, int> Model::ResultSource(ts::Node expr, int scope, int depth, ElementRead* element) const {
   for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
@@ -237,6 +237,14 @@ std::pair<const Site*, int> Model::ResultSource(ts::Node expr, int scope, int de
       if (!OneOf(site->name, kWrappers) || site->name == "zip") return {site, -1};
       if (site->Arguments().IsNull() || site->Arguments().NamedChildCount() == 0) return {nullptr, -1};
       expr = site->Arguments().NamedChild(0);  // enumerate(x), tqdm(x), iter(x)
+      continue;
+    }
+    // `test_loaders[i]`: an element of the container the result is (a list of loaders), for the caller
+    // that asks (ElementRead).
+    if (k == K::kSubscript && element != nullptr && element->node.IsNull()) {
+      element->node = expr;
+      element->scope = scope;
+      expr = Field(expr, F::kValue);
       continue;
     }
     if (k != K::kIdentifier && k != K::kAttribute) return {nullptr, -1};
@@ -252,7 +260,8 @@ std::pair<const Site*, int> Model::ResultSource(ts::Node expr, int scope, int de
       for (uint32_t index : callers) {
         const Site& call = sites_[index];
         const auto arg = FindArgument(call, binding->name, position);
-        const auto source = arg ? ResultSource(arg->value, call.scope, depth + 4) : std::pair<const Site*, int>{};
+        const auto source = arg ? ResultSource(arg->value, call.scope, depth + 4, element)
+                                : std::pair<const Site*, int>{};
         if (source.first == nullptr || (found.first != nullptr && source != found)) return {nullptr, -1};
         found = source;
       }
@@ -331,11 +340,30 @@ Model::ReiteratedResults Model::ReiteratedResultBits() const {
       out.attributes.emplace_back(static_cast<uint32_t>(index - 1), attribute->second);
     }
   };
+  // An element of a result (`loaders[index]`) is iterated again only when the sweep over the elements
+  // repeats: two loops around the read that do not hold the call (the epoch loop around the index loop),
+  // counting a function that runs in a loop as one.
+  const auto sweep_repeats = [&](const ElementRead& element, const Site& source) {
+    if (element.node.IsNull()) return true;
+    int around = 0;
+    for (const Loop& loop : loops_) {
+      if (loop.scope == element.scope && loop.node.Range().Contains(element.node.Range()) &&
+          !loop.node.Range().Contains(source.node.Range())) {
+        ++around;
+      }
+    }
+    if (source.scope != element.scope && ScopeRunsInLoop(element.scope)) ++around;
+    return around >= 2;
+  };
   for (size_t i = 0; i < loops_.size(); ++i) {
     const Loop& loop = loops_[i];
     if (loop.kind != LoopKind::kFor || loop.iterable.IsNull()) continue;
-    const auto source = ResultSource(loop.iterable, loop.scope, 0);
-    if (source.first != nullptr && LoopRepeatsOver(static_cast<int>(i), *source.first)) mark(source);
+    ElementRead element;
+    const auto source = ResultSource(loop.iterable, loop.scope, 0, &element);
+    if (source.first != nullptr && LoopRepeatsOver(static_cast<int>(i), *source.first) &&
+        sweep_repeats(element, *source.first)) {
+      mark(source);
+    }
     if (source.first == nullptr) mark_attribute(loop.iterable, loop.scope, static_cast<int>(i));
   }
   // Handed to a call that runs more than once (`train_one_epoch(model, loader)` in the epoch loop).
@@ -347,8 +375,9 @@ Model::ReiteratedResults Model::ReiteratedResultBits() const {
       if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
       const K k = KindOf(Unparen(arg));
       if (k != K::kIdentifier && k != K::kAttribute) continue;
-      const auto source = ResultSource(arg, site.scope, 0);
-      if (source.first != &site) mark(source);
+      ElementRead element;
+      const auto source = ResultSource(arg, site.scope, 0, &element);
+      if (source.first != &site && (source.first == nullptr || sweep_repeats(element, *source.first))) mark(source);
       if (source.first == nullptr && k == K::kAttribute) mark_attribute(arg, site.scope, -1);
     }
   }
@@ -374,11 +403,16 @@ bool Model::ReiteratedElsewhere(const Site& loader) const {
   // The functions of the file that return the loader, and where in their result.
   for (const auto& [function, value] : returns_) {
     if (value.IsNull()) continue;
-    uint32_t parts = LoaderCallOf(value, function) == &loader ? 1u : 0u;
+    // The loader, or a list the function appends it to (`return names, test_loaders, count`).
+    const int scope = function;  // a structured binding: not captured by clang 14
+    const auto holds = [&](ts::Node part) {
+      return LoaderCallOf(part, scope) == &loader || ListOfLoadersHolds(part, scope, loader);
+    };
+    uint32_t parts = holds(value) ? 1u : 0u;
     const ts::Node tuple = Unparen(value);
     if (KindOf(tuple) == K::kTuple || KindOf(tuple) == K::kExpressionList) {
       for (uint32_t i = 0; i < tuple.NamedChildCount() && i < 31; ++i) {
-        if (LoaderCallOf(tuple.NamedChild(i), function) == &loader) parts |= 1u << (i + 1);
+        if (holds(tuple.NamedChild(i))) parts |= 1u << (i + 1);
       }
     }
     const std::string qualname = parts == 0 ? std::string() : QualName(function);

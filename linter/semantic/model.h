@@ -851,7 +851,13 @@ class Model {
   // tuple; -1 for the whole) an expression stands for, through names, `self.` attributes, wrappers
   // (`enumerate`, `tqdm`, `iter`) and the parameters of functions the file calls with one such result;
   // {null, -1} when it cannot be told.
-  std::pair<const Site*, int> ResultSource(ts::Node expr, int scope, int depth) const;
+  // `element`, when given, also follows a subscript (`loaders[index]`: an element of the result) and
+  // records the first one crossed.
+  struct ElementRead {
+    ts::Node node;  // the subscript; null when none was crossed
+    int scope = 0;
+  };
+  std::pair<const Site*, int> ResultSource(ts::Node expr, int scope, int depth, ElementRead* element = nullptr) const;
   // For each call of the file (by site index), the OutgoingCall::reiterated_results bits of what it
   // returns: iterated by a loop that starts more than once, handed to a call that runs more than once,
   // `yield from` in a loop, or `iter()` in an `except StopIteration:` handler; 0 for a call that itself
@@ -921,6 +927,10 @@ class Model {
   // the file imports from a module of the project (`from option import args`), the values that
   // module's configuration gives it. False when the object is neither, or the module gives no such field.
   bool RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const;
+  // The module of the project a name's configuration is imported from: `args` of `from option import
+  // args` ("option"), or a parameter that every call of the file fills with one such name (`main(args)`)
+  // and whose fields the function does not write. Empty otherwise.
+  std::string ImportedConfigModule(ts::Node name, int scope, int depth) const;
   // The attributes the text reads of `name` (`name.x`), appended: FileSummary::imported_reads.
   void FieldsReadOf(std::string_view name, std::vector<std::string>& out) const;
   // The loaders the file's function called at `call` returns.

@@ -187,6 +187,9 @@ struct CallArgument {
   double float_value = 0;
   std::string string_value;
   ValueSource source;  // the construction or call the value comes from, for its class
+  // A configuration imported from a module of the project (`from option import args`, passed directly or
+  // through the caller's own `main(args)`): that module ("option"), whose fields the callee reads.
+  std::string config_module;
   friend bool operator==(const CallArgument&, const CallArgument&) = default;
 };
 struct OutgoingCall {

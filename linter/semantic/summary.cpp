@@ -658,7 +658,11 @@ void Model::SummarizeValues(FileSummary& out) const {
       } else {
         argument.position = position - 1;
       }
-      if (HoldsConfig(arg, site.scope, 0)) argument.facts |= kArgConfig;
+      if (HoldsConfig(arg, site.scope, 0)) {
+        argument.facts |= kArgConfig;
+      } else {
+        argument.config_module = ImportedConfigModule(arg, site.scope, 0);
+      }
       argument.source = SourceOf(arg, site.scope, 0);
       if (const Site* loader = LoaderCallOf(arg, site.scope); loader != nullptr) {
         argument.facts |= PinsMemory(*loader) ? kArgPinnedLoader : kArgUnpinnedLoader;
@@ -771,6 +775,33 @@ bool Model::RemoteParameterValues(const Binding& parameter, std::vector<Value>& 
   return true;
 }
 
+std::string Model::ImportedConfigModule(ts::Node name, int scope, int depth) const {
+  name = Unparen(name);
+  if (depth > 2 || KindOf(name) != K::kIdentifier) return {};
+  const Binding* binding = SingleBinding(Text(name), scope);
+  if (binding == nullptr) {
+    if (BindingScope(Text(name), scope) >= 0) return {};  // bound here or around: not the import
+    const Import* import = FindImport(Text(name));
+    const size_t dot = import == nullptr ? std::string::npos : import->canonical.rfind('.');
+    if (dot == std::string::npos || ThirdParty(import->canonical)) return {};
+    return import->canonical.substr(0, dot);
+  }
+  if (binding->kind != BindingKind::kParameter || CallersOf(binding->scope).empty()) return {};
+  // A field the function writes itself is not the module's.
+  const std::string prefix = std::string(Text(name)) + ".";
+  for (const Binding& b : bindings_) {
+    if (b.scope == binding->scope && b.name.starts_with(prefix)) return {};
+  }
+  std::string module;
+  const bool every = EveryCallerPasses(*binding, [&](ts::Node value, int at) {
+    std::string one = ImportedConfigModule(value, at, depth + 1);
+    if (one.empty() || (!module.empty() && one != module)) return false;
+    module = std::move(one);
+    return true;
+  });
+  return every ? module : std::string();
+}
+
 bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const {
   object = Unparen(object);
   if (project_ == nullptr || KindOf(object) != K::kIdentifier) return false;
@@ -784,20 +815,18 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
     return value;
   };
   // `from option import args`: the fields of the configuration that module parses.
-  const auto imported = [&](ts::Node name, int at, std::vector<Value>& values) {
-    if (KindOf(name) != K::kIdentifier || self_summary_ == nullptr || SingleBinding(Text(name), at) != nullptr) {
-      return false;
-    }
-    const Import* import = FindImport(Text(name));
-    const size_t dot = import == nullptr ? std::string::npos : import->canonical.rfind('.');
-    if (dot == std::string::npos || ThirdParty(import->canonical)) return false;
-    const FileSummary* module = project_->Module(*self_summary_, std::string_view(import->canonical).substr(0, dot));
+  const auto module_fields = [&](const FileSummary& from, const std::string& module_name, std::vector<Value>& values) {
+    const FileSummary* module = module_name.empty() ? nullptr : project_->Module(from, module_name);
     if (module == nullptr) return false;
     const size_t before = values.size();
     for (const FieldSummary& f : module->fields) {
       if (f.name == field) values.push_back(field_value(f));
     }
     return values.size() > before;
+  };
+  const auto imported = [&](ts::Node name, int at, std::vector<Value>& values) {
+    return self_summary_ != nullptr && SingleBinding(Text(name), at) == nullptr &&
+           module_fields(*self_summary_, ImportedConfigModule(name, at, 0), values);
   };
   const Binding* parameter = SingleBinding(Text(object), scope);
   if (parameter == nullptr) return BindingsOf(Text(object)).empty() && imported(object, scope, out);
@@ -823,6 +852,14 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
     return true;
   }
   for (const RemoteArgument& remote : arguments) {
+    // The caller passes a configuration imported from a module (`from option import args`, maybe through
+    // its own `main(args)`): that module's fields, unless the caller writes the field itself.
+    if (remote.argument != nullptr && !remote.argument->config_module.empty()) {
+      const bool rewritten = std::any_of(remote.caller->fields.begin(), remote.caller->fields.end(),
+                                         [&](const FieldSummary& f) { return f.name == field; });
+      if (rewritten || !module_fields(*remote.caller, remote.argument->config_module, out)) out.emplace_back();
+      continue;
+    }
     if (remote.argument == nullptr || (remote.argument->facts & kArgConfig) == 0) {
       out.emplace_back();
       continue;
