@@ -47,10 +47,10 @@ def parse_args(argv):
 
 
 def git_dir_for(mirror, repo):
-    """The bare git dir of `owner/name` in the mirror, or None."""
+    """The git dir of `owner/name` in the mirror (bare, or the `.git` of a checkout), or None."""
     flat = repo.replace("/", "+")
-    for cand in (os.path.join(mirror, flat, "repo"), os.path.join(mirror, flat),
-                 os.path.join(mirror, repo + ".git")):
+    for cand in (os.path.join(mirror, flat, "repo"), os.path.join(mirror, flat, "repo", ".git"),
+                 os.path.join(mirror, flat), os.path.join(mirror, repo + ".git")):
         if os.path.isdir(cand) and (os.path.exists(os.path.join(cand, "HEAD"))):
             return cand
     return None
