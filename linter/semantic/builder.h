@@ -170,12 +170,16 @@ class Builder {
   bool TakeTrainingLoop();
   // Accelerate's Accelerator(), torch.cuda.amp.GradScaler(), Lightning's Trainer(accelerator="gpu").
   bool IsDeviceCall(const Site& site) const;
+  // A call that seeds the CUDA generators (`torch.cuda.manual_seed(42)`), or `torch.cuda.is_available()`
+  // as the condition of a branch that only does that: no evidence that the script runs on CUDA.
+  bool IsCudaSeeding(const Site& site) const;
   bool MovesToGpuIndex(const Site& site) const;
   struct Rarity {
     bool rare = false;
     Value period;  // N of a modulo guard, when it resolves
   };
-  Rarity RareCondition(ts::Node condition, int scope, int depth) const;
+  // `block`: the guarded block, when the condition is a guard's (Budgeted).
+  Rarity RareCondition(ts::Node condition, int scope, int depth, ts::Node block = ts::Node()) const;
   // A rare guard (periodic, or one that ends the run) of `scope` inside `outer` that `inner` lies under: in
   // its block, or in the rest of a block that `if i % N != 0: continue` skips.
   bool RareBetween(ts::Node inner, ts::Node outer, int scope) const;
@@ -188,6 +192,15 @@ class Builder {
   ts::Node ModuloCompared(ts::Node comparison, std::string_view op, int scope) const;
   // `i == 0` (either side) with `i` a loop target: true once per pass over the loop, not every step.
   bool CountsOnce(ts::Node comparison, int scope) const;
+  // `if j <= 4:` with `j` an iteration counter (IterationCounter) and a constant bound: the branch runs on
+  // the first few iterations of the loop only (at most kFirstIterations; a larger bound may cover a whole
+  // evaluation set).
+  static constexpr int64_t kFirstIterations = 10;
+  bool FirstIterations(ts::Node comparison, int scope) const;
+  // `if mistakes < 5:` whose block runs `mistakes += 1`, with `mistakes` set once to a constant and only
+  // ever grown by positive constants in the scope: the branch runs at most that many times (at most
+  // kFirstIterations).
+  bool Budgeted(ts::Node comparison, int scope, ts::Node block) const;
   // `i in C` with `i` an iteration counter and C a collection (a name, an attribute or a literal): true on
   // the few iterations C lists (`if iteration in testing_iterations:`), not every step.
   bool CounterInCollection(ts::Node comparison, int scope) const;

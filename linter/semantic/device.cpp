@@ -53,11 +53,38 @@ void Builder::FindCudaEvidence() {
       continue;
     }
     const std::string canonical = m_.CanonicalName(receiver);
+    // Seeding the CUDA generators (`torch.cuda.manual_seed(42)`, under `if torch.cuda.is_available():`
+    // or not) runs on any machine and puts nothing on the GPU: not by itself a CUDA script.
+    if (canonical == "torch.cuda" && IsCudaSeeding(site)) continue;
     if (canonical == "torch.cuda" || canonical == "torch.accelerator" || IsDeviceCall(site)) {
       m_.cuda_evidence_ = site.node;
       return;
     }
   }
+}
+
+bool Builder::IsCudaSeeding(const Site& site) const {
+  if (site.name == "manual_seed" || site.name == "manual_seed_all" || site.name == "seed" || site.name == "seed_all") {
+    return true;
+  }
+  // `if torch.cuda.is_available():` around seeding only: the condition of a guard whose block does nothing
+  // else.
+  if (site.name != "is_available" || site.kind != SiteKind::kCall) return false;
+  for (const Guard& guard : m_.guards_) {
+    if (guard.condition.IsNull() || !guard.condition.Range().Contains(site.node.Range()) || guard.block.IsNull())
+      continue;
+    for (const ts::Node statement : guard.block.NamedChildren()) {
+      const ts::Node call = KindOf(statement) == K::kExpressionStatement ? Unparen(FirstChild(statement)) : ts::Node();
+      const Site* inner = KindOf(call) == K::kCall ? m_.SiteOf(call) : nullptr;
+      if (KindOf(statement) == K::kComment) continue;
+      if (inner == nullptr || !(inner->name == "manual_seed" || inner->name == "manual_seed_all" ||
+                                inner->name == "seed" || inner->name == "seed_all")) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return false;
 }
 
 bool Builder::MovesToGpuIndex(const Site& site) const {

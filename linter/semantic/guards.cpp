@@ -12,7 +12,7 @@ namespace tl::semantic {
 // another loop target (`batch_idx == 0`, `step == last_idx`), `i in C` with `i` an iteration counter and C
 // a collection (`iteration in testing_iterations`), a name bound once to such a condition
 // (`last_batch = batch_idx == last_idx`), `A and B` when either side is rare, `A or B` when both are.
-Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth) const {
+Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth, ts::Node block) const {
   Rarity out;
   if (depth > kMaxDepth) return out;
   ts::Node node = Unparen(condition);
@@ -23,8 +23,8 @@ Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth)
       return out;
     }
     case K::kBoolean: {
-      const Rarity left = RareCondition(Field(node, F::kLeft), scope, depth + 1);
-      const Rarity right = RareCondition(Field(node, F::kRight), scope, depth + 1);
+      const Rarity left = RareCondition(Field(node, F::kLeft), scope, depth + 1, block);
+      const Rarity right = RareCondition(Field(node, F::kRight), scope, depth + 1, block);
       if (m_.Text(Field(node, F::kOperator)) == "and") return left.rare ? left : right;
       // `or`: both sides must be rare (`if i % 100 == 0 or loss_is_bad:` can run on any step).
       if (left.rare && right.rare) return left.period.known() ? left : right;
@@ -32,7 +32,8 @@ Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth)
     }
     case K::kComparison: {
       if (ts::Node modulo = ModuloCompared(node, "==", scope); !modulo.IsNull()) return Periodic(modulo, scope);
-      out.rare = CountsOnce(node, scope) || CounterInCollection(node, scope);
+      out.rare = CountsOnce(node, scope) || CounterInCollection(node, scope) || FirstIterations(node, scope) ||
+                 Budgeted(node, scope, block);
       return out;
     }
     case K::kIdentifier: {
@@ -120,7 +121,7 @@ void Builder::EvaluateGuards() {
   for (Guard& guard : m_.guards_) {
     guard.off_device = OffDevice(guard.condition);
     guard.ends_run = EndsRun(guard);
-    const Rarity rarity = RareCondition(guard.condition, guard.scope, 0);
+    const Rarity rarity = RareCondition(guard.condition, guard.scope, 0, guard.block);
     guard.period = rarity.period;  // also when N == 1 makes the guard run every step
     if (rarity.rare) {
       guard.periodic = true;
@@ -134,7 +135,7 @@ void Builder::ReviewGuards() {
   bool changed = false;
   for (Guard& guard : m_.guards_) {
     if (!guard.periodic || guard.period.known()) continue;
-    const Rarity rarity = RareCondition(guard.condition, guard.scope, 0);
+    const Rarity rarity = RareCondition(guard.condition, guard.scope, 0, guard.block);
     guard.period = rarity.period;
     changed = changed || !rarity.rare;
     guard.periodic = rarity.rare;
@@ -186,6 +187,65 @@ bool Builder::CounterInCollection(ts::Node comparison, int scope) const {
     return false;
   }
   return IterationCounter(comparison.NamedChild(0), scope, 0) && !IterationCounter(comparison.NamedChild(1), scope, 0);
+}
+
+bool Builder::FirstIterations(ts::Node comparison, int scope) const {
+  if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3) return false;
+  const std::string_view op = m_.Text(comparison.Child(1));
+  // `j <= 4`, `j < 5`, and `5 > j`, `4 >= j`: the counter on the left of `<`/`<=` or the right of `>`/`>=`.
+  int counter = -1;
+  if (op == "<" || op == "<=") counter = 0;
+  if (op == ">" || op == ">=") counter = 1;
+  if (counter < 0 || !IterationCounter(comparison.NamedChild(static_cast<uint32_t>(counter)), scope, 0)) return false;
+  const auto bound = m_.Resolve(comparison.NamedChild(static_cast<uint32_t>(1 - counter)), scope).AsInt();
+  if (!bound.has_value()) return false;
+  const int64_t iterations = *bound + (op == "<=" || op == ">=" ? 1 : 0);
+  return iterations <= kFirstIterations;
+}
+
+bool Builder::Budgeted(ts::Node comparison, int scope, ts::Node block) const {
+  if (block.IsNull() || comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3) return false;
+  const std::string_view op = m_.Text(comparison.Child(1));
+  int counter = -1;
+  if (op == "<" || op == "<=") counter = 0;
+  if (op == ">" || op == ">=") counter = 1;
+  if (counter < 0) return false;
+  const ts::Node name = Unparen(comparison.NamedChild(static_cast<uint32_t>(counter)));
+  const auto bound = m_.Resolve(comparison.NamedChild(static_cast<uint32_t>(1 - counter)), scope).AsInt();
+  if (KindOf(name) != K::kIdentifier || !bound.has_value() ||
+      *bound + (op == "<=" || op == ">=" ? 1 : 0) > kFirstIterations) {
+    return false;
+  }
+  // The name starts at a constant and only ever grows: `mistakes = 0`, then `mistakes += 1`.
+  const std::string_view text = m_.Text(name);
+  const auto positive = [&](ts::Node value, int at) {
+    const auto n = m_.Resolve(value, at).AsInt();
+    return n.has_value() && *n > 0;
+  };
+  bool start = false;
+  for (const Model::Binding& binding : m_.BindingsOf(text)) {
+    if (binding.scope != scope) continue;
+    if (binding.kind == Model::BindingKind::kAssign && binding.position == -1 &&
+        m_.Resolve(binding.value, scope).AsInt()) {
+      if (start) return false;
+      start = true;
+      continue;
+    }
+    if (binding.kind != Model::BindingKind::kAugmented || !positive(binding.value, scope) ||
+        m_.Text(Field(binding.target.Parent(), F::kOperator)) != "+=") {
+      return false;
+    }
+  }
+  if (!start) return false;
+  // The branch itself grows it, on every run: `name += 1` is a statement of its block.
+  for (const ts::Node statement : block.NamedChildren()) {
+    const ts::Node inner = KindOf(statement) == K::kExpressionStatement ? FirstChild(statement) : ts::Node();
+    if (KindOf(inner) == K::kAugmented && m_.Text(Field(inner, F::kLeft)) == text &&
+        m_.Text(Field(inner, F::kOperator)) == "+=") {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool Builder::IterationCounter(ts::Node name, int scope, int depth) const {

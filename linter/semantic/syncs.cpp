@@ -92,6 +92,17 @@ bool Model::IsTensorCondition(ts::Node condition, int scope) const {
 std::optional<SyncOp> Model::SyncAt(const Site& site) const {
   switch (site.kind) {
     case SiteKind::kInterpolation: {
+      if (KindOf(site.node) == K::kBinary) {
+        // `"%.3f" % loss`, `"%d/%d" % (correct, total)`: a device tensor among the operands.
+        const ts::Node operands = Unparen(Field(site.node, F::kRight));
+        bool device = IsDeviceTensor(operands, site.scope);
+        for (uint32_t i = 0; !device && KindOf(operands) == K::kTuple && i < operands.NamedChildCount(); ++i) {
+          device = IsDeviceTensor(operands.NamedChild(i), site.scope);
+        }
+        if (!device) return std::nullopt;
+        return SyncOp{SyncKind::kScalar, "Formatting a tensor with `%` synchronizes with the GPU",
+                      "用 `%` 格式化张量会与 GPU 同步"};
+      }
       ts::Node expr = Field(site.node, F::kExpression);
       if (!expr.IsNull() && IsDeviceTensor(expr, site.scope)) {
         return SyncOp{SyncKind::kScalar, "Formatting a tensor in an f-string synchronizes with the GPU",

@@ -228,6 +228,8 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       [[fallthrough]];
     case K::kBinary:
     case K::kBoolean: {
+      // `"%.3f" % loss`: printf-style formatting makes a string.
+      if (KindOf(expr) == K::kBinary && KindOf(FirstChild(expr)) == K::kString) return TensorKind::kNotTensor;
       bool all_python = true;
       for (uint32_t i = 0; i < expr.NamedChildCount(); ++i) {
         const TensorKind kind = TensorKindDepth(expr.NamedChild(i), scope, depth + 1);

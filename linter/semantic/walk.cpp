@@ -314,6 +314,12 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       return false;
     case K::kCall: RecordCall(node); return true;
     case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
+    case K::kBinary:
+      // `"%.3f" % loss`: printf-style formatting, which reads its operands as Python numbers.
+      if (KindOf(FirstChild(node)) == K::kString && m_.Text(Field(node, F::kOperator)) == "%") {
+        AddSite(node, SiteKind::kInterpolation);
+      }
+      return true;
     case K::kComprehension: {
       // The names its `for` clauses bind, for the model's questions about them (no Parent walks later).
       const TextRange range = node.Range();

@@ -1,5 +1,5 @@
 // TL101 sync-in-step-loop: host-device synchronisation that runs on every training step (`.item()`,
-// `.tolist()`, `.cpu()`, `.numpy()`, `float()`/`int()`/`bool()` of a tensor, printing or f-string
+// `.tolist()`, `.cpu()`, `.numpy()`, `float()`/`int()`/`bool()` of a tensor, printing, f-string or `%`
 // formatting a tensor, `torch.cuda.synchronize()`). The semantic model decides what runs every step
 // (step loops, helpers they call, periodic guards). Syncs without a sync call (branching on a tensor,
 // masks) are TL102's.
@@ -26,7 +26,7 @@ struct SyncFinding {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for operations that make the host wait for the GPU and that run on every training step:
 `.item()`, `.tolist()`, `.cpu()`, `.numpy(force=True)`, `float()`/`int()`/`bool()` of a tensor, `print()`
-or f-string formatting of a tensor, and `torch.cuda.synchronize()` (and `.synchronize()` on streams and
+of a tensor, f-string or `%` formatting of one (`"%.3f" % loss`), and `torch.cuda.synchronize()` (and `.synchronize()` on streams and
 events). A plain `.numpy()` is not one: it raises on a CUDA tensor, so where it runs it reads the host. Syncs without a sync call (`if loss > 10:`, `while not done:` or `assert` on a tensor,
 boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-step-loop`).
 
@@ -105,7 +105,10 @@ It does not include:
   `if i in C:` where `i` counts iterations (the target of `for i in range(...)`, enumerate's counter, or
   a parameter every call of the file fills with one: `if iteration in testing_iterations:` in a
   reporting helper) and C is a name, an attribute or a literal collection (`not in` is not rare), under
-  a name bound to such a condition (`last_batch = batch_idx == last_idx`), under `A and B` when either
+  `if i <= 4:` (`<`, or `>`/`>=` the other way round) with `i` such a counter and a constant bound of at
+  most 10 iterations (the first few batches), under `if shown < 5:` whose branch runs `shown += 1` with
+  `shown` set once to a constant and only ever grown (at most 10 runs), under a name bound to such a
+  condition (`last_batch = batch_idx == last_idx`), under `A and B` when either
   side is rare and under `A or B` when both are (`if i == 0 or (i + 1) % 50 == 0:`);
 - branches that only run off CUDA: `if device.type == "cpu":`, `elif device.type == "npu":`,
   `if not torch.cuda.is_available():`;
