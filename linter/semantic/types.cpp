@@ -248,7 +248,10 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
           "item",   "tolist", "size",         "dim",      "numel",     "len",      "str",  "int",    "float",
           "bool",   "round",  "isinstance",   "range",    "enumerate", "zip",      "keys", "values", "items",
           "format", "repr",   "element_size", "nelement", "stride",    "data_ptr", "numpy"};
-      if (OneOf(name, kPython)) return TensorKind::kNotTensor;
+      // `t.float()`, `t.int()`, `t.bool()`, `t.round()` are tensor methods that give tensors; the builtins
+      // of those names give Python numbers.
+      static constexpr std::array<std::string_view, 4> kTensorToo = {"float", "int", "bool", "round"};
+      if (OneOf(name, kPython) && !(ck == K::kAttribute && OneOf(name, kTensorToo))) return TensorKind::kNotTensor;
       const std::string canonical = CanonicalName(callee);
       if (canonical.starts_with("numpy.") || canonical.starts_with("math.")) return TensorKind::kNotTensor;
       if (canonical.starts_with("torch.")) {
