@@ -197,6 +197,13 @@ class Builder {
   // evaluation set).
   static constexpr int64_t kFirstIterations = 10;
   bool FirstIterations(ts::Node comparison, int scope) const;
+  // `x < 5`, `x <= 4`, `5 > x`: the name bounded and how many values from 0 pass (5); nullopt for other
+  // comparisons or a bound that does not resolve.
+  struct UpperBound {
+    ts::Node name;
+    int64_t limit = 0;
+  };
+  std::optional<UpperBound> BoundedBelow(ts::Node comparison, int scope) const;
   // `if mistakes < 5:` whose block runs `mistakes += 1`, with `mistakes` set once to a constant and only
   // ever grown by positive constants in the scope: the branch runs at most that many times (at most
   // kFirstIterations).

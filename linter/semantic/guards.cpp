@@ -189,46 +189,39 @@ bool Builder::CounterInCollection(ts::Node comparison, int scope) const {
   return IterationCounter(comparison.NamedChild(0), scope, 0) && !IterationCounter(comparison.NamedChild(1), scope, 0);
 }
 
-bool Builder::FirstIterations(ts::Node comparison, int scope) const {
-  if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3) return false;
+std::optional<Builder::UpperBound> Builder::BoundedBelow(ts::Node comparison, int scope) const {
+  if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3) return std::nullopt;
   const std::string_view op = m_.Text(comparison.Child(1));
-  // `j <= 4`, `j < 5`, and `5 > j`, `4 >= j`: the counter on the left of `<`/`<=` or the right of `>`/`>=`.
-  int counter = -1;
-  if (op == "<" || op == "<=") counter = 0;
-  if (op == ">" || op == ">=") counter = 1;
-  if (counter < 0 || !IterationCounter(comparison.NamedChild(static_cast<uint32_t>(counter)), scope, 0)) return false;
-  const auto bound = m_.Resolve(comparison.NamedChild(static_cast<uint32_t>(1 - counter)), scope).AsInt();
-  if (!bound.has_value()) return false;
-  const int64_t iterations = *bound + (op == "<=" || op == ">=" ? 1 : 0);
-  return iterations <= kFirstIterations;
+  // `j <= 4`, `j < 5`, and `5 > j`, `4 >= j`: the name on the left of `<`/`<=` or the right of `>`/`>=`.
+  uint32_t side = 2;
+  if (op == "<" || op == "<=") side = 0;
+  if (op == ">" || op == ">=") side = 1;
+  if (side == 2) return std::nullopt;
+  const auto bound = m_.Resolve(comparison.NamedChild(1 - side), scope).AsInt();
+  if (!bound.has_value()) return std::nullopt;
+  return UpperBound{Unparen(comparison.NamedChild(side)), *bound + (op == "<=" || op == ">=" ? 1 : 0)};
+}
+
+bool Builder::FirstIterations(ts::Node comparison, int scope) const {
+  const auto bounded = BoundedBelow(comparison, scope);
+  return bounded && bounded->limit <= kFirstIterations && IterationCounter(bounded->name, scope, 0);
 }
 
 bool Builder::Budgeted(ts::Node comparison, int scope, ts::Node block) const {
-  if (block.IsNull() || comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3) return false;
-  const std::string_view op = m_.Text(comparison.Child(1));
-  int counter = -1;
-  if (op == "<" || op == "<=") counter = 0;
-  if (op == ">" || op == ">=") counter = 1;
-  if (counter < 0) return false;
-  const ts::Node name = Unparen(comparison.NamedChild(static_cast<uint32_t>(counter)));
-  const auto bound = m_.Resolve(comparison.NamedChild(static_cast<uint32_t>(1 - counter)), scope).AsInt();
-  if (KindOf(name) != K::kIdentifier || !bound.has_value() ||
-      *bound + (op == "<=" || op == ">=" ? 1 : 0) > kFirstIterations) {
-    return false;
-  }
+  const auto bounded = block.IsNull() ? std::nullopt : BoundedBelow(comparison, scope);
+  if (!bounded || KindOf(bounded->name) != K::kIdentifier) return false;
   // The name starts at a constant and only ever grows: `mistakes = 0`, then `mistakes += 1`.
-  const std::string_view text = m_.Text(name);
+  const std::string_view text = m_.Text(bounded->name);
   const auto positive = [&](ts::Node value, int at) {
     const auto n = m_.Resolve(value, at).AsInt();
     return n.has_value() && *n > 0;
   };
-  bool start = false;
+  std::optional<int64_t> start;
   for (const Model::Binding& binding : m_.BindingsOf(text)) {
     if (binding.scope != scope) continue;
-    if (binding.kind == Model::BindingKind::kAssign && binding.position == -1 &&
-        m_.Resolve(binding.value, scope).AsInt()) {
-      if (start) return false;
-      start = true;
+    if (binding.kind == Model::BindingKind::kAssign && binding.position == -1 && !start) {
+      start = m_.Resolve(binding.value, scope).AsInt();
+      if (!start) return false;
       continue;
     }
     if (binding.kind != Model::BindingKind::kAugmented || !positive(binding.value, scope) ||
@@ -236,7 +229,8 @@ bool Builder::Budgeted(ts::Node comparison, int scope, ts::Node block) const {
       return false;
     }
   }
-  if (!start) return false;
+  // At most `limit - start` runs, each of which grows it by at least one.
+  if (!start || bounded->limit - *start > kFirstIterations) return false;
   // The branch itself grows it, on every run: `name += 1` is a statement of its block.
   for (const ts::Node statement : block.NamedChildren()) {
     const ts::Node inner = KindOf(statement) == K::kExpressionStatement ? FirstChild(statement) : ts::Node();

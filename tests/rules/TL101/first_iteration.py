@@ -31,6 +31,7 @@ def show_mistakes(model, loader):
     model = model.cuda()
     shown = 0
     kept = 0
+    late = -100
     for data, target in loader:
         out = model(data.cuda())
         if shown < 5:
@@ -40,3 +41,6 @@ def show_mistakes(model, loader):
             kept += 1
             print("%d" % out.argmin())  # error: [TL101]
         kept -= 1
+        if late < 5:
+            late += 1
+            print("%d" % out.sum())  # error: [TL101]
