@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -196,18 +197,21 @@ class Builder {
   // the first few iterations of the loop only (at most kFirstIterations; a larger bound may cover a whole
   // evaluation set).
   static constexpr int64_t kFirstIterations = 10;
-  bool FirstIterations(ts::Node comparison, int scope) const;
-  // `x < 5`, `x <= 4`, `5 > x`: the name bounded and how many values from 0 pass (5); nullopt for other
-  // comparisons or a bound that does not resolve.
+  // `op`: the comparison's operator, one of `<`, `<=`, `>`, `>=`, between two operands.
+  bool FirstIterations(ts::Node comparison, std::string_view op, int scope) const;
+  // `x < 5`, `x <= 4`, `5 > x` (`op` as FirstIterations takes it): the name bounded and how many values
+  // from 0 pass (5); nullopt when the bound does not resolve.
   struct UpperBound {
     ts::Node name;
     int64_t limit = 0;
   };
-  std::optional<UpperBound> BoundedBelow(ts::Node comparison, int scope) const;
+  // `name_holds` is asked of the name before the bound is resolved.
+  std::optional<UpperBound> BoundedBelow(ts::Node comparison, std::string_view op, int scope,
+                                         const std::function<bool(ts::Node)>& name_holds) const;
   // `if mistakes < 5:` whose block runs `mistakes += 1`, with `mistakes` set once to a constant and only
   // ever grown by positive constants in the scope: the branch runs at most that many times (at most
   // kFirstIterations).
-  bool Budgeted(ts::Node comparison, int scope, ts::Node block) const;
+  bool Budgeted(ts::Node comparison, std::string_view op, int scope, ts::Node block) const;
   // `i in C` with `i` an iteration counter and C a collection (a name, an attribute or a literal): true on
   // the few iterations C lists (`if iteration in testing_iterations:`), not every step.
   bool CounterInCollection(ts::Node comparison, int scope) const;

@@ -32,8 +32,17 @@ Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth,
     }
     case K::kComparison: {
       if (ts::Node modulo = ModuloCompared(node, "==", scope); !modulo.IsNull()) return Periodic(modulo, scope);
-      out.rare = CountsOnce(node, scope) || CounterInCollection(node, scope) || FirstIterations(node, scope) ||
-                 Budgeted(node, scope, block);
+      if (CountsOnce(node, scope) || CounterInCollection(node, scope)) {
+        out.rare = true;
+        return out;
+      }
+      // `j <= 4`, `shown < 5`: an order comparison of two operands (the operator read once).
+      if (node.NamedChildCount() == 2 && node.ChildCount() == 3) {
+        const std::string_view op = m_.Text(node.Child(1));
+        if (op == "<" || op == "<=" || op == ">" || op == ">=") {
+          out.rare = FirstIterations(node, op, scope) || Budgeted(node, op, scope, block);
+        }
+      }
       return out;
     }
     case K::kIdentifier: {
@@ -189,27 +198,35 @@ bool Builder::CounterInCollection(ts::Node comparison, int scope) const {
   return IterationCounter(comparison.NamedChild(0), scope, 0) && !IterationCounter(comparison.NamedChild(1), scope, 0);
 }
 
-std::optional<Builder::UpperBound> Builder::BoundedBelow(ts::Node comparison, int scope) const {
-  if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3) return std::nullopt;
-  const std::string_view op = m_.Text(comparison.Child(1));
+std::optional<Builder::UpperBound> Builder::BoundedBelow(ts::Node comparison, std::string_view op, int scope,
+                                                         const std::function<bool(ts::Node)>& name_holds) const {
   // `j <= 4`, `j < 5`, and `5 > j`, `4 >= j`: the name on the left of `<`/`<=` or the right of `>`/`>=`.
-  uint32_t side = 2;
-  if (op == "<" || op == "<=") side = 0;
-  if (op == ">" || op == ">=") side = 1;
-  if (side == 2) return std::nullopt;
+  const uint32_t side = op == "<" || op == "<=" ? 0 : 1;
+  // The caller's cheaper test of the name first: most comparisons are not what it looks for.
+  const ts::Node name = Unparen(comparison.NamedChild(side));
+  if (!name_holds(name)) return std::nullopt;
   const auto bound = m_.Resolve(comparison.NamedChild(1 - side), scope).AsInt();
   if (!bound.has_value()) return std::nullopt;
-  return UpperBound{Unparen(comparison.NamedChild(side)), *bound + (op == "<=" || op == ">=" ? 1 : 0)};
+  return UpperBound{name, *bound + (op == "<=" || op == ">=" ? 1 : 0)};
 }
 
-bool Builder::FirstIterations(ts::Node comparison, int scope) const {
-  const auto bounded = BoundedBelow(comparison, scope);
-  return bounded && bounded->limit <= kFirstIterations && IterationCounter(bounded->name, scope, 0);
+bool Builder::FirstIterations(ts::Node comparison, std::string_view op, int scope) const {
+  const auto bounded = BoundedBelow(comparison, op, scope,
+                                    [&](ts::Node name) { return IterationCounter(name, scope, 0); });
+  return bounded && bounded->limit <= kFirstIterations;
 }
 
-bool Builder::Budgeted(ts::Node comparison, int scope, ts::Node block) const {
-  const auto bounded = block.IsNull() ? std::nullopt : BoundedBelow(comparison, scope);
-  if (!bounded || KindOf(bounded->name) != K::kIdentifier) return false;
+bool Builder::Budgeted(ts::Node comparison, std::string_view op, int scope, ts::Node block) const {
+  if (block.IsNull()) return false;
+  const auto grown = [&](ts::Node name) {
+    if (KindOf(name) != K::kIdentifier) return false;
+    const auto bindings = m_.BindingsOf(m_.Text(name));
+    return std::any_of(bindings.begin(), bindings.end(), [&](const Model::Binding& b) {
+      return b.scope == scope && b.kind == Model::BindingKind::kAugmented;
+    });
+  };
+  const auto bounded = BoundedBelow(comparison, op, scope, grown);
+  if (!bounded) return false;
   // The name starts at a constant and only ever grows: `mistakes = 0`, then `mistakes += 1`.
   const std::string_view text = m_.Text(bounded->name);
   const auto positive = [&](ts::Node value, int at) {
