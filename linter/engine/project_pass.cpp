@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "linter/core/fs.h"
 #include "linter/core/parallel.h"
 #include "linter/engine/driver.h"
 #include "linter/engine/project_builder.h"
@@ -58,15 +59,26 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   // known, so that a finding only the project shows is fixed too, and each file is written once.
   DriverOptions first = options;
   first.fix_mode = FixMode::kNone;
+  // Files whose text was given back although the project may still give the fields they read of an
+  // imported name (`from option import args`): read again from their path if it does, with the content
+  // hash their summary had.
+  std::vector<char> reread(kept.size(), 0);
+  std::vector<uint64_t> reread_hash(kept.size(), 0);
   RunChecksAlone(std::move(tasks), first, [&](FileOutcome&& outcome) {
     // A file with nothing to report that the project cannot change gives its text back now: the pass
     // holds every outcome until the end, and the texts are most of that memory.
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !StarImportsProject(*s) && !s->parameter_reads && s->imported_reads.empty() && !s->builds_loaders &&
+        !StarImportsProject(*s) && !s->parameter_reads && !s->builds_loaders &&
         !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
-        !originals[i]->collect_facts) {
+        !originals[i]->collect_facts && (s->imported_reads.empty() || !kept[i].text)) {
+      // Most files that read fields of an imported name read a module's (`path.join` of `from os import
+      // path`): kept, their texts were most of the pass's memory on a large tree.
+      if (!s->imported_reads.empty()) {
+        reread[i] = 1;
+        reread_hash[i] = s->content_hash;
+      }
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -166,7 +178,15 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
       check_options = std::move(project_options);
     }
     FileTask task = kept[i];
-    task.text = std::string(outcome.source->text());
+    if (reread[i] != 0) {
+      // Given back in the first pass: its bytes again, unless they changed since (then the first pass's
+      // result stands).
+      Result<std::string> text = ReadFile(kept[i].path, options.max_file_bytes);
+      if (!text.ok() || semantic::ContentHash(*text) != reread_hash[i]) return;
+      task.text = std::move(*text);
+    } else {
+      task.text = std::string(outcome.source->text());
+    }
     task.options = std::move(check_options);
     FileOutcome checked = CheckOneFile(task, options.fix_mode, options.max_fix_passes, options.max_file_bytes,
                                        options.fix_level);
@@ -185,6 +205,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     } else if (checked.source && !checked.error) {
       outcome.diagnostics = std::move(checked.diagnostics);
       outcome.facts = std::move(checked.facts);
+      if (reread[i] != 0) outcome.source = std::move(checked.source);  // what the findings' places refer to
     }
   });
   for (FileOutcome& outcome : outcomes) report(std::move(outcome));

@@ -279,3 +279,23 @@ TEST_CASE("--fix and --diff in a project: a finding only another file shows is f
   CHECK(again.exit_code == 0);
   CHECK(ReadText(project.path() / "train.py") == text);
 }
+
+TEST_CASE("a file whose text the project pass gave back is read again when the project gives the fields it reads") {
+  // model.py has nothing to report alone and reads `args.hidden` of `from option import args`: the pass
+  // gives its text back after the first check, and reads it again from disk for the check with the
+  // project, whose finding points into it with its line.
+  TempFolder project;
+  project.Write("option.py",
+                "import argparse\n\nparser = argparse.ArgumentParser()\n"
+                "parser.add_argument(\"--hidden\", type=int, default=1150)\nargs = parser.parse_args()\n");
+  project.Write("model.py",
+                "import torch.nn as nn\n\nfrom option import args\n\n\nclass Net(nn.Module):\n"
+                "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(args.hidden, 10)\n");
+  project.Write("train.py", "import torch\n\nfrom model import Net\n\nmodel = Net().cuda()\n");
+  const auto alone = RunTorchlint({"check", "--select", "TL401", "--no-project", "."}, project.path());
+  CHECK(alone.exit_code == 0);
+  const auto checked = RunTorchlint({"check", "--select", "TL401", "."}, project.path());
+  CHECK(checked.exit_code == 1);
+  CHECK(checked.out.find("model.py:9:29: TL401") != std::string::npos);
+  CHECK(checked.out.find("self.fc = nn.Linear(args.hidden, 10)") != std::string::npos);  // the snippet
+}
