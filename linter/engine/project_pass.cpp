@@ -61,9 +61,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
   first.fix_mode = FixMode::kNone;
   // Files whose text was given back although the project may still give the fields they read of an
   // imported name (`from option import args`): read again from their path if it does, with the content
-  // hash their summary had.
+  // hash of their summary in the index.
   std::vector<char> reread(kept.size(), 0);
-  std::vector<uint64_t> reread_hash(kept.size(), 0);
   RunChecksAlone(std::move(tasks), first, [&](FileOutcome&& outcome) {
     // A file with nothing to report that the project cannot change gives its text back now: the pass
     // holds every outcome until the end, and the texts are most of that memory.
@@ -75,10 +74,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
         !originals[i]->collect_facts && (s->imported_reads.empty() || !kept[i].text)) {
       // Most files that read fields of an imported name read a module's (`path.join` of `from os import
       // path`): kept, their texts were most of the pass's memory on a large tree.
-      if (!s->imported_reads.empty()) {
-        reread[i] = 1;
-        reread_hash[i] = s->content_hash;
-      }
+      if (!s->imported_reads.empty()) reread[i] = 1;
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -182,7 +178,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
       // Given back in the first pass: its bytes again, unless they changed since (then the first pass's
       // result stands).
       Result<std::string> text = ReadFile(kept[i].path, options.max_file_bytes);
-      if (!text.ok() || semantic::ContentHash(*text) != reread_hash[i]) return;
+      const semantic::FileSummary* summary = index.Find(modules[i]);
+      if (!text.ok() || summary == nullptr || semantic::ContentHash(*text) != summary->content_hash) return;
       task.text = std::move(*text);
     } else {
       task.text = std::string(outcome.source->text());

@@ -64,23 +64,22 @@ void Builder::FindCudaEvidence() {
 }
 
 bool Builder::IsCudaSeeding(const Site& site) const {
-  if (site.name == "manual_seed" || site.name == "manual_seed_all" || site.name == "seed" || site.name == "seed_all") {
-    return true;
-  }
+  const auto seeds = [](std::string_view name) {
+    return name == "manual_seed" || name == "manual_seed_all" || name == "seed" || name == "seed_all";
+  };
+  if (seeds(site.name)) return true;
   // `if torch.cuda.is_available():` around seeding only: the condition of a guard whose block does nothing
   // else.
   if (site.name != "is_available" || site.kind != SiteKind::kCall) return false;
   for (const Guard& guard : m_.guards_) {
-    if (guard.condition.IsNull() || !guard.condition.Range().Contains(site.node.Range()) || guard.block.IsNull())
+    if (guard.condition.IsNull() || guard.block.IsNull() || !guard.condition.Range().Contains(site.node.Range())) {
       continue;
+    }
     for (const ts::Node statement : guard.block.NamedChildren()) {
+      if (KindOf(statement) == K::kComment) continue;
       const ts::Node call = KindOf(statement) == K::kExpressionStatement ? Unparen(FirstChild(statement)) : ts::Node();
       const Site* inner = KindOf(call) == K::kCall ? m_.SiteOf(call) : nullptr;
-      if (KindOf(statement) == K::kComment) continue;
-      if (inner == nullptr || !(inner->name == "manual_seed" || inner->name == "manual_seed_all" ||
-                                inner->name == "seed" || inner->name == "seed_all")) {
-        return false;
-      }
+      if (inner == nullptr || !seeds(inner->name)) return false;
     }
     return true;
   }
