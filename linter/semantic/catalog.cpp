@@ -311,7 +311,7 @@ std::vector<Model::RemoteUpdateLoop> Model::CrossFileUpdateLoops() const {
         const auto found = project_->MethodOf(*cls, method);
         if (!found || found->function->update_loop_line == 0) continue;
         out.push_back({&call, found->file->path, found->function->update_loop_line, found->function->update_loop_column,
-                       found->function->qualname});
+                       std::string(found->qualname)});
         break;
       }
     }
@@ -432,7 +432,7 @@ std::optional<Model::RemoteStep> Model::AccumulatingHelper(const Site& site) con
     const StepSummary& step = found->function->step;
     const auto arg = FindArgument(site, step.guard, step.guard_position);
     if (arg && PeriodicCondition(arg->value, site.scope)) {
-      return RemoteStep{found->file->path, step.backward_line, step.backward_column, found->function->qualname,
+      return RemoteStep{found->file->path, step.backward_line, step.backward_column, std::string(found->qualname),
                         step.guard};
     }
   }

@@ -262,9 +262,7 @@ std::optional<ProjectIndex::Function> ProjectIndex::MethodIn(const FileSummary& 
                                                              std::string_view method, int depth) const {
   if (depth > kMaxHops) return std::nullopt;
   const std::string qualname = std::string(cls) + "." + std::string(method);
-  for (const FunctionSummary& function : file.functions) {
-    if (function.qualname == qualname) return Function{&file, &function};
-  }
+  if (auto found = FunctionIn(file, qualname)) return found;
   for (const ClassSummary& c : file.classes) {
     if (c.name != cls) continue;
     for (const std::string& base : c.bases) {
@@ -416,8 +414,11 @@ void ProjectIndex::Finish() {
 std::optional<ProjectIndex::Function> ProjectIndex::FunctionIn(const FileSummary& file, std::string_view qualname) {
   const auto it = std::find_if(file.functions.begin(), file.functions.end(),
                                [&](const FunctionSummary& f) { return f.qualname == qualname; });
-  if (it == file.functions.end()) return std::nullopt;
-  return Function{&file, &*it};
+  if (it != file.functions.end()) return Function{&file, &*it, it->qualname};
+  const auto plain = std::lower_bound(file.plain_functions.begin(), file.plain_functions.end(), qualname);
+  if (plain == file.plain_functions.end() || *plain != qualname) return std::nullopt;
+  static const FunctionSummary kNothing;
+  return Function{&file, &kNothing, *plain};
 }
 
 void ProjectIndex::ForwardSyncs() {

@@ -248,7 +248,11 @@ struct FileSummary {
   uint32_t catalog_facts = 0;
   std::vector<ImportSummary> imports;
   std::vector<ClassSummary> classes;
-  std::vector<FunctionSummary> functions;  // those that sync per call, and every class's methods' names
+  // The functions and methods with something to tell other files (a sync per call, what they return, a
+  // training step...), and the qualnames of the rest, sorted (most methods: a summary of each would be
+  // most of the project index's memory, and its absence still shadows a base class's method).
+  std::vector<FunctionSummary> functions;
+  std::vector<std::string> plain_functions;
   // Values across files: the file reads something its functions' parameters may bring from another file
   // (a guard period, a DataLoader argument, a copy of a batch); the fields its configuration objects
   // hold; its calls of functions (and classes) of other modules of the project.
@@ -321,9 +325,12 @@ class ProjectIndex {
   // Rules catalog: the CatalogFact bits of every file of `file`'s import component, or'd.
   uint32_t ComponentFacts(const FileSummary& file) const;
 
+  // A function of a module of the project: one of its file's `functions`, or, for a plain one, a summary
+  // with nothing to tell (PlainFunction) and the qualname of `plain_functions`.
   struct Function {
     const FileSummary* file = nullptr;
     const FunctionSummary* function = nullptr;
+    std::string_view qualname;
   };
   // The function a dotted name of `from` means: "util.misc.all_reduce_mean", ".misc.f", a re-export
   // through a package's __init__. nullopt when the name is not a function of the project.

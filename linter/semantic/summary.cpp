@@ -368,8 +368,16 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       function.update_loop_column = at.column;
     }
     function.reiterated_parameters = reiterated_parameters[s];
-    out.functions.push_back(std::move(function));
+    FunctionSummary plain;
+    plain.qualname = function.qualname;
+    plain.line = function.line;
+    if (function == plain) {
+      out.plain_functions.push_back(std::move(function.qualname));
+    } else {
+      out.functions.push_back(std::move(function));
+    }
   }
+  std::sort(out.plain_functions.begin(), out.plain_functions.end());
   SummarizeValues(out);
   return out;
 }
@@ -1092,7 +1100,7 @@ std::optional<Model::RemoteSync> Model::CrossFileSync(const Site& call, SyncFami
     out.path = reached->file->path;
     out.line = sync.line;
     out.column = sync.column;
-    out.function = found->function->qualname;
+    out.function = std::string(found->qualname);
     out.syncing_function = reached->function->qualname;
     out.message = sync.message;
     out.message_zh = sync.message_zh;

@@ -46,7 +46,8 @@ TEST_CASE("relative imports, re-exports and inherited methods resolve") {
                     "    def quiet(self, x):\n        return x\n"
                     "    def guard(self, x):\n        if torch.isnan(x).any():\n            return 0\n"));
   index.Add(
-      Summary("pkg/sub/train.py", "from .. import Base\nfrom ..base import Base as B2\nclass T(Base):\n    pass\n"));
+      Summary("pkg/sub/train.py", "from .. import Base\nfrom ..base import Base as B2\nclass T(Base):\n    pass\n"
+                                  "class Quiet(Base):\n    def log(self, x):\n        print(x)\n"));
   index.Finish();
   const FileSummary* train = index.Find("pkg.sub.train");
   REQUIRE(train != nullptr);
@@ -58,7 +59,17 @@ TEST_CASE("relative imports, re-exports and inherited methods resolve") {
   CHECK(log->function->sync.line == 4);
   const auto quiet = index.ResolveMethod(*train, "..base.Base", "quiet");
   REQUIRE(quiet.has_value());
+  CHECK(quiet->qualname == "Base.quiet");
   CHECK_FALSE(quiet->function->sync.syncs);
+  // A method with nothing to tell other files is kept by name only, and still shadows its base's.
+  const FileSummary* base = index.Find("pkg.base");
+  REQUIRE(base != nullptr);
+  CHECK(base->plain_functions == std::vector<std::string>{"Base.quiet"});
+  CHECK(base->functions.size() == 2);
+  const auto shadowed = index.ResolveMethod(*train, "pkg.sub.train.Quiet", "log");
+  REQUIRE(shadowed.has_value());
+  CHECK(shadowed->qualname == "Quiet.log");
+  CHECK_FALSE(shadowed->function->sync.syncs);
   CHECK_FALSE(quiet->function->implicit.syncs);
   CHECK_FALSE(log->function->implicit.syncs);
   // A branch on a device tensor is an implicit sync, summarised apart from the explicit ones.
