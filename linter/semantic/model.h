@@ -751,6 +751,10 @@ class Model {
   std::vector<std::pair<uint32_t, std::vector<int>>> local_calls_;
   const ProjectIndex* project_ = nullptr;
   const FileSummary* self_summary_ = nullptr;
+  // The fields RemoteFieldValues was asked of a name while no project was attached (sorted when read):
+  // only those can change the file's findings once the project gives an imported name's fields, so
+  // only those make the project pass check the file again.
+  mutable std::vector<std::string> asked_fields_;
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
   uint32_t catalog_facts_ = 0;  // FileFacts, computed by the builder
   uint32_t component_facts_ = 0;
@@ -931,7 +935,8 @@ class Model {
   // args` ("option"), or a parameter that every call of the file fills with one such name (`main(args)`)
   // and whose fields the function does not write. Empty otherwise.
   std::string ImportedConfigModule(ts::Node name, int scope, int depth) const;
-  // The attributes the text reads of `name` (`name.x`), appended: FileSummary::imported_reads.
+  // The attributes the text reads of `name` (`name.x`) that a question of the check asked without a
+  // project (asked_fields_), appended: FileSummary::imported_reads.
   void FieldsReadOf(std::string_view name, std::vector<std::string>& out) const;
   // The loaders the file's function called at `call` returns.
   bool ReturnedLoaders(const Site& call, int depth, std::vector<const Site*>& out) const;

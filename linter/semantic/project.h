@@ -259,6 +259,8 @@ struct FileSummary {
   bool parameter_reads = false;
   // The attributes it reads of names it imports from modules that are no third party's (`from option
   // import args`, then `args.num_workers`: "num_workers"), sorted: the index may give their values.
+  // Only those the file's check asked for (Model::asked_fields_): empty in a summary made before the
+  // rules ran.
   std::vector<std::string> imported_reads;
   // It builds a DataLoader: a function of another file may iterate it once per epoch (TL203).
   bool builds_loaders = false;

@@ -527,7 +527,10 @@ void Model::FieldsReadOf(std::string_view name, std::vector<std::string>& out) c
     }
     const size_t first = ++end;
     while (end < source_.size() && word(source_[end])) ++end;
-    if (end > first) out.emplace_back(source_.substr(first, end - first));
+    const std::string_view read = source_.substr(first, end - first);
+    if (end > first && std::find(asked_fields_.begin(), asked_fields_.end(), read) != asked_fields_.end()) {
+      out.emplace_back(read);
+    }
   }
 }
 
@@ -812,7 +815,13 @@ std::string Model::ImportedConfigModule(ts::Node name, int scope, int depth) con
 
 bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope, std::vector<Value>& out) const {
   object = Unparen(object);
-  if (project_ == nullptr || KindOf(object) != K::kIdentifier) return false;
+  if (KindOf(object) != K::kIdentifier) return false;
+  if (project_ == nullptr) {
+    if (std::find(asked_fields_.begin(), asked_fields_.end(), field) == asked_fields_.end()) {
+      asked_fields_.emplace_back(field);
+    }
+    return false;
+  }
   const auto field_value = [](const FieldSummary& f) {
     Value value;
     value.kind = static_cast<ValueKind>(f.kind);

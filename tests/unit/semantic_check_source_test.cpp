@@ -66,6 +66,28 @@ TEST_CASE("TL502 is off by default: an uncompiled CUDA training loop reports it 
   CHECK(Count(Check(text, {"ALL"}), "TL502") == 1);
 }
 
+TEST_CASE("the summary names the imported fields the check asked for, not every one the text reads") {
+  // `args.workers` decides TL201 once the project gives `option`'s default; `path.join` and
+  // `args.name` decide nothing, so a file that reads only those is not checked again with the project.
+  const std::string text =
+      "import torch\nfrom torch.utils.data import DataLoader\nfrom option import args\nfrom os import path\n"
+      "print(args.name, path.join('a', 'b'))\n"
+      "loader = DataLoader(data, num_workers=args.workers, pin_memory=True)\n"
+      "model = torch.nn.Linear(8, 8).cuda()\n"
+      "for x in loader:\n    model(x.cuda()).sum().backward()\n";
+  SourceFile file("train.py", text);
+  CheckOptions options;
+  options.collect_summary = true;
+  FileReport report = CheckSource(file, options);
+  REQUIRE(report.summary.has_value());
+  CHECK(report.summary->imported_reads == std::vector<std::string>{"workers"});
+  // Nothing asked when the rule that would ask is not selected.
+  options.selection.select = {"TL101"};
+  report = CheckSource(file, options);
+  REQUIRE(report.summary.has_value());
+  CHECK(report.summary->imported_reads.empty());
+}
+
 TEST_CASE("a BOM is skipped and offsets stay file offsets") {
   const std::string text = "\xEF\xBB\xBF" + std::string(kLoader) + "a = DataLoader(ds)\n";
   const FileReport report = Check(text, {"TL201"});
