@@ -519,6 +519,7 @@ void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, Fu
 void Model::FieldsReadOf(std::string_view name, std::vector<std::string>& out) const {
   // A textual scan, to decide whether the project pass checks the file again: `name.attr` after no
   // identifier character.
+  if (asked_fields_.empty()) return;
   const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   for (size_t at = source_.find(name); at != std::string_view::npos; at = source_.find(name, at + 1)) {
     size_t end = at + name.size();
@@ -675,7 +676,8 @@ void Model::SummarizeValues(FileSummary& out) const {
         argument.config_module = ImportedConfigModule(arg, site.scope, 0);
       }
       argument.source = SourceOf(arg, site.scope, 0);
-      if (const Site* loader = LoaderCallOf(arg, site.scope); loader != nullptr) {
+      // (Only the file's own DataLoader calls end LoaderCallOf's chains.)
+      if (const Site* loader = out.builds_loaders ? LoaderCallOf(arg, site.scope) : nullptr; loader != nullptr) {
         argument.facts |= PinsMemory(*loader) ? kArgPinnedLoader : kArgUnpinnedLoader;
       }
       if (const Value value = Resolve(arg, site.scope); value.known()) {
