@@ -492,7 +492,8 @@ class Model {
   // (a dtype-only `.to(torch.float16)` is not a move).
   bool MovesToDevice(const Site& call) const;
   // A tensor factory that takes no data (`torch.zeros/ones/empty/full/rand/randn/randint/randperm/arange/
-  // linspace/eye` and their `*_like`), as its canonical name without `torch.`; empty for other calls.
+  // linspace/eye`, their `*_like`, the windows, `tril/triu_indices`), as its canonical name without
+  // `torch.`; empty for other calls.
   std::string_view DataFreeFactory(const Site& call) const;
 
   // Rules catalog (TL302-TL406) (catalog.cpp).

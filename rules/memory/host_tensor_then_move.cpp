@@ -15,11 +15,13 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for tensors that a factory makes from no data (`torch.zeros`, `ones`, `empty`, `full`, `rand`,
-`randn`, `randint`, `randperm`, `arange`, `linspace`, `logspace`, `eye`, `empty_strided`, and the `*_like`
-forms of a host tensor) without `device=`, and that are moved to the device at once: chained
-(`torch.zeros(n).to(device)`, `torch.randn(b, d).cuda()`, also through dtype casts such as
-`torch.ones(b, 1).long().to(device)`) or assigned and moved by the next statement (`mask = torch.ones(n)`
-then `mask = mask.to(device)`). A move to another tensor (`torch.zeros(n).to(other)`, which takes its
+`randn`, `randint`, `randperm`, `arange`, `linspace`, `logspace`, `eye`, `empty_strided`, the windows
+`hann_window`, `hamming_window`, `blackman_window`, `bartlett_window`, `kaiser_window`, `tril_indices`,
+`triu_indices`, and the `*_like` forms of a host tensor) without `device=`, and that are moved to the
+device at once: chained (`torch.zeros(n).to(device)`, `torch.randn(b, d).cuda()`, also through dtype casts
+such as `torch.ones(b, 1).long().to(device)`) or assigned and moved by the next statement (`mask =
+torch.ones(n)` then `mask = mask.to(device)`, or `x = torch.randn(b, d)` then `out = sampler(x.to(device))`
+when the name is read nowhere else in its function). A move to another tensor (`torch.zeros(n).to(other)`, which takes its
 device and dtype) counts unless that tensor is known to live on the host. Any cadence: once at start-up
 is cheap, but the same line in a step loop costs every step, so a helper or generator (`def cycle(): while
 True: yield torch.ones(...).to(device)`) is reported wherever it runs. Scripts that run on CUDA only
@@ -55,7 +57,8 @@ For the chained form with a plain device (`.to(device)`, `.to(device=device)`, `
 `device=` to the factory and drops the move (keeping any dtype cast before it). It is **safe** for `zeros`, `ones`, `empty`, `full`, `arange`,
 `linspace`, `logspace`, `eye` and their `*_like` (the same values), and **unsafe** for the random factories
 (`rand`, `randn`, `randint`, `randperm` and their `*_like`): on the device they draw from the CUDA
-generator instead of the CPU one, so a seeded run produces different numbers. No fix is offered for the
+generator instead of the CPU one, so a seeded run produces different numbers. It is unsafe for the
+windows too, which are computed (cosines, Bessel functions) and may differ in their last bits. No fix is offered for the
 two-statement form, a move with other arguments (`.to(device, dtype)`), or a move to another tensor.
 
 ## Trace evidence
@@ -196,12 +199,40 @@ class HostTensorThenMove final : public Rule {
     ts::Node expr = next.NamedChild(0);
     if (semantic::KindOf(expr) == K::kAssignment) expr = semantic::LastChild(expr);
     expr = semantic::Unparen(expr);
-    if (semantic::KindOf(expr) != K::kCall) return nullptr;
-    const semantic::Site* move = model.SiteOf(expr);
-    if (move == nullptr || move->kind != semantic::SiteKind::kCall || !model.MovesToDevice(*move)) return nullptr;
-    ts::Node receiver = semantic::Unparen(move->Receiver());
-    if (semantic::KindOf(receiver) != K::kIdentifier || model.Text(receiver) != model.Text(target)) return nullptr;
-    return move;
+    const semantic::Site* whole = semantic::KindOf(expr) == K::kCall ? model.SiteOf(expr) : nullptr;
+    if (whole != nullptr && MovesName(model, *whole, model.Text(target))) return whole;
+    // `sampler(x.to(device))`: a move inside the next statement, when the name is read nowhere else in its
+    // scope (not before, not after: the host tensor has no other use).
+    const semantic::Site* inner = nullptr;
+    for (const semantic::Site& candidate : model.Sites()) {
+      if (!next.Range().Contains(candidate.node.Range()) || !MovesName(model, candidate, model.Text(target))) continue;
+      if (inner != nullptr) return nullptr;
+      inner = &candidate;
+    }
+    if (inner == nullptr) return nullptr;
+    const ts::Node scope = model.Scopes()[static_cast<size_t>(site.scope)].node;
+    return WordCount(model.Text(scope), model.Text(target)) == 2 ? inner : nullptr;
+  }
+
+  // A move to the device (`name.to(device)`, `name.cuda()`) of the name itself.
+  static bool MovesName(const semantic::Model& model, const semantic::Site& move, std::string_view name) {
+    if (move.kind != semantic::SiteKind::kCall || !model.MovesToDevice(move)) return false;
+    const ts::Node receiver = semantic::Unparen(move.Receiver());
+    return semantic::KindOf(receiver) == K::kIdentifier && model.Text(receiver) == name;
+  }
+
+  // How many times `word` stands alone in `text` (not inside a longer name, not after a dot); strings and
+  // comments count too, which only ever makes the answer larger.
+  static size_t WordCount(std::string_view text, std::string_view word) {
+    const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+    size_t count = 0;
+    for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+      const size_t end = at + word.size();
+      if (at > 0 && (part(text[at - 1]) || text[at - 1] == '.')) continue;
+      if (end < text.size() && part(text[end])) continue;
+      ++count;
+    }
+    return count;
   }
 
   // A value that names a device, not another tensor: `.to(other)` takes that tensor's dtype too, and
@@ -238,7 +269,9 @@ class HostTensorThenMove final : public Rule {
     }
     auto insertion = model.AppendKeyword(factory_site, "device", device);
     if (!insertion) return std::nullopt;
-    const Applicability safety = IsRandom(factory) ? Applicability::kUnsafe : Applicability::kSafe;
+    // A window is computed (cosines, Bessel functions): on the device its last bits may differ.
+    const Applicability safety =
+        IsRandom(factory) || factory.ends_with("_window") ? Applicability::kUnsafe : Applicability::kSafe;
     return MakeFix("device", {}, safety,
                    {Edit{{insertion->offset, insertion->offset}, insertion->text},
                     Edit{{move.Receiver().EndByte(), move.node.EndByte()}, ""}});
