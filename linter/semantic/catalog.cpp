@@ -406,7 +406,6 @@ std::vector<uint32_t> Model::AccumulatingBackwards() const {
     }
     if (accumulates && !stepped) out.push_back(i);
   }
-  if (project_ == nullptr) return out;
   for (uint32_t i = 0; i < sites_.size(); ++i) {
     if (AccumulatingHelper(sites_[i])) out.push_back(i);
   }
@@ -414,10 +413,10 @@ std::vector<uint32_t> Model::AccumulatingBackwards() const {
 }
 
 std::optional<Model::RemoteStep> Model::AccumulatingHelper(const Site& site) const {
-  // A helper of the project that runs `backward()` on every call and steps the optimizer only when a
-  // parameter says so (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). The loop
-  // around it may look like an evaluation loop (its backward is in the helper): any per-step loop counts.
-  if (project_ == nullptr || site.kind != SiteKind::kCall || !site.per_step() || site.loop < 0) return std::nullopt;
+  // A helper that runs `backward()` on every call and steps the optimizer only when a parameter says so
+  // (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). The loop around it may look
+  // like an evaluation loop (its backward is in the helper): any per-step loop counts.
+  if (site.kind != SiteKind::kCall || !site.per_step() || site.loop < 0) return std::nullopt;
   const ts::Node args = site.Arguments();
   bool periodic_argument = false;
   for (uint32_t a = 0; !args.IsNull() && a < args.NamedChildCount() && !periodic_argument; ++a) {
@@ -426,6 +425,23 @@ std::optional<Model::RemoteStep> Model::AccumulatingHelper(const Site& site) con
     periodic_argument = PeriodicCondition(arg, site.scope);
   }
   if (!periodic_argument) return std::nullopt;
+  // A function of the file (`optimizer_step(loss, optimizer, ..., is_update=is_update)`).
+  if (const std::vector<int>* callees = LocalCallees(site); callees != nullptr && callees->size() == 1) {
+    const int function = callees->front();
+    const StepSites step = StepSitesPerCall()[static_cast<size_t>(function)];
+    if (step.backward != nullptr && step.guard != nullptr) {
+      const auto arg = FindArgument(site, step.guard->name, ParameterPosition(*step.guard));
+      if (arg && PeriodicCondition(arg->value, site.scope)) {
+        RemoteStep local;
+        local.function = QualName(function);
+        if (local.function.empty()) local.function = std::string(scopes_[static_cast<size_t>(function)].name);
+        local.guard = std::string(step.guard->name);
+        local.local_backward = step.backward->node;
+        return local;
+      }
+    }
+  }
+  if (project_ == nullptr) return std::nullopt;
   for (const Callee& callee : ProjectCallees(site)) {
     const auto found = ResolveCallee(callee);
     if (!found || found->function->step.backward_line == 0 || found->function->step.guard.empty()) continue;

@@ -202,6 +202,18 @@ bool Model::MayHoldInstance(const Site& call) const {
 
 bool Model::PeriodicCondition(ts::Node expr, int scope) const {
   expr = Unparen(expr);
+  // A name bound once to such a condition (`is_update = step % args.grad_acc == 0`, also written `True if
+  // ... else False`), then passed on or tested.
+  for (int depth = 0; depth < 2 && KindOf(expr) == K::kIdentifier; ++depth) {
+    const Binding* binding = SingleBinding(Text(expr), scope);
+    if (binding == nullptr || binding->kind != BindingKind::kAssign || binding->position != -1) break;
+    expr = Unparen(binding->value);
+    scope = binding->scope;
+  }
+  if (KindOf(expr) == K::kConditional && NamedChildCount(expr) == 3 && Text(NamedChild(expr, 0)) == "True" &&
+      Text(NamedChild(expr, 2)) == "False") {
+    expr = Unparen(NamedChild(expr, 1));
+  }
   ts::Node modulo;
   if (KindOf(expr) == K::kNot) {
     modulo = Unparen(Field(expr, F::kArgument));
@@ -243,6 +255,23 @@ bool Model::PeriodIsOption(ts::Node period, int scope) const {
 }
 
 std::vector<StepSummary> Model::StepsPerCall(const SourceFile& file) const {
+  const std::vector<StepSites> found = StepSitesPerCall();
+  std::vector<StepSummary> out(scopes_.size());
+  for (size_t function = 0; function < found.size(); ++function) {
+    const StepSites& step = found[function];
+    if (step.backward == nullptr) continue;
+    // A backward pass on every call: a loop that calls it trains (Builder::ReviewTrainingHelpers).
+    const LineColumn backward_at = file.lines().Locate(step.backward->node.StartByte());
+    out[function].backward_line = backward_at.line;
+    out[function].backward_column = backward_at.column;
+    if (step.guard == nullptr) continue;
+    out[function].guard = std::string(step.guard->name);
+    out[function].guard_position = ParameterPosition(*step.guard);
+  }
+  return out;
+}
+
+std::vector<Model::StepSites> Model::StepSitesPerCall() const {
   // One pass over the sites: per function, its first backward that runs on every call and its first
   // optimizer step.
   std::vector<std::pair<const Site*, const Site*>> found(scopes_.size(), {nullptr, nullptr});
@@ -263,14 +292,11 @@ std::vector<StepSummary> Model::StepsPerCall(const SourceFile& file) const {
       }
     }
   }
-  std::vector<StepSummary> out(scopes_.size());
+  std::vector<StepSites> out(scopes_.size());
   for (size_t function = 0; function < found.size(); ++function) {
     const auto& [backward, step] = found[function];
     if (backward == nullptr) continue;
-    // A backward pass on every call: a loop that calls it trains (Builder::ReviewTrainingHelpers).
-    const LineColumn backward_at = file.lines().Locate(backward->node.StartByte());
-    out[function].backward_line = backward_at.line;
-    out[function].backward_column = backward_at.column;
+    out[function].backward = backward;
     if (step == nullptr) continue;
     // `if update_grad:` around the optimizer step, with `update_grad` a parameter.
     for (int g = step->guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
@@ -281,9 +307,7 @@ std::vector<StepSummary> Model::StepsPerCall(const SourceFile& file) const {
           parameter->scope != static_cast<int>(function)) {
         continue;
       }
-      StepSummary& summary = out[function];
-      summary.guard = std::string(parameter->name);
-      summary.guard_position = ParameterPosition(*parameter);
+      out[function].guard = parameter;
       break;
     }
   }

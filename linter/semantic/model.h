@@ -409,15 +409,18 @@ class Model {
   // optimizer step runs only every N iterations (`if (i + 1) % N == 0: optimizer.step()`), or of a
   // micro-batch loop inside the step loop whose optimizer step is outside it.
   std::vector<uint32_t> AccumulatingBackwards() const;
-  // Of those, a call of a helper of another file that runs the backward for the loop: its `backward()`
-  // runs on every call and its optimizer step only under a parameter the call gives a periodic condition
-  // (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`). nullopt for other sites.
+  // Of those, a call of a helper that runs the backward for the loop: its `backward()` runs on every call
+  // and its optimizer step only under a parameter the call gives a periodic condition (`loss_scaler(loss,
+  // optimizer, update_grad=(i + 1) % accum_iter == 0)`, or a name bound to one). A helper of another file
+  // (with the project), or of the file itself: then `local_backward` is its `backward()` call and `path`
+  // is empty. nullopt for other sites.
   struct RemoteStep {
     std::string path;
     uint32_t backward_line = 0;
     uint32_t backward_column = 0;
     std::string function;  // "NativeScalerWithGradNormCount.__call__"
     std::string guard;     // "update_grad"
+    ts::Node local_backward;
   };
   std::optional<RemoteStep> AccumulatingHelper(const Site& site) const;
 
@@ -804,6 +807,13 @@ class Model {
   bool PeriodIsOption(ts::Node period, int scope) const;
   // What a call of each function does to the training step (StepSummary), by scope.
   std::vector<StepSummary> StepsPerCall(const SourceFile& file) const;
+  // StepsPerCall's findings for one function, as sites: its first backward that runs on every call (null
+  // if none), and the parameter its optimizer step runs under (null if none).
+  struct StepSites {
+    const Site* backward = nullptr;
+    const Binding* guard = nullptr;
+  };
+  std::vector<StepSites> StepSitesPerCall() const;
   // The canonical class `C` of an `isinstance(receiver, C)` guard around the site (alone or under `and`);
   // empty when there is none.
   std::string IsinstanceClass(const Site& site, std::string_view receiver) const;

@@ -15,9 +15,13 @@ Checks for gradient accumulation in a file (or project import component) that wr
 `require_backward_grad_sync` toggling anywhere in the component. Accumulation is what the semantic
 model sees in a training step loop: a `backward()` on every iteration while `optimizer.step()` (or
 `scaler.step(optimizer)`) runs under a periodic guard (`if (i + 1) % accum_steps == 0:`, or after
-`if (i + 1) % accum_steps != 0: continue`), or a
+`if (i + 1) % accum_steps != 0: continue`, or `if do_step:` with `do_step` bound once to such a
+condition, also written `True if ... else False`), or a
 `backward()` in a micro-batch loop inside the step loop whose optimizer step is outside it. The
-`backward()` call is reported. Accelerate's `accelerator.accumulate(model)`, Lightning and Fabric
+`backward()` call is reported. A function of the same file that runs `backward()` on every call and
+steps the optimizer only under a parameter (`def optimizer_step(loss, optimizer, ..., is_update=True)`)
+is followed the same way when the loop passes that parameter a periodic condition: the call is reported,
+with the helper's `backward()` as the related location. Accelerate's `accelerator.accumulate(model)`, Lightning and Fabric
 handle the synchronisation themselves and are not reported; neither is code where the model cannot
 tell whether the optimizer step is periodic.
 
@@ -149,8 +153,14 @@ class DdpAccumulationWithoutNoSync final : public Rule {
       if (const auto helper = model.AccumulatingHelper(call)) {
         diagnostic = MakeDiagnostic(call.node.Range(), "accumulation-helper",
                                     {{"function", helper->function, {}}, {"guard", helper->guard, {}}});
-        diagnostic.related.push_back(MakeRelated(helper->path, helper->backward_line, helper->backward_column,
-                                                 "helper-note", {{"function", helper->function, {}}}));
+        if (!helper->local_backward.IsNull()) {
+          const LineColumn at = context.file.lines().Locate(helper->local_backward.StartByte());
+          diagnostic.related.push_back(MakeRelated(std::string(context.file.path()), at.line, at.column,
+                                                   "helper-note", {{"function", helper->function, {}}}));
+        } else {
+          diagnostic.related.push_back(MakeRelated(helper->path, helper->backward_line, helper->backward_column,
+                                                   "helper-note", {{"function", helper->function, {}}}));
+        }
       }
       diagnostic.payload = NoSyncFinding{};
       out.push_back(std::move(diagnostic));
