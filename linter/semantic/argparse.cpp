@@ -29,6 +29,10 @@ void Builder::ReadArgparse() {
     const Site& site = m_.sites_[index];
     const ts::Node call_args = site.Arguments();
     if (call_args.IsNull()) continue;
+    if (site.name.starts_with("DEFINE_")) {
+      ReadAbslFlag(site);
+      continue;
+    }
     std::string dest;
     std::string_view first_long, first_short, positional;
     ts::Node default_node;
@@ -86,22 +90,60 @@ void Builder::ReadArgparse() {
       value.kind = ValueKind::kBool;
       value.int_value = 1;
     }
-    // A flag that turns CUDA on (`--cuda`, `--gpu`, `--accel`), or a device option whose default or
-    // choices name CUDA (`--device cuda`, `--backend gpu`): the script runs on CUDA when asked to.
-    if (ContainsIgnoreCase(dest, "cuda") || ContainsIgnoreCase(dest, "gpu") || dest == "accel" ||
-        (value.kind == ValueKind::kString && NamesCuda(value.string_value)) || ChoicesNameCuda(site)) {
-      if (m_.cuda_evidence_.IsNull()) m_.cuda_evidence_ = site.node;
+    AddOption(site, dest, value, ChoicesNameCuda(site));
+  }
+}
+
+void Builder::ReadAbslFlag(const Site& site) {
+  // absl's `flags.DEFINE_integer("num_workers", 4, "help")` (also through `tf.compat.v1.flags`): the name
+  // and the default, positional or by keyword; the values are read as `FLAGS.num_workers`, as argparse's.
+  const std::string canonical = m_.CanonicalName(site.callee);
+  const size_t at = canonical.find(".flags.DEFINE_");
+  if (at == std::string::npos || !(canonical.starts_with("absl.") || canonical.starts_with("tensorflow."))) return;
+  const std::string_view kind = std::string_view(canonical).substr(at + 14);
+  ts::Node name_node;
+  ts::Node default_node;
+  uint32_t position = 0;
+  for (ts::Node arg : site.Arguments().NamedChildren()) {
+    if (KindOf(arg) == K::kComment) continue;
+    if (KindOf(arg) == K::kKeywordArgument) {
+      const std::string_view key = m_.Text(Field(arg, F::kName));
+      if (key == "name") name_node = Field(arg, F::kValue);
+      if (key == "default") default_node = Field(arg, F::kValue);
+      continue;
     }
-    auto existing = std::find_if(m_.argparse_.begin(), m_.argparse_.end(),
-                                 [&](const Model::ArgparseDefault& d) { return d.dest == dest; });
-    if (existing == m_.argparse_.end()) {
-      m_.argparse_.push_back({dest, value, false});
-    } else if (!(existing->value.kind == value.kind && existing->value.int_value == value.int_value &&
-                 existing->value.string_value == value.string_value &&
-                 existing->value.float_value == value.float_value)) {
-      existing->conflicting = true;  // sub-parsers with different defaults: no single answer
-      existing->value = Value{};
-    }
+    if (position == 0 && name_node.IsNull()) name_node = arg;
+    if (position == 1 && default_node.IsNull()) default_node = arg;
+    ++position;
+  }
+  const auto name = name_node.IsNull() ? std::nullopt : StringContent(name_node, m_.source_);
+  if (!name || name->empty()) return;
+  Value value = default_node.IsNull() ? Value{} : m_.Resolve(default_node, site.scope);
+  // The kind must agree with the flag's: anything else (a `None` default, a computed one) is unknown.
+  const bool agrees = (kind == "integer" && value.kind == ValueKind::kInt) ||
+                      (kind == "float" && (value.kind == ValueKind::kFloat || value.kind == ValueKind::kInt)) ||
+                      ((kind == "bool" || kind == "boolean") && value.kind == ValueKind::kBool) ||
+                      ((kind == "string" || kind == "enum") && value.kind == ValueKind::kString);
+  if (!agrees) value = Value{};
+  AddOption(site, std::string(*name), value, false);
+}
+
+void Builder::AddOption(const Site& site, const std::string& dest, const Value& value, bool choices_name_cuda) {
+  // A flag that turns CUDA on (`--cuda`, `--gpu`, `--accel`), or a device option whose default or
+  // choices name CUDA (`--device cuda`, `--backend gpu`): the script runs on CUDA when asked to.
+  if (ContainsIgnoreCase(dest, "cuda") || ContainsIgnoreCase(dest, "gpu") || dest == "accel" ||
+      (value.kind == ValueKind::kString && NamesCuda(value.string_value)) || choices_name_cuda) {
+    if (m_.cuda_evidence_.IsNull()) m_.cuda_evidence_ = site.node;
+  }
+  auto existing = std::find_if(m_.argparse_.begin(), m_.argparse_.end(),
+                               [&](const Model::ArgparseDefault& d) { return d.dest == dest; });
+  if (existing == m_.argparse_.end()) {
+    m_.argparse_.push_back({dest, value, false});
+  } else if (!(existing->value.kind == value.kind && existing->value.int_value == value.int_value &&
+               existing->value.string_value == value.string_value &&
+               existing->value.float_value == value.float_value)) {
+    existing->conflicting = true;  // sub-parsers with different defaults: no single answer
+    existing->value = Value{};
   }
 }
 

@@ -155,6 +155,9 @@ class Builder {
   void NameCalls();
   void NameCanonicalCallees();
   void ReadArgparse();
+  void ReadAbslFlag(const Site& site);
+  // An option of the run (argparse's dest, absl's flag name) with its default, into Model::argparse_.
+  void AddOption(const Site& site, const std::string& dest, const Value& value, bool choices_name_cuda);
   bool ChoicesNameCuda(const Site& site) const;
   // configs.cpp: config classes, the variables that hold configs and dicts, and their live writes.
   void CollectConfigs();

@@ -60,9 +60,11 @@ Builder::Rarity Builder::Periodic(ts::Node modulo, int scope) const {
   Rarity out;
   out.period = m_.Resolve(Field(modulo, F::kRight), scope);
   const auto n = out.period.AsInt();
-  // N == 1 (or 0/negative, which Python would reject at run time) runs every step; unknown N is
-  // taken as periodic: a modulo guard is written to throttle, and reporting it would be noise.
-  out.rare = !n.has_value() || *n > 1;
+  // N == 1 runs every step. N == 0 (or negative) never does: `i % 0` raises, so such a guard is
+  // short-circuited before it (`args.eval_step > 0 and step % args.eval_step == 0`, an option off by
+  // default). Unknown N is taken as periodic: a modulo guard is written to throttle, and reporting it
+  // would be noise.
+  out.rare = !n.has_value() || *n != 1;
   return out;
 }
 

@@ -124,7 +124,10 @@ void Builder::RecordCall(ts::Node node) {
     if (site.name == "update" || site.name == "setdefault" || site.name == "pop") {
       if (KindOf(receiver) == K::kIdentifier) m_.open_dicts_.push_back(m_.Text(receiver));
     }
-    if (site.name == "add_argument") add_argument_calls_.push_back(static_cast<uint32_t>(m_.sites_.size()));
+    // argparse's options, and absl's flags (`flags.DEFINE_integer("num_workers", 4, ...)`).
+    if (site.name == "add_argument" || site.name.starts_with("DEFINE_")) {
+      add_argument_calls_.push_back(static_cast<uint32_t>(m_.sites_.size()));
+    }
   } else if (ck == K::kIdentifier) {
     site.name = m_.Text(site.callee);  // aliases are resolved after the walk (NameCalls)
   }
