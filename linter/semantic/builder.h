@@ -155,6 +155,8 @@ class Builder {
   void NameCalls();
   void NameCanonicalCallees();
   void ReadArgparse();
+  // The blocks of the module's `if __name__ == "__main__":` statements (Model::main_blocks_).
+  void FindMainBlocks();
   void ReadAbslFlag(const Site& site);
   // An option of the run (argparse's dest, absl's flag name) with its default, into Model::argparse_.
   void AddOption(const Site& site, const std::string& dest, const Value& value, bool choices_name_cuda);

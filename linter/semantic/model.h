@@ -327,6 +327,11 @@ class Model {
   // Whether the script can run on CUDA, and the first piece of evidence for it: in the file itself, or
   // (with a project attached) in a file of its import component (InheritedCuda says where).
   bool UsesCuda() const { return !cuda_evidence_.IsNull() || !inherited_cuda_.empty(); }
+  // Whether the code at `node` runs on CUDA as far as the file tells: UsesCuda, except in the file's
+  // `if __name__ == "__main__":` block when the CUDA evidence is another file's that does not come
+  // through the file's own imports (a module's self-test, run as its own script, does not load the
+  // training script that imports the module).
+  bool CudaAt(ts::Node node) const;
   ts::Node CudaEvidence() const { return cuda_evidence_; }
   const std::string& InheritedCuda() const { return inherited_cuda_; }
 
@@ -760,6 +765,10 @@ class Model {
   // only those make the project pass check the file again.
   mutable std::vector<std::string> asked_fields_;
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
+  // The blocks of the file's `if __name__ == "__main__":` statements, and whether the files the file
+  // imports (transitively) show CUDA (ProjectIndex::ImportedCuda): CudaAt.
+  std::vector<TextRange> main_blocks_;
+  bool imports_cuda_ = false;
   uint32_t catalog_facts_ = 0;  // FileFacts, computed by the builder
   uint32_t component_facts_ = 0;
   uint32_t own_facts_ = 0;  // OwnCatalogFacts() | catalog_facts_, computed by the builder

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 #include <numeric>
+#include <unordered_set>
 
 namespace tl::semantic {
 namespace {
@@ -532,6 +533,22 @@ std::optional<std::string> ProjectIndex::InheritedCuda(const FileSummary& file) 
   if (cuda < 0) return std::nullopt;
   const FileSummary& with = *files_[static_cast<size_t>(cuda)];
   return with.path + ":" + std::to_string(with.cuda_line);
+}
+
+bool ProjectIndex::ImportedCuda(const FileSummary& file) const {
+  std::vector<const FileSummary*> pending{&file};
+  std::unordered_set<const FileSummary*> seen{&file};
+  while (!pending.empty()) {
+    const FileSummary* next = pending.back();
+    pending.pop_back();
+    for (const ImportSummary& import : next->imports) {
+      const auto symbol = ResolveSymbol(*next, import.canonical, 0);
+      if (!symbol || !seen.insert(symbol->file).second) continue;
+      if (symbol->file->own_cuda) return true;
+      pending.push_back(symbol->file);
+    }
+  }
+  return false;
 }
 
 uint32_t ProjectIndex::ComponentFacts(const FileSummary& file) const {

@@ -324,6 +324,9 @@ class ProjectIndex {
   // "path:line" of the CUDA evidence of the file's component, when the file has none of its own but a
   // file it imports or that imports it (transitively) has.
   std::optional<std::string> InheritedCuda(const FileSummary& file) const;
+  // Whether a module the file imports, or one those import (and so on), shows CUDA itself: what the file
+  // runs on when it runs as a script of its own (its `__main__` block).
+  bool ImportedCuda(const FileSummary& file) const;
   // Rules catalog: the CatalogFact bits of every file of `file`'s import component, or'd.
   uint32_t ComponentFacts(const FileSummary& file) const;
 

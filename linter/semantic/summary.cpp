@@ -918,6 +918,15 @@ bool Model::BatchFromPinnedLoaders(ts::Node expr, int scope) const {
   });
 }
 
+bool Model::CudaAt(ts::Node node) const {
+  if (!cuda_evidence_.IsNull()) return true;
+  if (inherited_cuda_.empty()) return false;
+  if (imports_cuda_ || node.IsNull()) return true;
+  const uint32_t at = node.StartByte();
+  return std::none_of(main_blocks_.begin(), main_blocks_.end(),
+                      [&](const TextRange& block) { return block.Contains(at); });
+}
+
 void Model::AttachProject(const ProjectIndex* project, const std::string& module) {
   {
     const std::lock_guard lock(resolved_mu_);
@@ -926,9 +935,11 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
   project_ = project;
   self_summary_ = project == nullptr ? nullptr : project->Find(module);
   inherited_cuda_.clear();
+  imports_cuda_ = false;
   component_facts_ = 0;
   if (self_summary_ != nullptr) {
     if (auto cuda = project->InheritedCuda(*self_summary_)) inherited_cuda_ = std::move(*cuda);
+    if (!inherited_cuda_.empty() && !main_blocks_.empty()) imports_cuda_ = project->ImportedCuda(*self_summary_);
     // The file's own facts as its text is now, too: the index holds the summary of the text it was
     // given, and `check --fix` checks the text its fixes made against that index.
     component_facts_ = project->ComponentFacts(*self_summary_) | own_facts_;

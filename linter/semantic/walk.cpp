@@ -458,6 +458,22 @@ void Builder::SortBindings() {
   }
 }
 
+void Builder::FindMainBlocks() {
+  for (const Guard& guard : m_.guards_) {
+    const ts::Node condition = Unparen(guard.condition);
+    if (guard.scope != 0 || KindOf(condition) != K::kComparison || condition.NamedChildCount() != 2 ||
+        condition.ChildCount() != 3 || m_.Text(condition.Child(1)) != "==") {
+      continue;
+    }
+    for (uint32_t i = 0; i < 2; ++i) {
+      const auto text = StringContent(Unparen(condition.NamedChild(i)), m_.source_);
+      if (text && *text == "__main__" && m_.Text(Unparen(condition.NamedChild(1 - i))) == "__name__") {
+        m_.main_blocks_.push_back(guard.block.Range());
+      }
+    }
+  }
+}
+
 void Builder::Run() {
   Scope module;
   module.kind = ScopeKind::kModule;
@@ -543,6 +559,7 @@ void Builder::Run() {
   ReadArgparse();
   CollectConfigs();
   FindCudaEvidence();
+  FindMainBlocks();
   EvaluateGuards();
   FindHooks();
   ClassifyLoops();

@@ -128,7 +128,7 @@ class ChannelsLast final : public Rule {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
     const semantic::Model::TrainingSite& training = model.Training();
-    if (training.node.IsNull()) return;
+    if (training.node.IsNull() || !model.CudaAt(training.node)) return;
     const uint32_t facts = model.ComponentFacts();
     if ((facts & semantic::kFactConv2d) == 0 || (facts & semantic::kFactMixedPrecision) == 0 ||
         (facts & semantic::kFactChannelsLast) != 0) {

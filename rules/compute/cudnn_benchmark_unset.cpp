@@ -107,7 +107,7 @@ class CudnnBenchmarkUnset final : public Rule {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
     const semantic::Model::TrainingSite& training = model.Training();
-    if (training.node.IsNull()) return;
+    if (training.node.IsNull() || !model.CudaAt(training.node)) return;
     const uint32_t facts = model.ComponentFacts();
     if ((facts & semantic::kFactConv) == 0 || (facts & semantic::kFactCudnnBenchmark) != 0) return;
     Diagnostic diagnostic = MakeDiagnostic(training.range, "benchmark");

@@ -125,7 +125,7 @@ class Fp32MatmulPrecision final : public Rule {
     const uint32_t facts = model.ComponentFacts();
     if ((facts & (semantic::kFactMixedPrecision | semantic::kFactTf32)) != 0) return;
     if (!model.Tf32Disables().empty()) return;  // reported where it is written
-    if (model.Training().node.IsNull()) return;
+    if (model.Training().node.IsNull() || !model.CudaAt(model.Training().node)) return;
     Diagnostic diagnostic = MakeDiagnostic(model.Training().range, "precision-unset");
     diagnostic.payload = Tf32Finding{false};
     out.push_back(std::move(diagnostic));

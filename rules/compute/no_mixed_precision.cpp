@@ -125,7 +125,10 @@ class NoMixedPrecision final : public Rule {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
     const semantic::Model::TrainingSite& training = model.Training();
-    if (training.node.IsNull() || (model.ComponentFacts() & semantic::kFactMixedPrecision) != 0) return;
+    if (training.node.IsNull() || !model.CudaAt(training.node) ||
+        (model.ComponentFacts() & semantic::kFactMixedPrecision) != 0) {
+      return;
+    }
     Diagnostic diagnostic = MakeDiagnostic(training.range, "no-amp");
     diagnostic.payload = NoAmpFinding{training.loop < 0};
     if (training.loop >= 0) AddSuggestion(context, training.loop, diagnostic);

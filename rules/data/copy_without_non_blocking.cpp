@@ -137,7 +137,7 @@ class CopyWithoutNonBlocking final : public Rule {
     if (!model.UsesCuda()) return;
     for (const semantic::Site& site : model.Sites()) {
       if (site.kind != semantic::SiteKind::kCall || (site.name != "to" && site.name != "cuda")) continue;
-      if (site.off_device || !model.MovesToDevice(site)) continue;
+      if (site.off_device || !model.CudaAt(site.node) || !model.MovesToDevice(site)) continue;
       // Every loader the batch can come from pins its memory.
       if (!model.BatchFromPinnedLoaders(site.Receiver(), site.scope)) continue;
       if (model.HasStarArgs(site)) continue;

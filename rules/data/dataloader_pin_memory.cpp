@@ -105,7 +105,7 @@ class DataLoaderPinMemory final : public Rule {
     if (!model.UsesCuda()) return;
     for (uint32_t index : model.CallsNamed("DataLoader")) {
       const semantic::Site& call = model.Sites()[index];
-      if (!model.IsCanonical(call, "torch.utils.data.DataLoader")) continue;
+      if (!model.IsCanonical(call, "torch.utils.data.DataLoader") || !model.CudaAt(call.node)) continue;
       if (auto arg = model.FindArgument(call, "pin_memory", 7)) {
         const auto truthy = model.Resolve(arg->value, call.scope).Truthy();
         if (!truthy.has_value() || *truthy) continue;

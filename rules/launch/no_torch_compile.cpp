@@ -119,7 +119,7 @@ class NoTorchCompile final : public Rule {
     if (!options.Allows(TorchVersion{2, 0}) || !model.UsesCuda()) return;
     if (model.HasFact(semantic::kFactCompiles)) return;
     const semantic::Model::TrainingSite& training = model.Training();
-    if (training.node.IsNull()) return;
+    if (training.node.IsNull() || !model.CudaAt(training.node)) return;
     // The target is a pin's floor below 2.0 (`torch>=1.8`) that allows 2.x.
     const std::string_view id = options.target_torch < TorchVersion{2, 0} ? "no-compile-pin" : "no-compile";
     const MessageArg version{"version", options.target_torch.ToString(), {}};

@@ -161,7 +161,7 @@ class OptimizerNotFused final : public Rule {
       if (name == "SGD" && !options.Allows(TorchVersion{2, 3})) continue;
       for (uint32_t index : model.CallsNamed(name)) {
         const semantic::Site& call = model.Sites()[index];
-        if (!model.IsCanonical(call, fmt::format("torch.optim.{}", name))) continue;
+        if (!model.IsCanonical(call, fmt::format("torch.optim.{}", name)) || !model.CudaAt(call.node)) continue;
         if (model.FindArgument(call, "fused", -1)) continue;
         auto arg = model.FindArgument(call, "foreach", -1);
         if (!arg) continue;

@@ -131,7 +131,7 @@ class HostTensorThenMove final : public Rule {
     if (!model.UsesCuda()) return;
     for (const semantic::Site& site : model.Sites()) {
       const std::string_view factory = model.DataFreeFactory(site);
-      if (factory.empty() || site.off_device) continue;
+      if (factory.empty() || site.off_device || !model.CudaAt(site.node)) continue;
       if (!OnHost(model, site, factory)) continue;
       const semantic::Site* move = ChainedMove(model, site);
       const bool chained = move != nullptr;

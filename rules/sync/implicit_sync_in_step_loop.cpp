@@ -185,7 +185,7 @@ class ImplicitSyncInStepLoop final : public Rule {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
     for (const semantic::Site& site : model.Sites()) {
-      if (!site.per_step() || site.off_device) continue;
+      if (!site.per_step() || site.off_device || !model.CudaAt(site.node)) continue;
       const auto sync = model.ImplicitSyncAt(site);
       if (!sync) {
         if (site.kind == semantic::SiteKind::kCall) ReportRemote(model, site, out);

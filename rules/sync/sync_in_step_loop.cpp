@@ -136,7 +136,8 @@ Accelerate's `Accelerator()`, `torch.cuda.amp.GradScaler()`, or a Lightning `Tra
 `LightningCLI` whose accelerator is not set to something else (their default is `"auto"`). With the
 project index (the default; `--no-project` turns it off), a file without such evidence of its own
 runs on CUDA when a file it imports, or that imports it, does: `engine.py` gets its device from the
-`main.py` that calls it.
+`main.py` that calls it. Its `if __name__ == "__main__":` block (a module's self-test, run as a script of
+its own) takes CUDA only from the files it imports, directly or through others.
 
 ## Why is this bad?
 CUDA kernels run asynchronously: Python queues work and moves on while the GPU computes. Reading a
@@ -255,7 +256,7 @@ class SyncInStepLoop final : public Rule {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
     for (const semantic::Site& site : model.Sites()) {
-      if (!site.per_step() || site.off_device) continue;
+      if (!site.per_step() || site.off_device || !model.CudaAt(site.node)) continue;
       if (const auto sync = model.SyncAt(site)) {
         Report(site, "sync", {{"sync", sync->message, sync->message_zh}}, FromModel(sync->kind), {}, out);
         continue;
