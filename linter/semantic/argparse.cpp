@@ -90,7 +90,17 @@ void Builder::ReadArgparse() {
       value.kind = ValueKind::kBool;
       value.int_value = 1;
     }
-    AddOption(site, dest, value, ChoicesNameCuda(site));
+    // A device option that defaults to the CPU but offers CUDA (`--device`, default "cpu", with "cuda"
+    // in its choices or its help: "examples: cpu|cuda|cuda:2|mps") is chosen per run: not known to be
+    // the CPU, and the script can run on CUDA.
+    bool offers_cuda = ChoicesNameCuda(site);
+    if (ContainsIgnoreCase(dest, "device") && value.kind == ValueKind::kString && value.string_value == "cpu") {
+      const auto help = m_.FindArgument(site, "help", -1);
+      const auto text = help ? StringContent(Unparen(help->value), m_.source_) : std::nullopt;
+      offers_cuda = offers_cuda || (text && ContainsIgnoreCase(*text, "cuda"));
+      if (offers_cuda) value = Value{};
+    }
+    AddOption(site, dest, value, offers_cuda);
   }
 }
 

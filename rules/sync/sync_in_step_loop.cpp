@@ -131,7 +131,7 @@ Scripts that never use a GPU are not checked: without a device there is no devic
 one when it has a `.cuda()` call or `.to(local_rank)`, a `"cuda"` device string (also
 `f"cuda:{rank}"`), a `torch.cuda` or `torch.accelerator` call (PyTorch 2.6's `current_accelerator()` /
 `is_available()`), a `--cuda`, `--gpu` or `--accel` flag or a device option whose default or
-choices name `cuda` or `gpu`, `DistributedDataParallel(..., device_ids=[...])`, Hugging Face
+choices name `cuda` or `gpu` (or whose help does, with a `"cpu"` default), `DistributedDataParallel(..., device_ids=[...])`, Hugging Face
 Accelerate's `Accelerator()`, `torch.cuda.amp.GradScaler()`, or a Lightning `Trainer`, `Fabric` or
 `LightningCLI` whose accelerator is not set to something else (their default is `"auto"`). With the
 project index (the default; `--no-project` turns it off), a file without such evidence of its own
