@@ -125,6 +125,9 @@ struct FunctionSummary {
   // zip(names, stacked)}`), so `d["loss"]` and `**d` of the result are tensors (only in files that import
   // torch).
   bool returns_tensors = false;
+  // Every `return` gives the file's parsed configuration (`return parser.parse_args()`, `config =
+  // parser.parse_args(); return config`): the caller's `config = get_config()` holds its fields.
+  bool returns_config = false;
   std::vector<ForwardCall> forwards;  // only in files that import torch
   // The class of what it returns, when every return agrees: the whole value, and for `return a, b, c`
   // each element (an unknown source where an element is not a construction or a call).

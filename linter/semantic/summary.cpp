@@ -357,6 +357,17 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       function.returns_tensors = ReturnsTensors(static_cast<int>(s), returns[s]);
     }
     function.forwards = std::move(forwards[s]);
+    // (`return parser.parse_args()` directly, or a name that holds it.)
+    const auto parsed = [&](ts::Node value) {
+      value = Unparen(value);
+      const Site* call = KindOf(value) == K::kCall ? SiteOf(value) : nullptr;
+      return (call != nullptr && call->kind == SiteKind::kCall && call->name == "parse_args" &&
+              !call->Receiver().IsNull()) ||
+             HoldsConfig(value, static_cast<int>(s), 0);
+    };
+    function.returns_config = !returns[s].empty() && !argparse_.empty() &&
+                              std::all_of(returns[s].begin(), returns[s].end(),
+                                          [&](ts::Node value) { return !value.IsNull() && parsed(value); });
     SummarizeReturns(static_cast<int>(s), returns[s], function);
     function.step = std::move(steps[s]);
     if (const int loop = std::binary_search(optimizer_classes.begin(), optimizer_classes.end(), scope.parent)
@@ -799,6 +810,18 @@ std::string Model::ImportedConfigModule(ts::Node name, int scope, int depth) con
     if (dot == std::string::npos || ThirdParty(import->canonical)) return {};
     return import->canonical.substr(0, dot);
   }
+  if (binding->kind == BindingKind::kAssign && binding->position == -1) {
+    // `config = get_config()` with `from config import get_config`: what that function returns, the
+    // configuration its module parses, when the index says it returns one ("config.get_config()").
+    const ts::Node value = Unparen(binding->value);
+    const ts::Node callee = KindOf(value) == K::kCall ? Unparen(Field(value, F::kFunction)) : ts::Node();
+    if (KindOf(callee) != K::kIdentifier || BindingScope(Text(callee), scope) >= 0) return {};
+    const Import* import = FindImport(Text(callee));
+    if (import == nullptr || import->canonical.find('.') == std::string::npos || ThirdParty(import->canonical)) {
+      return {};
+    }
+    return import->canonical + "()";
+  }
   if (binding->kind != BindingKind::kParameter || CallersOf(binding->scope).empty()) return {};
   // A field the function writes itself is not the module's.
   const std::string prefix = std::string(Text(name)) + ".";
@@ -835,7 +858,14 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
   };
   // `from option import args`: the fields of the configuration that module parses.
   const auto module_fields = [&](const FileSummary& from, const std::string& module_name, std::vector<Value>& values) {
-    const FileSummary* module = module_name.empty() ? nullptr : project_->Module(from, module_name);
+    const FileSummary* module = nullptr;
+    if (module_name.ends_with("()")) {
+      // What a function of the project returns: its module's configuration, when it returns that.
+      const auto function = project_->ResolveFunction(from, std::string_view(module_name).substr(0, module_name.size() - 2));
+      if (function && function->function->returns_config) module = function->file;
+    } else if (!module_name.empty()) {
+      module = project_->Module(from, module_name);
+    }
     if (module == nullptr) return false;
     const size_t before = values.size();
     for (const FieldSummary& f : module->fields) {
@@ -849,6 +879,12 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
   };
   const Binding* parameter = SingleBinding(Text(object), scope);
   if (parameter == nullptr) return BindingsOf(Text(object)).empty() && imported(object, scope, out);
+  if (parameter->kind == BindingKind::kAssign) {
+    // `config = get_config()` of another module; the file's own writes of the field win.
+    if (self_summary_ == nullptr || !BindingsOf(std::string(Text(object)) + "." + std::string(field)).empty()) return false;
+    const std::string module = ImportedConfigModule(object, scope, 0);
+    return module.ends_with("()") && module_fields(*self_summary_, module, out);
+  }
   if (parameter->kind != BindingKind::kParameter) return false;
   // The function writes the field itself (`args.workers = 0`): what the callers gave may not be what is read.
   const auto writes = BindingsOf(std::string(Text(object)) + "." + std::string(field));
