@@ -449,7 +449,7 @@ std::optional<Model::RemoteStep> Model::AccumulatingHelper(const Site& site) con
     const auto arg = FindArgument(site, step.guard, step.guard_position);
     if (arg && PeriodicCondition(arg->value, site.scope)) {
       return RemoteStep{found->file->path, step.backward_line, step.backward_column, std::string(found->qualname),
-                        step.guard};
+                        step.guard,        ts::Node()};
     }
   }
   return std::nullopt;

@@ -757,12 +757,33 @@ bool Model::MovesToDevice(const Site& call) const {
 }
 
 std::string_view Model::DataFreeFactory(const Site& call) const {
-  static constexpr std::array<std::string_view, 27> kFactories = {
-      "zeros",        "ones",          "empty",           "full",           "rand",        "randn",
-      "randint",      "randperm",      "arange",          "linspace",       "eye",         "zeros_like",
-      "ones_like",    "empty_like",    "full_like",       "rand_like",      "randn_like",  "randint_like",
-      "logspace",     "empty_strided", "hann_window",     "hamming_window", "blackman_window",
-      "bartlett_window", "kaiser_window", "tril_indices", "triu_indices"};
+  static constexpr std::array<std::string_view, 27> kFactories = {"zeros",
+                                                                  "ones",
+                                                                  "empty",
+                                                                  "full",
+                                                                  "rand",
+                                                                  "randn",
+                                                                  "randint",
+                                                                  "randperm",
+                                                                  "arange",
+                                                                  "linspace",
+                                                                  "eye",
+                                                                  "zeros_like",
+                                                                  "ones_like",
+                                                                  "empty_like",
+                                                                  "full_like",
+                                                                  "rand_like",
+                                                                  "randn_like",
+                                                                  "randint_like",
+                                                                  "logspace",
+                                                                  "empty_strided",
+                                                                  "hann_window",
+                                                                  "hamming_window",
+                                                                  "blackman_window",
+                                                                  "bartlett_window",
+                                                                  "kaiser_window",
+                                                                  "tril_indices",
+                                                                  "triu_indices"};
   if (call.kind != SiteKind::kCall || !OneOf(call.name, kFactories)) return {};
   const std::string canonical = CanonicalName(call.callee);
   if (canonical != "torch." + std::string(call.name)) return {};

@@ -763,6 +763,7 @@ class Model {
   // The fields RemoteFieldValues was asked of a name while no project was attached (sorted when read):
   // only those can change the file's findings once the project gives an imported name's fields, so
   // only those make the project pass check the file again.
+  mutable std::mutex asked_mu_;
   mutable std::vector<std::string> asked_fields_;
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
   // The blocks of the file's `if __name__ == "__main__":` statements, and whether the files the file

@@ -530,6 +530,7 @@ void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, Fu
 void Model::FieldsReadOf(std::string_view name, std::vector<std::string>& out) const {
   // A textual scan, to decide whether the project pass checks the file again: `name.attr` after no
   // identifier character.
+  const std::lock_guard lock(asked_mu_);
   if (asked_fields_.empty()) return;
   const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   for (size_t at = source_.find(name); at != std::string_view::npos; at = source_.find(name, at + 1)) {
@@ -842,6 +843,7 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
   object = Unparen(object);
   if (KindOf(object) != K::kIdentifier) return false;
   if (project_ == nullptr) {
+    const std::lock_guard lock(asked_mu_);
     if (std::find(asked_fields_.begin(), asked_fields_.end(), field) == asked_fields_.end()) {
       asked_fields_.emplace_back(field);
     }
@@ -861,7 +863,8 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
     const FileSummary* module = nullptr;
     if (module_name.ends_with("()")) {
       // What a function of the project returns: its module's configuration, when it returns that.
-      const auto function = project_->ResolveFunction(from, std::string_view(module_name).substr(0, module_name.size() - 2));
+      const auto function = project_->ResolveFunction(from,
+                                                      std::string_view(module_name).substr(0, module_name.size() - 2));
       if (function && function->function->returns_config) module = function->file;
     } else if (!module_name.empty()) {
       module = project_->Module(from, module_name);
@@ -881,7 +884,8 @@ bool Model::RemoteFieldValues(ts::Node object, std::string_view field, int scope
   if (parameter == nullptr) return BindingsOf(Text(object)).empty() && imported(object, scope, out);
   if (parameter->kind == BindingKind::kAssign) {
     // `config = get_config()` of another module; the file's own writes of the field win.
-    if (self_summary_ == nullptr || !BindingsOf(std::string(Text(object)) + "." + std::string(field)).empty()) return false;
+    if (self_summary_ == nullptr || !BindingsOf(std::string(Text(object)) + "." + std::string(field)).empty())
+      return false;
     const std::string module = ImportedConfigModule(object, scope, 0);
     return module.ends_with("()") && module_fields(*self_summary_, module, out);
   }

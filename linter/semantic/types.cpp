@@ -538,14 +538,32 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
         if (KindOf(callee) == K::kAttribute) return PlacementDepth(Field(callee, F::kObject), scope, depth + 1);
         return Placement::kUnknown;
       }
-      static constexpr std::array<std::string_view, 26> kFactories = {
-          "torch.randint",      "torch.randn",          "torch.rand",           "torch.zeros",
-          "torch.ones",         "torch.empty",          "torch.arange",         "torch.full",
-          "torch.tensor",       "torch.as_tensor",      "torch.linspace",       "torch.randperm",
-          "torch.eye",          "torch.from_numpy",     "torch.normal",         "torch.logspace",
-          "torch.bernoulli",    "torch.stack",          "torch.cat",            "torch.hann_window",
-          "torch.hamming_window", "torch.blackman_window", "torch.bartlett_window", "torch.kaiser_window",
-          "torch.tril_indices", "torch.triu_indices"};
+      static constexpr std::array<std::string_view, 26> kFactories = {"torch.randint",
+                                                                      "torch.randn",
+                                                                      "torch.rand",
+                                                                      "torch.zeros",
+                                                                      "torch.ones",
+                                                                      "torch.empty",
+                                                                      "torch.arange",
+                                                                      "torch.full",
+                                                                      "torch.tensor",
+                                                                      "torch.as_tensor",
+                                                                      "torch.linspace",
+                                                                      "torch.randperm",
+                                                                      "torch.eye",
+                                                                      "torch.from_numpy",
+                                                                      "torch.normal",
+                                                                      "torch.logspace",
+                                                                      "torch.bernoulli",
+                                                                      "torch.stack",
+                                                                      "torch.cat",
+                                                                      "torch.hann_window",
+                                                                      "torch.hamming_window",
+                                                                      "torch.blackman_window",
+                                                                      "torch.bartlett_window",
+                                                                      "torch.kaiser_window",
+                                                                      "torch.tril_indices",
+                                                                      "torch.triu_indices"};
       if (!OneOf(canonical, kFactories)) return Placement::kUnknown;
       const Site* site = SiteOf(expr);
       if (site == nullptr) return Placement::kUnknown;

@@ -155,8 +155,8 @@ class DdpAccumulationWithoutNoSync final : public Rule {
                                     {{"function", helper->function, {}}, {"guard", helper->guard, {}}});
         if (!helper->local_backward.IsNull()) {
           const LineColumn at = context.file.lines().Locate(helper->local_backward.StartByte());
-          diagnostic.related.push_back(MakeRelated(std::string(context.file.path()), at.line, at.column,
-                                                   "helper-note", {{"function", helper->function, {}}}));
+          diagnostic.related.push_back(MakeRelated(std::string(context.file.path()), at.line, at.column, "helper-note",
+                                                   {{"function", helper->function, {}}}));
         } else {
           diagnostic.related.push_back(MakeRelated(helper->path, helper->backward_line, helper->backward_column,
                                                    "helper-note", {{"function", helper->function, {}}}));

@@ -270,8 +270,8 @@ class HostTensorThenMove final : public Rule {
     auto insertion = model.AppendKeyword(factory_site, "device", device);
     if (!insertion) return std::nullopt;
     // A window is computed (cosines, Bessel functions): on the device its last bits may differ.
-    const Applicability safety =
-        IsRandom(factory) || factory.ends_with("_window") ? Applicability::kUnsafe : Applicability::kSafe;
+    const Applicability safety = IsRandom(factory) || factory.ends_with("_window") ? Applicability::kUnsafe
+                                                                                   : Applicability::kSafe;
     return MakeFix("device", {}, safety,
                    {Edit{{insertion->offset, insertion->offset}, insertion->text},
                     Edit{{move.Receiver().EndByte(), move.node.EndByte()}, ""}});

@@ -45,9 +45,9 @@ TEST_CASE("relative imports, re-exports and inherited methods resolve") {
                     "import torch\nclass Base:\n    def log(self, x):\n        print(x.item())\n"
                     "    def quiet(self, x):\n        return x\n"
                     "    def guard(self, x):\n        if torch.isnan(x).any():\n            return 0\n"));
-  index.Add(
-      Summary("pkg/sub/train.py", "from .. import Base\nfrom ..base import Base as B2\nclass T(Base):\n    pass\n"
-                                  "class Quiet(Base):\n    def log(self, x):\n        print(x)\n"));
+  index.Add(Summary("pkg/sub/train.py",
+                    "from .. import Base\nfrom ..base import Base as B2\nclass T(Base):\n    pass\n"
+                    "class Quiet(Base):\n    def log(self, x):\n        print(x)\n"));
   index.Finish();
   const FileSummary* train = index.Find("pkg.sub.train");
   REQUIRE(train != nullptr);
