@@ -25,7 +25,7 @@ bool Builder::ChoicesNameCuda(const Site& site) const {
 }
 
 void Builder::ReadArgparse() {
-  for (uint32_t index : add_argument_calls_) {
+  for (uint32_t index : option_calls_) {
     const Site& site = m_.sites_[index];
     const ts::Node call_args = site.Arguments();
     if (call_args.IsNull()) continue;
@@ -107,10 +107,11 @@ void Builder::ReadArgparse() {
 void Builder::ReadAbslFlag(const Site& site) {
   // absl's `flags.DEFINE_integer("num_workers", 4, "help")` (also through `tf.compat.v1.flags`): the name
   // and the default, positional or by keyword; the values are read as `FLAGS.num_workers`, as argparse's.
+  constexpr std::string_view kDefine = ".flags.DEFINE_";
   const std::string canonical = m_.CanonicalName(site.callee);
-  const size_t at = canonical.find(".flags.DEFINE_");
+  const size_t at = canonical.find(kDefine);
   if (at == std::string::npos || !(canonical.starts_with("absl.") || canonical.starts_with("tensorflow."))) return;
-  const std::string_view kind = std::string_view(canonical).substr(at + 14);
+  const std::string_view kind = std::string_view(canonical).substr(at + kDefine.size());
   ts::Node name_node;
   ts::Node default_node;
   uint32_t position = 0;

@@ -254,7 +254,7 @@ class Builder {
   int guard_ = -1;
   int pending_loop_ = -1;   // for_statement whose body block comes next
   int pending_guard_ = -1;  // if/elif whose consequence block comes next
-  std::vector<uint32_t> add_argument_calls_;
+  std::vector<uint32_t> option_calls_;
   std::vector<int> skip_guards_;                // guards of the `if i % N != 0: continue` shape
   std::vector<ts::Node> precision_attributes_;  // see NoteAttribute
   std::vector<TextRange> try_statements_;       // every try statement, for EndsRun

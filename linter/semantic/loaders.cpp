@@ -756,7 +756,7 @@ bool Model::MovesToDevice(const Site& call) const {
   return true;
 }
 
-std::string_view Model::DataFreeFactory(const Site& call) const {
+bool Model::DataFreeFactoryName(std::string_view name) {
   static constexpr std::array<std::string_view, 27> kFactories = {"zeros",
                                                                   "ones",
                                                                   "empty",
@@ -784,7 +784,11 @@ std::string_view Model::DataFreeFactory(const Site& call) const {
                                                                   "kaiser_window",
                                                                   "tril_indices",
                                                                   "triu_indices"};
-  if (call.kind != SiteKind::kCall || !OneOf(call.name, kFactories)) return {};
+  return OneOf(name, kFactories);
+}
+
+std::string_view Model::DataFreeFactory(const Site& call) const {
+  if (call.kind != SiteKind::kCall || !DataFreeFactoryName(call.name)) return {};
   const std::string canonical = CanonicalName(call.callee);
   if (canonical != "torch." + std::string(call.name)) return {};
   return call.name;

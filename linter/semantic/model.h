@@ -503,6 +503,8 @@ class Model {
   // linspace/eye`, their `*_like`, the windows, `tril/triu_indices`), as its canonical name without
   // `torch.`; empty for other calls.
   std::string_view DataFreeFactory(const Site& call) const;
+  // Whether `name` is one of those factories' names (`zeros`, `hann_window`, `zeros_like`).
+  static bool DataFreeFactoryName(std::string_view name);
 
   // Rules catalog (TL302-TL406) (catalog.cpp).
   // Whether autograd is off where `node` runs: inside `with torch.no_grad()`, `torch.inference_mode()`
@@ -760,7 +762,7 @@ class Model {
   std::vector<std::pair<uint32_t, std::vector<int>>> local_calls_;
   const ProjectIndex* project_ = nullptr;
   const FileSummary* self_summary_ = nullptr;
-  // The fields RemoteFieldValues was asked of a name while no project was attached (sorted when read):
+  // The fields RemoteFieldValues was asked of a name while no project was attached (each once):
   // only those can change the file's findings once the project gives an imported name's fields, so
   // only those make the project pass check the file again.
   mutable std::mutex asked_mu_;
@@ -937,6 +939,8 @@ class Model {
   std::string QualName(int scope) const;
   // Whether `expr` holds the file's configuration: a parsed argparse Namespace (`parser.parse_args()`),
   // a config record, or a parameter every call of the file fills with one.
+  // `parser.parse_args()` in a file with argparse options: the run's parsed configuration.
+  bool ParsesArguments(ts::Node expr) const;
   bool HoldsConfig(ts::Node expr, int scope, int depth) const;
   // The arguments calls from other files pass to `parameter` (of a function the file never calls),
   // with the file that passes each (null argument: not passed, or behind a splat). Empty when there is

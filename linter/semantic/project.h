@@ -333,8 +333,8 @@ class ProjectIndex {
   // Rules catalog: the CatalogFact bits of every file of `file`'s import component, or'd.
   uint32_t ComponentFacts(const FileSummary& file) const;
 
-  // A function of a module of the project: one of its file's `functions`, or, for a plain one, a summary
-  // with nothing to tell (PlainFunction) and the qualname of `plain_functions`.
+  // A function of a module of the project: one of its file's `functions`, or, for a plain one, a shared
+  // empty summary (it has nothing to tell) and its entry of `plain_functions` as the qualname.
   struct Function {
     const FileSummary* file = nullptr;
     const FunctionSummary* function = nullptr;

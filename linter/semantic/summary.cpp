@@ -36,10 +36,9 @@ ts::Node HeadName(ts::Node expr) {
 
 // Whether `text` names the identifier `word` (not as part of a longer name).
 bool ContainsWord(std::string_view text, std::string_view word) {
-  const auto identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-    const bool starts = at == 0 || !identifier(text[at - 1]);
-    const bool ends = at + word.size() >= text.size() || !identifier(text[at + word.size()]);
+    const bool starts = at == 0 || !IdentifierChar(text[at - 1]);
+    const bool ends = at + word.size() >= text.size() || !IdentifierChar(text[at + word.size()]);
     if (starts && ends) return true;
   }
   return false;
@@ -358,16 +357,10 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     }
     function.forwards = std::move(forwards[s]);
     // (`return parser.parse_args()` directly, or a name that holds it.)
-    const auto parsed = [&](ts::Node value) {
-      value = Unparen(value);
-      const Site* call = KindOf(value) == K::kCall ? SiteOf(value) : nullptr;
-      return (call != nullptr && call->kind == SiteKind::kCall && call->name == "parse_args" &&
-              !call->Receiver().IsNull()) ||
-             HoldsConfig(value, static_cast<int>(s), 0);
-    };
     function.returns_config = !returns[s].empty() && !argparse_.empty() &&
-                              std::all_of(returns[s].begin(), returns[s].end(),
-                                          [&](ts::Node value) { return !value.IsNull() && parsed(value); });
+                              std::all_of(returns[s].begin(), returns[s].end(), [&](ts::Node v) {
+                                return !v.IsNull() && (ParsesArguments(v) || HoldsConfig(v, static_cast<int>(s), 0));
+                              });
     SummarizeReturns(static_cast<int>(s), returns[s], function);
     function.step = std::move(steps[s]);
     if (const int loop = std::binary_search(optimizer_classes.begin(), optimizer_classes.end(), scope.parent)
@@ -532,14 +525,14 @@ void Model::FieldsReadOf(std::string_view name, std::vector<std::string>& out) c
   // identifier character.
   const std::lock_guard lock(asked_mu_);
   if (asked_fields_.empty()) return;
-  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   for (size_t at = source_.find(name); at != std::string_view::npos; at = source_.find(name, at + 1)) {
     size_t end = at + name.size();
-    if ((at > 0 && (word(source_[at - 1]) || source_[at - 1] == '.')) || end >= source_.size() || source_[end] != '.') {
+    if ((at > 0 && (IdentifierChar(source_[at - 1]) || source_[at - 1] == '.')) || end >= source_.size() ||
+        source_[end] != '.') {
       continue;
     }
     const size_t first = ++end;
-    while (end < source_.size() && word(source_[end])) ++end;
+    while (end < source_.size() && IdentifierChar(source_[end])) ++end;
     const std::string_view read = source_.substr(first, end - first);
     if (end > first && std::find(asked_fields_.begin(), asked_fields_.end(), read) != asked_fields_.end()) {
       out.emplace_back(read);
@@ -556,6 +549,13 @@ std::string Model::QualName(int scope) const {
   return std::string(parent.name) + "." + std::string(function.name);
 }
 
+bool Model::ParsesArguments(ts::Node expr) const {
+  expr = Unparen(expr);
+  const Site* call = KindOf(expr) == K::kCall ? SiteOf(expr) : nullptr;
+  return call != nullptr && call->kind == SiteKind::kCall && call->name == "parse_args" && !call->Receiver().IsNull() &&
+         !argparse_.empty();
+}
+
 bool Model::HoldsConfig(ts::Node expr, int scope, int depth) const {
   expr = Unparen(expr);
   if (depth > 4 || KindOf(expr) != K::kIdentifier) return false;
@@ -569,9 +569,7 @@ bool Model::HoldsConfig(ts::Node expr, int scope, int depth) const {
   if (binding == nullptr) return false;
   if (binding->kind == BindingKind::kAssign && binding->position == -1) {
     // `args = parser.parse_args()`: the file's argparse options are its fields.
-    const Site* call = KindOf(Unparen(binding->value)) == K::kCall ? SiteOf(Unparen(binding->value)) : nullptr;
-    return call != nullptr && call->kind == SiteKind::kCall && call->name == "parse_args" &&
-           !call->Receiver().IsNull() && !argparse_.empty();
+    return ParsesArguments(binding->value);
   }
   if (binding->kind != BindingKind::kParameter) return false;
   // `def main(args): train.train(..., args)` with `main(parser.parse_args())`.

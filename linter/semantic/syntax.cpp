@@ -141,6 +141,17 @@ ts::Node Unparen(ts::Node node) {
   return node;
 }
 
+size_t NameCount(std::string_view text, std::string_view name) {
+  size_t count = 0;
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if (at > 0 && (IdentifierChar(text[at - 1]) || text[at - 1] == '.')) continue;
+    if (end < text.size() && IdentifierChar(text[end])) continue;
+    ++count;
+  }
+  return count;
+}
+
 bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
   if (needle.size() > haystack.size()) return false;
   for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -247,6 +248,13 @@ ts::Node Unparen(ts::Node node);
 
 // ASCII case-insensitive search; `needle` must be lower case.
 bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
+
+// A character of a Python identifier (ASCII letters, digits, `_`).
+inline bool IdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// How many times `text` has `name` as a name of its own: not inside a longer identifier, and not as an
+// attribute (`x.name`). A textual count: strings and comments count too.
+size_t NameCount(std::string_view text, std::string_view name);
 
 // `a.b.c` -> `c`.
 inline std::string_view LastSegment(std::string_view dotted) {

@@ -538,39 +538,16 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
         if (KindOf(callee) == K::kAttribute) return PlacementDepth(Field(callee, F::kObject), scope, depth + 1);
         return Placement::kUnknown;
       }
-      static constexpr std::array<std::string_view, 26> kFactories = {"torch.randint",
-                                                                      "torch.randn",
-                                                                      "torch.rand",
-                                                                      "torch.zeros",
-                                                                      "torch.ones",
-                                                                      "torch.empty",
-                                                                      "torch.arange",
-                                                                      "torch.full",
-                                                                      "torch.tensor",
-                                                                      "torch.as_tensor",
-                                                                      "torch.linspace",
-                                                                      "torch.randperm",
-                                                                      "torch.eye",
-                                                                      "torch.from_numpy",
-                                                                      "torch.normal",
-                                                                      "torch.logspace",
-                                                                      "torch.bernoulli",
-                                                                      "torch.stack",
-                                                                      "torch.cat",
-                                                                      "torch.hann_window",
-                                                                      "torch.hamming_window",
-                                                                      "torch.blackman_window",
-                                                                      "torch.bartlett_window",
-                                                                      "torch.kaiser_window",
-                                                                      "torch.tril_indices",
-                                                                      "torch.triu_indices"};
-      if (!OneOf(canonical, kFactories)) return Placement::kUnknown;
+      // A factory: from host data (`torch.tensor(values)`), or from none (Model::DataFreeFactory, whose
+      // `*_like` forms follow their input instead).
+      static constexpr std::array<std::string_view, 3> kFromData = {"torch.tensor", "torch.as_tensor",
+                                                                    "torch.from_numpy"};
+      const std::string_view factory = std::string_view(canonical).substr(6);  // after "torch."
+      if (!OneOf(canonical, kFromData) && (!DataFreeFactoryName(factory) || factory.ends_with("_like"))) {
+        return Placement::kUnknown;
+      }
       const Site* site = SiteOf(expr);
       if (site == nullptr) return Placement::kUnknown;
-      if (canonical == "torch.stack" || canonical == "torch.cat" || canonical == "torch.bernoulli" ||
-          canonical == "torch.normal") {
-        return Placement::kUnknown;  // they follow their inputs
-      }
       if (const auto device = FindArgument(*site, "device", -1)) {
         const Value value = Resolve(device->value, scope);
         if (value.kind == ValueKind::kString) {

@@ -126,7 +126,7 @@ void Builder::RecordCall(ts::Node node) {
     }
     // argparse's options, and absl's flags (`flags.DEFINE_integer("num_workers", 4, ...)`).
     if (site.name == "add_argument" || site.name.starts_with("DEFINE_")) {
-      add_argument_calls_.push_back(static_cast<uint32_t>(m_.sites_.size()));
+      option_calls_.push_back(static_cast<uint32_t>(m_.sites_.size()));
     }
   } else if (ck == K::kIdentifier) {
     site.name = m_.Text(site.callee);  // aliases are resolved after the walk (NameCalls)

@@ -204,14 +204,19 @@ class HostTensorThenMove final : public Rule {
     // `sampler(x.to(device))`: a move inside the next statement, when the name is read nowhere else in its
     // scope (not before, not after: the host tensor has no other use).
     const semantic::Site* inner = nullptr;
-    for (const semantic::Site& candidate : model.Sites()) {
-      if (!next.Range().Contains(candidate.node.Range()) || !MovesName(model, candidate, model.Text(target))) continue;
-      if (inner != nullptr) return nullptr;
-      inner = &candidate;
-    }
-    if (inner == nullptr) return nullptr;
+    bool several = false;
+    ts::Walk(next, [&](ts::Node node) {
+      if (several || semantic::KindOf(node) != K::kCall) return !several;
+      const semantic::Site* candidate = model.SiteOf(node);
+      if (candidate != nullptr && MovesName(model, *candidate, model.Text(target))) {
+        several = inner != nullptr;
+        inner = candidate;
+      }
+      return true;
+    });
+    if (inner == nullptr || several) return nullptr;
     const ts::Node scope = model.Scopes()[static_cast<size_t>(site.scope)].node;
-    return WordCount(model.Text(scope), model.Text(target)) == 2 ? inner : nullptr;
+    return semantic::NameCount(model.Text(scope), model.Text(target)) == 2 ? inner : nullptr;
   }
 
   // A move to the device (`name.to(device)`, `name.cuda()`) of the name itself.
@@ -219,20 +224,6 @@ class HostTensorThenMove final : public Rule {
     if (move.kind != semantic::SiteKind::kCall || !model.MovesToDevice(move)) return false;
     const ts::Node receiver = semantic::Unparen(move.Receiver());
     return semantic::KindOf(receiver) == K::kIdentifier && model.Text(receiver) == name;
-  }
-
-  // How many times `word` stands alone in `text` (not inside a longer name, not after a dot); strings and
-  // comments count too, which only ever makes the answer larger.
-  static size_t WordCount(std::string_view text, std::string_view word) {
-    const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
-    size_t count = 0;
-    for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-      const size_t end = at + word.size();
-      if (at > 0 && (part(text[at - 1]) || text[at - 1] == '.')) continue;
-      if (end < text.size() && part(text[end])) continue;
-      ++count;
-    }
-    return count;
   }
 
   // A value that names a device, not another tensor: `.to(other)` takes that tensor's dtype too, and
