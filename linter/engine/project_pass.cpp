@@ -32,6 +32,13 @@ bool ImportsProject(const semantic::ProjectIndex& index, const semantic::FileSum
   });
 }
 
+// A function of the file synchronizes implicitly on every call: a step loop of another file may call it
+// (ProjectIndex::StepEntries), and the file is then checked again to report those syncs where they are.
+bool ImplicitSyncs(const semantic::FileSummary& summary) {
+  return std::any_of(summary.functions.begin(), summary.functions.end(),
+                     [](const semantic::FunctionSummary& f) { return f.implicit.syncs; });
+}
+
 }  // namespace
 
 void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
@@ -71,10 +78,10 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
         !StarImportsProject(*s) && !s->parameter_reads && !s->builds_loaders &&
         !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
-        !originals[i]->collect_facts && (s->imported_reads.empty() || !kept[i].text)) {
+        !originals[i]->collect_facts && ((s->imported_reads.empty() && !ImplicitSyncs(*s)) || !kept[i].text)) {
       // Most files that read fields of an imported name read a module's (`path.join` of `from os import
       // path`): kept, their texts were most of the pass's memory on a large tree.
-      if (!s->imported_reads.empty()) reread[i] = 1;
+      if (!s->imported_reads.empty() || ImplicitSyncs(*s)) reread[i] = 1;
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
@@ -147,7 +154,9 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     // A file that builds loaders and imports a module of the project may hand them to its functions.
     const bool loaders = summary->builds_loaders && ImportsProject(index, *summary);
     const bool fields = index.ImportsFields(*summary);
-    if (device || catalog || values || loaders || fields || summary->project_calls || starred[i] != 0) {
+    // A step loop of another file calls a function of this one that syncs implicitly on every call.
+    const bool entries = !index.StepEntries(*summary).empty();
+    if (device || catalog || values || loaders || fields || entries || summary->project_calls || starred[i] != 0) {
       again.push_back(i);
     }
   }

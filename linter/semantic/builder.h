@@ -118,6 +118,10 @@ class Builder {
   // file that runs `backward()` on every call (a loss scaler's `__call__`) is a training step loop, and
   // what it runs takes that cadence.
   void ReviewTrainingHelpers();
+  // With the project: the functions another file's step loops call on every step
+  // (Model::remote_entries_), and the file's functions they call in turn, run that often; their sites
+  // outside periodic guards and epoch loops get that `remote_cadence`.
+  void MarkRemoteEntries();
 
  private:
   struct Frame {

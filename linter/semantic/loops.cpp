@@ -482,6 +482,69 @@ void Builder::PropagatePerStep() {
   }
 }
 
+void Builder::MarkRemoteEntries() {
+  for (Scope& scope : m_.scopes_) {
+    scope.remote_cadence = Cadence::kNone;
+    scope.remote_entry = -1;
+  }
+  for (Site& site : m_.sites_) site.remote_cadence = Cadence::kNone;
+  if (m_.remote_entries_.empty()) return;
+  bool any = false;
+  for (size_t s = 1; s < m_.scopes_.size(); ++s) {
+    Scope& scope = m_.scopes_[s];
+    if (scope.kind != ScopeKind::kFunction || scope.runs_per_step) continue;
+    const std::string qualname = m_.QualName(static_cast<int>(s));
+    const auto it = std::lower_bound(
+        m_.remote_entries_.begin(), m_.remote_entries_.end(), qualname,
+        [](const ProjectIndex::StepEntry& e, const std::string& q) { return e.qualname < q; });
+    if (it == m_.remote_entries_.end() || it->qualname != qualname) continue;
+    scope.remote_cadence = static_cast<Cadence>(it->cadence);
+    scope.remote_entry = static_cast<int>(it - m_.remote_entries_.begin());
+    any = true;
+  }
+  if (!any) return;
+  // Whether a site of such a function runs on each of its calls: outside periodic guards, epoch loops and
+  // the branches a `continue` skips.
+  const auto each_call = [&](const Site& site) {
+    const Scope& scope = m_.scopes_[static_cast<size_t>(site.scope)];
+    if (scope.remote_cadence == Cadence::kNone) return false;
+    for (int g = site.guard; g >= 0; g = m_.guards_[static_cast<size_t>(g)].parent) {
+      if (m_.guards_[static_cast<size_t>(g)].rare()) return false;
+    }
+    for (int l = site.loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
+      if (m_.loops_[static_cast<size_t>(l)].role == LoopRole::kEpoch) return false;
+    }
+    return !UnderSkipGuard(site.node.StartByte(), site.scope, scope.node.Range());
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [index, callees] : m_.local_calls_) {
+      const Site& site = m_.sites_[index];
+      if (!each_call(site)) continue;
+      const Scope& from = m_.scopes_[static_cast<size_t>(site.scope)];
+      for (int callee : callees) {
+        Scope& scope = m_.scopes_[static_cast<size_t>(callee)];
+        if (scope.runs_per_step || scope.remote_cadence != Cadence::kNone) continue;
+        scope.remote_cadence = from.remote_cadence;
+        scope.remote_entry = from.remote_entry;
+        changed = true;
+      }
+    }
+  }
+  for (Site& site : m_.sites_) {
+    if (!site.per_step() && each_call(site))
+      site.remote_cadence = m_.scopes_[static_cast<size_t>(site.scope)].remote_cadence;
+  }
+}
+
+std::optional<Model::RemoteCaller> Model::RemoteCallerOf(const Site& site) const {
+  if (site.remote_cadence == Cadence::kNone) return std::nullopt;
+  const int entry = scopes_[static_cast<size_t>(site.scope)].remote_entry;
+  if (entry < 0 || static_cast<size_t>(entry) >= remote_entries_.size()) return std::nullopt;
+  const ProjectIndex::StepEntry& e = remote_entries_[static_cast<size_t>(entry)];
+  return RemoteCaller{e.caller->path, e.line, e.column, e.qualname};
+}
+
 std::vector<int> Model::StepLoops() const {
   std::vector<int> out;
   for (size_t i = 0; i < loops_.size(); ++i) {

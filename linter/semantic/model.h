@@ -100,6 +100,11 @@ struct Scope {
   // `training_step`/`validation_step`/`test_step`/`predict_step` on a LightningModule, a Hugging Face
   // Trainer subclass's `training_step`/`compute_loss`/`prediction_step`.
   Cadence hook = Cadence::kNone;
+  // Functions only: a step loop of another file of the project calls this function (or one of the file
+  // that calls this one on each call) that often (ProjectIndex::StepEntries), which the file cannot see;
+  // `remote_entry` indexes Model::RemoteCallers().
+  Cadence remote_cadence = Cadence::kNone;
+  int remote_entry = -1;
 };
 
 enum class LoopKind : uint8_t { kFor, kWhile };
@@ -178,6 +183,10 @@ struct Site {
   int step_loop = -1;
   SiteKind kind = SiteKind::kCall;
   Cadence cadence = Cadence::kNone;  // how often it runs (kNone: not every step)
+  // Not every step as far as the file shows, but in a function a step loop of another file calls that
+  // often (Scope::remote_cadence), outside its periodic guards and epoch loops; Model::RemoteCallerOf
+  // says which call. Only with the project index.
+  Cadence remote_cadence = Cadence::kNone;
   // Under a branch that only runs off the GPU (`if device.type == "cpu":`, `elif device.type == "npu":`,
   // `if not torch.cuda.is_available():`): whatever it does, it is not a CUDA sync.
   bool off_device = false;
@@ -339,6 +348,15 @@ class Model {
   FileSummary Summarize(const SourceFile& file) const;
   // Attaches the project index (which must outlive the model) with this file's module name.
   void AttachProject(const ProjectIndex* project, const std::string& module);
+  // The call of another file that makes a site with a `remote_cadence` run that often: the caller's path,
+  // line and column, and the function of this file it calls. nullopt for other sites.
+  struct RemoteCaller {
+    std::string_view path;
+    uint32_t line = 0;
+    uint32_t column = 0;
+    std::string_view function;
+  };
+  std::optional<RemoteCaller> RemoteCallerOf(const Site& site) const;
   // A call whose callee is a function or method of another file of the project that syncs on every
   // call (with a tensor argument, when what it syncs comes from its parameters): explicitly (`.item()`,
   // `.cpu()`: TL101), or with `implicit`, without a sync call (a condition, an `assert`, a mask, a
@@ -660,6 +678,11 @@ class Model {
   const Binding* ReachingOnEveryPath(ts::Node name, int scope) const;
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
+  // A name that says a model (`model`, `net`, `self.ema_model`), not a verb that builds or saves one
+  // (`build_model`): the fallback for parameters and values whose source is not known.
+  static bool ModelNamed(std::string_view text);
+  // `group["params"]` of a loop over `.param_groups`: an optimizer's parameter tensors.
+  bool ParamGroupParams(ts::Node iterable, int scope) const;
   // Some assignment of the whole value to the name `expr` spells (not a tuple element) satisfies `holds`.
   bool AnyAssignment(ts::Node expr, const std::function<bool(const Binding&)>& holds) const;
   bool IsOptimizerLike(ts::Node expr, int scope) const;
@@ -768,6 +791,8 @@ class Model {
   mutable std::mutex asked_mu_;
   mutable std::vector<std::string> asked_fields_;
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
+  // ProjectIndex::StepEntries of the file, while a project is attached (Scope::remote_entry).
+  std::vector<ProjectIndex::StepEntry> remote_entries_;
   // The blocks of the file's `if __name__ == "__main__":` statements, and whether the files the file
   // imports (transitively) show CUDA (ProjectIndex::ImportedCuda): CudaAt.
   std::vector<TextRange> main_blocks_;
@@ -781,7 +806,10 @@ class Model {
   struct Callee {
     // kInstance: a method of an instance whose class the model knows (`cls`); an empty `method` is the
     // call of the instance itself (`criterion(outputs, targets)`: ProjectIndex::CallOperator).
-    enum Kind : uint8_t { kFunction, kMethod, kInstance } kind = kFunction;
+    // kModuleMethod: a method of a model whose class is not known where the call is, which the project's
+    // one torch.nn class with that method has (ProjectIndex::ModuleMethod); `dotted` is
+    // ProjectIndex::kModuleMethodCallee.
+    enum Kind : uint8_t { kFunction, kMethod, kInstance, kModuleMethod } kind = kFunction;
     std::string dotted;       // the function, or the class of the method
     std::string_view method;  // kMethod, kInstance
     ProjectIndex::ClassRef cls;
@@ -923,6 +951,12 @@ class Model {
   void ForEachArgumentValue(const Site& call, const std::function<void(ts::Node)>& visit) const;
   bool DeviceArgument(const Site& call) const;
   void SummarizeForwards(const SourceFile& file, std::vector<std::vector<ForwardCall>>& out) const;
+  // The calls of other modules' functions a call site makes, as the index resolves them (by name, or by
+  // where the called object comes from).
+  std::vector<ForwardCall> OtherModuleCalls(const Site& site, bool project_imports) const;
+  bool ImportsProjectModules() const;
+  // FileSummary::step_calls.
+  void SummarizeStepCalls(const SourceFile& file, std::vector<StepCall>& out) const;
   void SummarizeReturnPlacements(int function, std::span<const ts::Node> returns, FunctionSummary& out) const;
   // types.cpp: where element `position` (-1: the whole value) of what a call returns lives, when the
   // callee is a function of the file or, with a project attached, of another module.

@@ -1,6 +1,7 @@
 #include "linter/semantic/project.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <functional>
 #include <numeric>
@@ -350,6 +351,81 @@ bool ProjectIndex::DerivesFromTorchNn(const FileSummary& file, std::string_view 
   return false;
 }
 
+bool ProjectIndex::ModuleMethodName(std::string_view method) {
+  // torch.nn.Module's own methods: a subclass that overrides one is not the only class that has it.
+  static constexpr std::array<std::string_view, 40> kModuleApi = {"forward",
+                                                                  "train",
+                                                                  "eval",
+                                                                  "to",
+                                                                  "cuda",
+                                                                  "cpu",
+                                                                  "half",
+                                                                  "float",
+                                                                  "double",
+                                                                  "bfloat16",
+                                                                  "parameters",
+                                                                  "named_parameters",
+                                                                  "buffers",
+                                                                  "named_buffers",
+                                                                  "children",
+                                                                  "named_children",
+                                                                  "modules",
+                                                                  "named_modules",
+                                                                  "state_dict",
+                                                                  "load_state_dict",
+                                                                  "zero_grad",
+                                                                  "apply",
+                                                                  "register_buffer",
+                                                                  "register_parameter",
+                                                                  "register_module",
+                                                                  "add_module",
+                                                                  "requires_grad_",
+                                                                  "extra_repr",
+                                                                  "type",
+                                                                  "get_submodule",
+                                                                  "get_parameter",
+                                                                  "get_buffer",
+                                                                  "share_memory",
+                                                                  "compile",
+                                                                  "ipu",
+                                                                  "xpu",
+                                                                  "to_empty",
+                                                                  "register_forward_hook",
+                                                                  "register_forward_pre_hook",
+                                                                  "register_full_backward_hook"};
+  return !method.empty() && !method.starts_with("__") &&
+         std::find(kModuleApi.begin(), kModuleApi.end(), method) == kModuleApi.end();
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::ModuleMethod(std::string_view method) const {
+  if (!ModuleMethodName(method)) return std::nullopt;
+  std::call_once(module_methods_once_, [this] {
+    for (const auto& file : files_) {
+      for (const ClassSummary& cls : file->classes) {
+        if (!DerivesFromTorchNn(*file, cls.name, 0)) continue;
+        const auto add = [&](std::string_view qualname) {
+          if (qualname.size() <= cls.name.size() + 1 || !qualname.starts_with(cls.name) ||
+              qualname[cls.name.size()] != '.' || qualname.find('.', cls.name.size() + 1) != std::string_view::npos) {
+            return;
+          }
+          const std::string_view name = qualname.substr(cls.name.size() + 1);
+          auto [it, inserted] = module_methods_.try_emplace(name);
+          if (inserted) {
+            it->second = FunctionIn(*file, qualname);
+          } else {
+            it->second.reset();  // a second class has it
+          }
+        };
+        for (const FunctionSummary& f : file->functions) add(f.qualname);
+        for (const std::string& f : file->plain_functions) add(f);
+      }
+    }
+  });
+  auto it = module_methods_.find(method);
+  if (it == module_methods_.end()) return std::nullopt;
+  return it->second;
+}
+
 std::optional<ProjectIndex::Function> ProjectIndex::MethodOf(const ClassRef& cls, std::string_view method) const {
   if (cls.file == nullptr) return std::nullopt;
   return MethodIn(*cls.file, cls.name, method, 0);
@@ -410,6 +486,7 @@ void ProjectIndex::Finish() {
     component_facts_[component_[i]] |= files_[i]->catalog_facts;
     if (files_[i]->own_cuda && component_cuda_[component_[i]] < 0) component_cuda_[component_[i]] = static_cast<int>(i);
   }
+  FindStepEntries();
 }
 
 std::optional<ProjectIndex::Function> ProjectIndex::FunctionIn(const FileSummary& file, std::string_view qualname) {
@@ -440,17 +517,7 @@ void ProjectIndex::ForwardSyncs() {
   std::vector<std::vector<std::optional<Function>>> callees(pending.size());
   for (size_t i = 0; i < pending.size(); ++i) {
     for (const ForwardCall& call : pending[i].function->forwards) {
-      const FileSummary& file = *pending[i].file;
-      if (call.instance) {
-        const auto cls = ResolveClass(file, ValueSource{call.callee, call.element});
-        callees[i].push_back(!cls                  ? std::nullopt
-                             : call.method.empty() ? CallOperator(*cls)
-                                                   : MethodOf(*cls, call.method));
-        continue;
-      }
-      callees[i].push_back(call.local            ? FunctionIn(file, call.callee)
-                           : call.method.empty() ? ResolveFunction(file, call.callee)
-                                                 : ResolveMethod(file, call.callee, call.method));
+      callees[i].push_back(ResolveForward(*pending[i].file, call));
     }
   }
   for (size_t f = 0; f < kSyncFamilies; ++f) {
@@ -481,6 +548,55 @@ void ProjectIndex::ForwardSyncs() {
       if (!changed) break;
     }
   }
+}
+
+std::optional<ProjectIndex::Function> ProjectIndex::ResolveForward(const FileSummary& file,
+                                                                   const ForwardCall& call) const {
+  if (call.instance) {
+    const auto cls = ResolveClass(file, ValueSource{call.callee, call.element});
+    if (!cls) return std::nullopt;
+    return call.method.empty() ? CallOperator(*cls) : MethodOf(*cls, call.method);
+  }
+  if (call.callee == kModuleMethodCallee) return ModuleMethod(call.method);
+  return call.local            ? FunctionIn(file, call.callee)
+         : call.method.empty() ? ResolveFunction(file, call.callee)
+                               : ResolveMethod(file, call.callee, call.method);
+}
+
+void ProjectIndex::FindStepEntries() {
+  for (size_t i = 0; i < files_.size(); ++i) {
+    const auto& file = files_[i];
+    const bool cuda = file->own_cuda || component_cuda_[component_[i]] >= 0;
+    for (const StepCall& step : file->step_calls) {
+      const auto callee = ResolveForward(*file, step.call);
+      if (!callee || callee->file == file.get()) continue;
+      const auto reached = SyncOf(*callee, SyncFamily::kImplicit);
+      // A sync of the callee's parameters happens when the call passes a device tensor.
+      if (!reached || (reached->on_params && !step.call.device_argument)) continue;
+      const StepEntry entry{callee->qualname, step.cadence, file.get(), step.call.line, step.call.column, cuda};
+      step_entries_[callee->file->module].push_back(entry);
+      // The function of a third file that syncs for it runs as often.
+      if (reached->file != callee->file && reached->file != file.get()) {
+        step_entries_[reached->file->module].push_back(
+            {reached->function->qualname, step.cadence, file.get(), step.call.line, step.call.column, cuda});
+      }
+    }
+  }
+  for (auto& [module, entries] : step_entries_) {
+    // One entry per function: the first call in the order of the files, a training step before the rest.
+    std::stable_sort(entries.begin(), entries.end(), [](const StepEntry& a, const StepEntry& b) {
+      return a.qualname != b.qualname ? a.qualname < b.qualname : a.cadence < b.cadence;
+    });
+    entries.erase(std::unique(entries.begin(), entries.end(),
+                              [](const StepEntry& a, const StepEntry& b) { return a.qualname == b.qualname; }),
+                  entries.end());
+  }
+}
+
+std::span<const ProjectIndex::StepEntry> ProjectIndex::StepEntries(const FileSummary& file) const {
+  auto it = step_entries_.find(file.module);
+  if (it == step_entries_.end()) return {};
+  return it->second;
 }
 
 std::optional<ProjectIndex::Sync> ProjectIndex::SyncOf(const Function& function, SyncFamily family) const {

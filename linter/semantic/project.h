@@ -108,6 +108,15 @@ struct StepSummary {
   friend bool operator==(const StepSummary&, const StepSummary&) = default;
 };
 
+// A call a step loop of the file makes on every step (or evaluation batch, or generated token) of a
+// function or method of another module, resolved by the index (ProjectIndex::StepEntries), so that the
+// callee's own file knows the function runs that often: its syncs are reported where they are written.
+struct StepCall {
+  ForwardCall call;
+  uint8_t cadence = 0;  // semantic::Cadence
+  friend bool operator==(const StepCall&, const StepCall&) = default;
+};
+
 struct FunctionSummary {
   std::string qualname;  // "all_reduce_mean", "MetricLogger.update"
   uint32_t line = 0;     // the `def`
@@ -269,6 +278,8 @@ struct FileSummary {
   bool builds_loaders = false;
   std::vector<FieldSummary> fields;
   std::vector<OutgoingCall> calls;
+  // The calls of other modules' functions its step loops make on every step (in files that import torch).
+  std::vector<StepCall> step_calls;
   friend bool operator==(const FileSummary&, const FileSummary&) = default;
 };
 
@@ -385,11 +396,32 @@ class ProjectIndex {
   std::optional<Function> CallOperator(const ClassRef& cls) const;
   // The method `method` of the class, through its bases of the project.
   std::optional<Function> MethodOf(const ClassRef& cls, std::string_view method) const;
+  // The method `method` of the one class of the project built on torch.nn that defines it (its own
+  // method, not an inherited one): what `model.detect_objects(...)` runs when the model's class is
+  // not known where the call is (`model = checkpoint["model"]`). nullopt when no class or several
+  // define it, and for the methods torch.nn.Module has itself (`forward`, `train`, `state_dict`...).
+  std::optional<Function> ModuleMethod(std::string_view method) const;
+  // Whether a method name may be one ModuleMethod answers for (not a dunder, not torch.nn.Module's).
+  static bool ModuleMethodName(std::string_view method);
+  // ForwardCall::callee of such a call (its `method` the name).
+  static constexpr std::string_view kModuleMethodCallee = "*module";
   // The names of the methods of the project with an update loop (FunctionSummary::update_loop_line),
   // sorted: `step`, `first_step`.
   const std::vector<std::string>& UpdateLoopMethods() const { return update_loop_methods_; }
   // Whether some file of the index calls a function of `file`.
   bool Called(const FileSummary& file) const;
+  // The functions of `file` that a step loop of another file calls on every step and that synchronize
+  // implicitly on every call (TL102's helpers, which its own file then reports line by line), each with
+  // the cadence and the call that makes it run so. Sorted by qualname; empty when none.
+  struct StepEntry {
+    std::string_view qualname;
+    uint8_t cadence = 0;  // semantic::Cadence
+    const FileSummary* caller = nullptr;
+    uint32_t line = 0;
+    uint32_t column = 0;
+    bool cuda = false;  // the caller runs on CUDA (its own evidence, or its component's)
+  };
+  std::span<const StepEntry> StepEntries(const FileSummary& file) const;
   // The names `from m import *` of modules of the project brings into `file`: the public imports of m
   // that name no module by a relative path (`import torch`, `from torch import nn`), and those of the
   // modules m star-imports in turn (three levels), the nearest first. Python binds them in the file, so
@@ -428,6 +460,12 @@ class ProjectIndex {
   std::unordered_map<std::string, std::vector<Incoming>> incoming_;
   std::unordered_set<std::string> called_;  // modules in incoming_
   std::vector<std::string> update_loop_methods_;
+  std::unordered_map<std::string, std::vector<StepEntry>> step_entries_;  // module -> StepEntries
+  // ModuleMethod's table, made on first use: method name -> the one method, or null for several.
+  mutable std::once_flag module_methods_once_;
+  mutable std::unordered_map<std::string_view, std::optional<Function>> module_methods_;
+  void FindStepEntries();
+  std::optional<Function> ResolveForward(const FileSummary& file, const ForwardCall& call) const;
   // Syncs functions run through other modules' functions (SyncOf), found by Finish, by SyncFamily.
   std::unordered_map<const FunctionSummary*, Sync> forwarded_[kSyncFamilies];
   void ForwardSyncs();

@@ -318,6 +318,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   // files (in files that import torch, as the implicit syncs).
   std::vector<std::vector<ForwardCall>> forwards(scopes_.size());
   if (imports_torch) SummarizeForwards(file, forwards);
+  if (imports_torch && out.project_calls) SummarizeStepCalls(file, out.step_calls);
   std::vector<StepSummary> steps = StepsPerCall(file);
   std::vector<std::vector<ts::Node>> returns(scopes_.size());
   for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
@@ -386,13 +387,62 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   return out;
 }
 
+std::vector<ForwardCall> Model::OtherModuleCalls(const Site& site, bool project_imports) const {
+  std::vector<ForwardCall> calls;
+  if (project_imports) {
+    for (Callee& callee : ProjectCallees(site)) {
+      // An instance's class is the index's to tell (below), not the summary's.
+      if (callee.kind != Callee::kInstance) calls.push_back({std::move(callee.dotted), std::string(callee.method)});
+    }
+  }
+  if (!calls.empty()) return calls;
+  // `self.matcher(outputs, targets)`, `criterion(x)`, `converter.decode(preds)`: where the object comes
+  // from, for the index to turn into a class of the project.
+  const K ck = KindOf(site.callee);
+  const ts::Node object = ck == K::kAttribute ? Unparen(site.Receiver()) : ts::Node();
+  const bool self_method = KindOf(object) == K::kIdentifier && (Text(object) == "self" || Text(object) == "cls");
+  const ts::Node held = ck == K::kIdentifier || self_method ? site.callee : object;
+  const K hk = KindOf(held);
+  if (hk == K::kIdentifier || hk == K::kAttribute) {
+    if (ValueSource source = SourceOf(held, site.scope, 0); source.known()) {
+      ForwardCall call{std::move(source.call), held == site.callee ? std::string() : std::string(site.name)};
+      call.instance = true;
+      call.element = source.element;
+      calls.push_back(std::move(call));
+    }
+  }
+  return calls;
+}
+
+bool Model::ImportsProjectModules() const {
+  return std::any_of(imports_.begin(), imports_.end(),
+                     [](const Import& import) { return !ThirdParty(import.canonical); }) ||
+         std::any_of(star_imports_.begin(), star_imports_.end(), [](const std::string& m) { return !ThirdParty(m); });
+}
+
+void Model::SummarizeStepCalls(const SourceFile& file, std::vector<StepCall>& out) const {
+  const bool project_imports = ImportsProjectModules();
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall || !site.per_step() || site.off_device || LocalCallees(site) != nullptr) continue;
+    std::vector<ForwardCall> calls = OtherModuleCalls(site, project_imports);
+    if (calls.empty()) continue;
+    type_steps_left_ = kTypeStepsPerSite;
+    const bool device_argument = DeviceArgument(site);
+    type_steps_left_ = -1;
+    const LineColumn at = file.lines().Locate(site.node.StartByte());
+    for (ForwardCall& call : calls) {
+      call.line = at.line;
+      call.column = at.column;
+      call.device_argument = device_argument;
+      out.push_back({std::move(call), static_cast<uint8_t>(site.cadence)});
+    }
+  }
+}
+
 void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<ForwardCall>>& out) const {
   // Other modules' functions are reached through the file's imports of modules that are not third-party
   // ones: without any, only the file's own functions are asked for.
-  const bool project_imports = std::any_of(imports_.begin(), imports_.end(),
-                                           [](const Import& import) { return !ThirdParty(import.canonical); }) ||
-                               std::any_of(star_imports_.begin(), star_imports_.end(),
-                                           [](const std::string& m) { return !ThirdParty(m); });
+  const bool project_imports = ImportsProjectModules();
   for (const Site& site : sites_) {
     if (site.kind != SiteKind::kCall || scopes_[static_cast<size_t>(site.scope)].kind != ScopeKind::kFunction ||
         !RunsOnEachCall(site)) {
@@ -405,28 +455,8 @@ void Model::SummarizeForwards(const SourceFile& file, std::vector<std::vector<Fo
       for (int callee : *local) {
         if (std::string qualname = QualName(callee); !qualname.empty()) calls.push_back({std::move(qualname), {}});
       }
-    } else if (project_imports) {
-      for (Callee& callee : ProjectCallees(site)) {
-        // An instance's class is the index's to tell (below), not the summary's.
-        if (callee.kind != Callee::kInstance) calls.push_back({std::move(callee.dotted), std::string(callee.method)});
-      }
-    }
-    if (calls.empty() && local == nullptr) {
-      // `self.matcher(outputs, targets)`, `criterion(x)`, `converter.decode(preds)`: where the object comes
-      // from, for the index to turn into a class of the project.
-      const K ck = KindOf(site.callee);
-      const ts::Node object = ck == K::kAttribute ? Unparen(site.Receiver()) : ts::Node();
-      const bool self_method = KindOf(object) == K::kIdentifier && (Text(object) == "self" || Text(object) == "cls");
-      const ts::Node held = ck == K::kIdentifier || self_method ? site.callee : object;
-      const K hk = KindOf(held);
-      if (hk == K::kIdentifier || hk == K::kAttribute) {
-        if (ValueSource source = SourceOf(held, site.scope, 0); source.known()) {
-          ForwardCall call{std::move(source.call), held == site.callee ? std::string() : std::string(site.name)};
-          call.instance = true;
-          call.element = source.element;
-          calls.push_back(std::move(call));
-        }
-      }
+    } else {
+      calls = OtherModuleCalls(site, project_imports);
     }
     if (calls.empty() || GuardedByParameters(site)) continue;
     bool parameter_argument = false;
@@ -985,6 +1015,22 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
     if (project->Called(*self_summary_)) Builder(*this).ReviewGuards();
     Builder(*this).ReviewTrainingHelpers();
   }
+  const bool had_entries = !remote_entries_.empty();
+  remote_entries_.clear();
+  if (self_summary_ != nullptr) {
+    const auto entries = project->StepEntries(*self_summary_);
+    remote_entries_.assign(entries.begin(), entries.end());
+    // A function a CUDA script's step loop calls runs on CUDA (the detector of a model the script loads
+    // from a checkpoint, in a module it never imports): the call is the file's evidence (not for its
+    // `__main__` block, which runs without that script).
+    if (cuda_evidence_.IsNull() && inherited_cuda_.empty()) {
+      const auto cuda = std::find_if(entries.begin(), entries.end(), [](const auto& e) { return e.cuda; });
+      if (cuda != entries.end()) {
+        inherited_cuda_ = cuda->caller->path + ":" + std::to_string(cuda->line);
+      }
+    }
+  }
+  if (had_entries || !remote_entries_.empty()) Builder(*this).MarkRemoteEntries();
 }
 
 std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
@@ -1054,6 +1100,12 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
     if (ok == K::kIdentifier || ok == K::kAttribute) {
       if (auto cls = ClassOf(object, call.scope)) out.push_back({Callee::kInstance, {}, call.name, std::move(*cls)});
     }
+    // `model.detect_objects(...)` with `model = checkpoint["model"]`: a model whose class nothing here
+    // tells runs the method of the project's one torch.nn class that has it.
+    if (out.empty() && ModelNamed(text) && ProjectIndex::ModuleMethodName(call.name) &&
+        (project_ == nullptr || project_->ModuleMethod(call.name)) && !SourceOf(object, call.scope, 0).known()) {
+      out.push_back({Callee::kModuleMethod, std::string(ProjectIndex::kModuleMethodCallee), call.name, {}});
+    }
   }
   return out;
 }
@@ -1065,6 +1117,7 @@ std::optional<ProjectIndex::Function> Model::ResolveCallee(const Callee& callee)
     case Callee::kMethod: return project_->ResolveMethod(*self_summary_, callee.dotted, callee.method);
     case Callee::kInstance:
       return callee.method.empty() ? project_->CallOperator(callee.cls) : project_->MethodOf(callee.cls, callee.method);
+    case Callee::kModuleMethod: return project_->ModuleMethod(callee.method);
   }
   return std::nullopt;
 }

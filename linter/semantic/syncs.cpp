@@ -73,8 +73,10 @@ bool Model::IsTensorCondition(ts::Node condition, int scope) const {
     if (kind == K::kNot) {
       work.push_back(Field(node, F::kArgument));
     } else if (kind == K::kBoolean) {
-      work.push_back(Field(node, F::kLeft));
+      // The left operand first, as Python reads it: the typing budget of a site is not spent on the
+      // right one's derivation before the left one is looked at.
       work.push_back(Field(node, F::kRight));
+      work.push_back(Field(node, F::kLeft));
     } else if (kind == K::kComparison) {
       // `loss > 10` reads the device when one operand lives there (`host.sum() > 3` does not); `x is
       // None` and `k in d` make no tensor.

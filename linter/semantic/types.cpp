@@ -40,6 +40,14 @@ bool Model::IsOptimizerLike(ts::Node expr, int scope) const {
   return false;
 }
 
+bool Model::ModelNamed(std::string_view text) {
+  const std::string_view last = LastSegment(text);
+  static constexpr std::array<std::string_view, 10> kVerbs = {"save_", "load_",   "build_", "create_", "get_",
+                                                              "make_", "unwrap_", "init_",  "print_",  "log_"};
+  const bool verb = std::any_of(kVerbs.begin(), kVerbs.end(), [&](std::string_view v) { return last.starts_with(v); });
+  return !verb && (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net"));
+}
+
 bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
   if (depth > 8) return false;
   expr = Unparen(expr);
@@ -101,14 +109,8 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
   // Names are the fallback for parameters (`def train(model, loader, optimizer)`), not for functions
   // of a module (`misc.save_model(...)`, `utils.unwrap_model(model)`) or verbs that build, save or
   // unwrap one.
-  static constexpr std::array<std::string_view, 10> kVerbs = {"save_", "load_",   "build_", "create_", "get_",
-                                                              "make_", "unwrap_", "init_",  "print_",  "log_"};
-  const bool verb = std::any_of(kVerbs.begin(), kVerbs.end(), [&](std::string_view v) { return last.starts_with(v); });
   const bool module_function = k == K::kAttribute && FindImport(text.substr(0, text.find('.'))) != nullptr;
-  if (!verb && !module_function &&
-      (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net"))) {
-    return true;
-  }
+  if (!module_function && ModelNamed(text)) return true;
   if (AnyAssignment(expr, [&](const Binding& b) { return IsModelLike(b.value, b.scope, depth + 1); })) return true;
   // A parameter every call of the file fills with a model (`train_one_epoch(student, ...)` with `student =
   // DistributedDataParallel(...)`).
@@ -310,6 +312,14 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
   bool any = false;
   bool all_python = true;
   const bool attribute = k == K::kAttribute;
+  // The target of the loop the use is in, when nothing rebinds the name between: only that binding
+  // reaches it (`for p in group["params"]:` after another loop bound `p` to something else).
+  if (!attribute && all.size() > 1) {
+    if (const Binding* reaching = ReachingOnEveryPath(expr, scope);
+        reaching != nullptr && reaching->kind == BindingKind::kLoopTarget) {
+      return BindingTensorKind(*reaching, expr, depth);
+    }
+  }
   const Binding* dominating = attribute ? nullptr : DominatingAssignment(all, expr, scope);
   const TensorKind dominating_kind = dominating != nullptr ? BindingTensorKind(*dominating, expr, depth)
                                                            : TensorKind::kUnknown;
@@ -465,6 +475,8 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
         kind = TensorKind::kNotTensor;
       } else if (method == "parameters" || (method == "named_parameters" && binding.position == 1)) {
         kind = TensorKind::kTensor;  // `for name, p in model.named_parameters():` a parameter
+      } else if (binding.position == -1 && ParamGroupParams(iterable, binding.scope)) {
+        kind = TensorKind::kTensor;  // `for p in group["params"]:` a parameter
       } else if (callee_name == "enumerate" && binding.position == 0) {
         kind = TensorKind::kNotTensor;  // the step counter
       } else if (IsDataLoaderLike(iterable, binding.scope)) {
@@ -475,6 +487,22 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
     default: break;
   }
   return kind;
+}
+
+bool Model::ParamGroupParams(ts::Node iterable, int scope) const {
+  // `group["params"]` with `group` the target of a loop over `self.param_groups` (an optimizer's own
+  // groups) or `optimizer.param_groups`: the list of parameter tensors of one group.
+  if (KindOf(iterable) != K::kSubscript) return false;
+  const ts::Node group = Unparen(Field(iterable, F::kValue));
+  const ts::Node key = Unparen(Field(iterable, F::kSubscript));
+  if (KindOf(group) != K::kIdentifier || StringContent(key, source_) != std::optional<std::string_view>("params"))
+    return false;
+  const Binding* binding = ReachingBinding(group, scope);
+  if (binding == nullptr || binding->kind != BindingKind::kLoopTarget || binding->loop < 0 || binding->position != -1) {
+    return false;
+  }
+  const ts::Node groups = Unparen(loops_[static_cast<size_t>(binding->loop)].iterable);
+  return KindOf(groups) == K::kAttribute && Text(Field(groups, F::kAttribute)) == "param_groups";
 }
 
 Placement Model::PlacementOf(ts::Node expr, int scope) const { return PlacementDepth(expr, scope, 0); }

@@ -48,7 +48,10 @@ With the project index (the default; `--no-project` turns it off), a function or
 of the project that syncs implicitly on every call (a post-processing helper that takes Python's `max()`
 of a device tensor or branches on one, a loss helper that `assert`s on device boxes, a method that calls
 `nonzero`) is reported at the call the step loop makes, with the helper's first such sync as the related
-location. The helper is found as TL101 finds one: a function imported from the project, a method of an
+location. Each sync of such a helper is also reported where it is written, in the helper's file, with the
+call as the related location, since that is the line to change (a loss whose `forward` indexes with
+three boolean masks has three findings there; their measured cost is shared, not counted three times).
+The helper is found as TL101 finds one: a function imported from the project, a method of an
 object built from a class of the project (`decoder = Decoder()`), an inherited method, the call of an
 object whose class the project tells (`criterion(outputs, targets)` runs `forward`) or a method called on
 one (`converter.decode(preds)` with `converter` a parameter every caller fills with one class); through the
@@ -80,7 +83,6 @@ It does not report:
   option), an attribute assigned different classes, and a helper whose sync reads a parameter it
   indexes with one index only (`if t[i] != 0:` with `t = text_index[index:index + l]`: a list would do
   the same);
-- a second sync of the same helper: the call is reported once, with the helper's first sync;
 - helpers in a file that does not import torch: their branches are not typed for the project (a module
   of plain Python helpers makes no tensor to branch on), which keeps the project pass cheap on large
   trees.
@@ -141,6 +143,7 @@ constexpr MessageText kMessages[] = {
     {"remote-sync", "`{function}()` synchronizes with the GPU without a sync call on {cadence}",
      "`{function}()` 会在没有同步调用的情况下与 GPU 同步，发生在{cadence}"},
     {"remote-note", "`{function}` syncs here: {sync}", "`{function}` 在此处同步：{sync}"},
+    {"caller-note", "`{function}()` is called here on {cadence}", "`{function}()` 在此处被调用，{cadence}"},
     // Trace evidence (RuleEvidence::Say).
     {"ev-no-payload", "The finding carries no sync kind, so no trace event can be tied to it",
      "该问题没有携带同步类型，无法对应到 trace 中的事件"},
@@ -185,12 +188,14 @@ class ImplicitSyncInStepLoop final : public Rule {
     const semantic::Model& model = context.model;
     if (!model.UsesCuda()) return;
     for (const semantic::Site& site : model.Sites()) {
-      if (!site.per_step() || site.off_device || !model.CudaAt(site.node)) continue;
+      const bool remote = !site.per_step() && site.remote_cadence != semantic::Cadence::kNone;
+      if ((!site.per_step() && !remote) || site.off_device || !model.CudaAt(site.node)) continue;
       const auto sync = model.ImplicitSyncAt(site);
       if (!sync) {
-        if (site.kind == semantic::SiteKind::kCall) ReportRemote(model, site, out);
+        if (site.kind == semantic::SiteKind::kCall && !remote) ReportRemote(model, site, out);
         continue;
       }
+      const semantic::Cadence cadence = remote ? site.remote_cadence : site.cadence;
       ImplicitKind kind = ImplicitKind::kDataDependent;
       if (site.kind == semantic::SiteKind::kSubscript) kind = ImplicitKind::kMask;
       if (site.kind == semantic::SiteKind::kCondition || site.kind == semantic::SiteKind::kAssert ||
@@ -200,8 +205,15 @@ class ImplicitSyncInStepLoop final : public Rule {
       Diagnostic diagnostic = MakeDiagnostic(
           site.node.Range(), "implicit-sync",
           {{"sync", sync->message, sync->message_zh},
-           {"cadence", std::string(ToString(site.cadence)), std::string(ToChinese(site.cadence))}});
+           {"cadence", std::string(ToString(cadence)), std::string(ToChinese(cadence))}});
       diagnostic.payload = ImplicitSyncFinding{kind};
+      // A helper another file's step loop calls: that call is why it runs so often.
+      if (const auto caller = remote ? model.RemoteCallerOf(site) : std::nullopt) {
+        diagnostic.related.push_back(
+            MakeRelated(std::string(caller->path), caller->line, caller->column, "caller-note",
+                        {{"function", std::string(caller->function), {}},
+                         {"cadence", std::string(ToString(cadence)), std::string(ToChinese(cadence))}}));
+      }
       out.push_back(std::move(diagnostic));
     }
   }

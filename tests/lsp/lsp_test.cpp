@@ -256,6 +256,44 @@ TEST_CASE("the project index is built around the open documents: a helper's edit
   CHECK_FALSE(again->summary_changed);
 }
 
+TEST_CASE("a helper that an open script's step loop calls reports its syncs where they are written") {
+  test::TempDir dir;
+  dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  const std::string losses_text =
+      "import torch\n\n\ndef masked(out):\n    probs = torch.sigmoid(out)\n    kept = probs[probs > 0.5]\n"
+      "    return kept[kept < 0.9]\n";
+  const std::string losses = dir.Write("losses.py", losses_text).string();
+  const std::string train_text =
+      "import torch\nfrom losses import masked\n\ndevice = torch.device('cuda')\n"
+      "model = torch.nn.Linear(2, 2).to(device)\n\n\ndef train(loader):\n    for x, y in loader:\n"
+      "        out = model(x.to(device))\n        kept = masked(out)\n        out.sum().backward()\n";
+  const std::string train = dir.Write("train.py", train_text).string();
+  Workspace ws;
+  ws.Open(losses, losses_text, 1);
+  auto alone = ws.Check(losses);
+  REQUIRE(alone.has_value());
+  CHECK(Codes(alone->diagnostics).empty());  // nothing open calls it yet
+  ws.Open(train, train_text, 1);
+  auto loop = ws.Check(train);
+  REQUIRE(loop.has_value());
+  const auto tl102 = [](const std::vector<Diagnostic>& all) {
+    std::vector<Diagnostic> out;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+                 [](const Diagnostic& d) { return d.code == "TL102"; });
+    return out;
+  };
+  CHECK(tl102(loop->diagnostics).size() == 1);  // at the call
+  auto helper = ws.Check(losses);
+  REQUIRE(helper.has_value());
+  REQUIRE(helper->diagnostics.size() == 2);
+  REQUIRE(tl102(helper->diagnostics).size() == 2);
+  for (const Diagnostic& d : helper->diagnostics) {
+    REQUIRE(d.related.size() == 1);
+    CHECK(d.related[0].path == train);
+    CHECK(d.related[0].line == 11);
+  }
+}
+
 TEST_CASE("a document that gets torch from another file's star import is checked with it") {
   test::TempDir dir;
   dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");

@@ -423,6 +423,56 @@ TEST_CASE("the class of a value another file builds, through factories and tuple
   CHECK(always->function->step.guard.empty());
 }
 
+TEST_CASE("a model's method is the project's one torch.nn class's, by name, and nothing else") {
+  ProjectIndex index;
+  index.Add(Summary("detector.py",
+                    "import torch\nclass Detector(torch.nn.Module):\n"
+                    "    def detect_boxes(self, x):\n        s = torch.sigmoid(x)\n        return s[s > 0]\n"
+                    "    def decode(self, x):\n        return x\n"
+                    "    def train(self, mode=True):\n        return self\n"
+                    "class Child(Detector):\n    pass\n"
+                    "class Plain:\n    def render(self, x):\n        return x\n"));
+  index.Add(
+      Summary("other.py", "import torch\nclass Other(torch.nn.Module):\n    def decode(self, x):\n        return x\n"));
+  index.Finish();
+  const auto detect = index.ModuleMethod("detect_boxes");
+  REQUIRE(detect.has_value());
+  CHECK(detect->qualname == "Detector.detect_boxes");
+  CHECK(detect->function->implicit.syncs);
+  CHECK_FALSE(index.ModuleMethod("decode").has_value());  // two classes define it
+  CHECK_FALSE(index.ModuleMethod("train").has_value());   // torch.nn.Module's own
+  CHECK_FALSE(index.ModuleMethod("render").has_value());  // not a torch.nn class
+  CHECK_FALSE(index.ModuleMethod("__init__").has_value());
+  CHECK_FALSE(index.ModuleMethod("missing").has_value());
+}
+
+TEST_CASE("a step loop's calls into other files make entries of the functions that sync implicitly") {
+  ProjectIndex index;
+  index.Add(Summary("losses.py",
+                    "import torch\nclass BoxLoss(torch.nn.Module):\n"
+                    "    def forward(self, p, y):\n        s = torch.softmax(p, -1)\n        return s[s > 0.5].sum()\n"
+                    "def quiet(p):\n    return p * 2\n"));
+  index.Add(Summary("train.py",
+                    "import torch\nfrom losses import BoxLoss, quiet\ndevice = torch.device('cuda')\n"
+                    "model = torch.nn.Linear(2, 2).to(device)\ncriterion = BoxLoss()\n"
+                    "def train(loader):\n    for x, y in loader:\n        out = model(x.to(device))\n"
+                    "        loss = criterion(out, y.to(device))\n        q = quiet(out)\n        loss.backward()\n"));
+  index.Add(Summary("unused.py",
+                    "import torch\nfrom losses import BoxLoss\ncriterion = BoxLoss()\n"
+                    "def once(x):\n    return criterion(x, x)\n"));
+  index.Finish();
+  const FileSummary* losses = index.Find("losses");
+  REQUIRE(losses != nullptr);
+  const auto entries = index.StepEntries(*losses);
+  REQUIRE(entries.size() == 1);  // `quiet` does not sync; `once` is no step loop
+  CHECK(entries[0].qualname == "BoxLoss.forward");
+  CHECK(entries[0].caller->module == "train");
+  CHECK(entries[0].line == 9);
+  CHECK(entries[0].cuda);
+  CHECK(static_cast<Cadence>(entries[0].cadence) == Cadence::kTrainingStep);
+  CHECK(index.StepEntries(*index.Find("train")).empty());
+}
+
 TEST_CASE("10,000 modules index and resolve") {
   ProjectIndex index;
   const FileSummary helper = Summary("helpers.py", "def sync(x):\n    return x.item()\n");

@@ -19,9 +19,9 @@ def validate(loader):
     with torch.no_grad():
         for step, (x, y) in enumerate(loader):
             out = model(x.to(device))
-            found = decode(out)  # error: [TL102]
-            kept = boxes.keep(out)  # error: [TL102]
-            texts = decoder.decode(out)  # error: [TL102]
+            found = decode(out)  # error: [TL102]  # related: [TL102]
+            kept = boxes.keep(out)  # error: [TL102]  # related: [TL102]
+            texts = decoder.decode(out)  # error: [TL102]  # related: [TL102]
             limit = clip(step, 10)
             first = first_positive([1.0, 2.0])
             rare = boxes.every_hundred(out, step)
@@ -34,6 +34,6 @@ for epoch in range(3):
         loss = (model(x.to(device)) - y.to(device)).pow(2).mean()
         loss.backward()
         optimizer.step()
-        checked = boxes.assert_valid(loss)  # error: [TL102]
+        checked = boxes.assert_valid(loss)  # error: [TL102]  # related: [TL102]
     validate(val_loader)
 found = decode(model(torch.zeros(8).to(device)))
