@@ -102,7 +102,7 @@ struct Scope {
   Cadence hook = Cadence::kNone;
   // Functions only: a step loop of another file of the project calls this function (or one of the file
   // that calls this one on each call) that often (ProjectIndex::StepEntries), which the file cannot see;
-  // `remote_entry` indexes Model::RemoteCallers().
+  // `remote_entry` indexes the file's entries (Model::RemoteCallerOf reads it).
   Cadence remote_cadence = Cadence::kNone;
   int remote_entry = -1;
 };

@@ -353,46 +353,15 @@ bool ProjectIndex::DerivesFromTorchNn(const FileSummary& file, std::string_view 
 
 bool ProjectIndex::ModuleMethodName(std::string_view method) {
   // torch.nn.Module's own methods: a subclass that overrides one is not the only class that has it.
-  static constexpr std::array<std::string_view, 40> kModuleApi = {"forward",
-                                                                  "train",
-                                                                  "eval",
-                                                                  "to",
-                                                                  "cuda",
-                                                                  "cpu",
-                                                                  "half",
-                                                                  "float",
-                                                                  "double",
-                                                                  "bfloat16",
-                                                                  "parameters",
-                                                                  "named_parameters",
-                                                                  "buffers",
-                                                                  "named_buffers",
-                                                                  "children",
-                                                                  "named_children",
-                                                                  "modules",
-                                                                  "named_modules",
-                                                                  "state_dict",
-                                                                  "load_state_dict",
-                                                                  "zero_grad",
-                                                                  "apply",
-                                                                  "register_buffer",
-                                                                  "register_parameter",
-                                                                  "register_module",
-                                                                  "add_module",
-                                                                  "requires_grad_",
-                                                                  "extra_repr",
-                                                                  "type",
-                                                                  "get_submodule",
-                                                                  "get_parameter",
-                                                                  "get_buffer",
-                                                                  "share_memory",
-                                                                  "compile",
-                                                                  "ipu",
-                                                                  "xpu",
-                                                                  "to_empty",
-                                                                  "register_forward_hook",
-                                                                  "register_forward_pre_hook",
-                                                                  "register_full_backward_hook"};
+  // clang-format off
+  static constexpr std::array<std::string_view, 40> kModuleApi = {
+      "forward", "train", "eval", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "parameters",
+      "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules", "named_modules",
+      "state_dict", "load_state_dict", "zero_grad", "apply", "register_buffer", "register_parameter",
+      "register_module", "add_module", "requires_grad_", "extra_repr", "type", "get_submodule",
+      "get_parameter", "get_buffer", "share_memory", "compile", "ipu", "xpu", "to_empty",
+      "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook"};
+  // clang-format on
   return !method.empty() && !method.starts_with("__") &&
          std::find(kModuleApi.begin(), kModuleApi.end(), method) == kModuleApi.end();
 }
