@@ -73,6 +73,8 @@ bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
           work.emplace_back(Field(node, F::kLeft), in);
           work.emplace_back(Field(node, F::kRight), in);
         }
+        // `1 - suppress`: the complement of a byte mask (a boolean tensor cannot be subtracted).
+        if (op == "-" && Text(Unparen(Field(node, F::kLeft))) == "1") work.emplace_back(Field(node, F::kRight), in);
         break;
       }
       case K::kCall: {
@@ -80,9 +82,12 @@ bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
         if (site == nullptr || site->kind != SiteKind::kCall) break;
         // A boolean tensor made with `dtype=torch.bool` on the device, or on the host and moved there
         // (`torch.eye(n, dtype=torch.bool).to(device)`).
+        // (`torch.uint8` too: PyTorch still takes a byte tensor used as an index for a mask.)
         const auto bool_dtype = [&](const Site& call) {
           const auto dtype = FindArgument(call, "dtype", -1);
-          return dtype && CanonicalName(Unparen(dtype->value)) == "torch.bool";
+          if (!dtype) return false;
+          const std::string canonical = CanonicalName(Unparen(dtype->value));
+          return canonical == "torch.bool" || canonical == "torch.uint8";
         };
         if (site->name == "to" || site->name == "cuda") {
           const Site* made = SiteOf(Unparen(site->Receiver()));
@@ -108,6 +113,8 @@ bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
         if (binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1 &&
             binding->value != node) {
           work.emplace_back(binding->value, binding->scope);
+        } else if (binding == nullptr && EveryBindingAMask(Text(node), in)) {
+          return true;
         }
         break;
       }
@@ -115,6 +122,52 @@ bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
     }
   }
   return false;
+}
+
+bool Model::EveryBindingAMask(std::string_view name, int scope) const {
+  // `suppress = torch.zeros(n, dtype=torch.uint8).to(device)` and then `suppress = torch.max(suppress,
+  // overlap[box] > t)`: every assignment in the function makes a mask, taking the name itself for one
+  // (what it held before), and nothing else binds it. Names whose masks are made of each other end at a
+  // small depth.
+  thread_local int depth = 0;
+  if (depth >= 4) return false;
+  ++depth;
+  struct Leave {
+    ~Leave() { --depth; }
+  } leave;
+  int assignments = 0;
+  for (const Binding& binding : BindingsOf(name)) {
+    if (binding.scope != scope) continue;
+    if (binding.kind != BindingKind::kAssign || binding.position != -1) return false;
+    const ts::Node value = Unparen(binding.value);
+    ++assignments;
+    if (KindOf(value) == K::kCall) {
+      const Site* site = SiteOf(value);
+      const std::string canonical = site == nullptr ? std::string() : CanonicalName(site->callee);
+      if (canonical == "torch.max" || canonical == "torch.maximum" || canonical == "torch.min" ||
+          canonical == "torch.minimum") {
+        const ts::Node first = Positional(site->Arguments(), 0);
+        const ts::Node second = Positional(site->Arguments(), 1);
+        // The name itself, or a mask; beside one of those, a comparison is a tensor too (`torch.max`
+        // takes no Python bool as `other`).
+        const auto itself = [&](ts::Node arg) { return !arg.IsNull() && Text(Unparen(arg)) == name; };
+        const auto mask = [&](ts::Node arg) {
+          return itself(arg) || (!arg.IsNull() && IsDeviceBoolTensor(arg, scope));
+        };
+        const auto comparison = [&](ts::Node arg) {
+          return !arg.IsNull() && KindOf(Unparen(arg)) == K::kComparison && !IsIdentityComparison(*this, Unparen(arg));
+        };
+        const bool two = Positional(site->Arguments(), 2).IsNull();
+        if (two && ((mask(first) && mask(second)) || (itself(first) && comparison(second)) ||
+                    (comparison(first) && itself(second)))) {
+          continue;
+        }
+        return false;
+      }
+    }
+    if (NameCount(Text(value), name) > 0 || !IsDeviceBoolTensor(value, scope)) return false;
+  }
+  return assignments > 1;
 }
 
 std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {

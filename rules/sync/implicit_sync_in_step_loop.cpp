@@ -31,7 +31,9 @@ Checks for code that makes the host wait for the GPU on every training step with
 - boolean-mask indexing of a device tensor, read or write: `x[mask]`, `x[x > 0] = 0`, where the mask
   is a boolean tensor (a comparison with a tensor, `~m`, `a & b`, `torch.isnan(x)`, `x.eq(y)`, `.bool()`,
   a factory with `dtype=torch.bool` on the device or moved there, `torch.eye(n, dtype=torch.bool).to(d)`,
-  or a name bound once to one of these);
+  a byte mask (`dtype=torch.uint8`, which PyTorch still takes for a mask) and its complement `1 - m`,
+  or a name bound once to one of these, or rebound only to masks as it grows: `suppress =
+  torch.max(suppress, iou > t)`);
 - ops whose output size depends on the values: `.nonzero()` / `torch.nonzero`, the one-argument
   `torch.where(cond)`, `masked_select`, `unique` / `torch.unique`, and `repeat_interleave` with tensor
   repeats and no `output_size=`;
