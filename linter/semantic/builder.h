@@ -122,6 +122,12 @@ class Builder {
   // (Model::remote_entries_), and the file's functions they call in turn, run that often; their sites
   // outside periodic guards and epoch loops get that `remote_cadence`.
   void MarkRemoteEntries();
+  // A function of the file passed to a call whose callee calls that parameter on every call (a function
+  // of the file, or with the project one of another module: FunctionSummary::called_parameters) runs on
+  // each of those calls, like a direct call (`gpu_timer(train_step)`). Runs PropagatePerStep again when
+  // it adds a call, after the loops are `classified` (a step loop whose callback runs `backward()` becomes
+  // a training loop); returns whether it added one.
+  bool ReviewCallbacks(bool classified);
 
  private:
   struct Frame {

@@ -73,6 +73,8 @@ void Builder::FindCatalogFacts() {
   uint32_t facts = 0;
   ts::Node framework;
   int conv2d_layers = 0;
+  int named_conv2d = 0;
+  m_.class_conv2d_.clear();
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
     const std::string_view canonical = m_.CalleeCanonical(site);
@@ -99,13 +101,33 @@ void Builder::FindCatalogFacts() {
       facts |= kFactConv;
       // One Conv2d is a ViT's patch embedding, not a conv net: channels-last is for nets of them.
       if ((last == "Conv2d" || last == "ConvTranspose2d") && ++conv2d_layers >= 2) facts |= kFactConv2d;
+      // For the project summary: the layers of each class of the module, and those of classes the file
+      // names again (a conv stem a ViT file defines and never uses is not named again).
+      if (last == "Conv2d" || last == "ConvTranspose2d") {
+        int cls = site.scope;
+        while (cls > 0 && !(m_.scopes_[static_cast<size_t>(cls)].kind == ScopeKind::kClass &&
+                            m_.scopes_[static_cast<size_t>(cls)].parent == 0)) {
+          cls = m_.scopes_[static_cast<size_t>(cls)].parent;
+        }
+        if (cls > 0) {
+          const std::string_view name = m_.scopes_[static_cast<size_t>(cls)].name;
+          auto it = std::find_if(m_.class_conv2d_.begin(), m_.class_conv2d_.end(),
+                                 [&](const auto& entry) { return entry.first == name; });
+          if (it == m_.class_conv2d_.end()) it = m_.class_conv2d_.insert(it, {name, 0});
+          ++it->second;
+        }
+        if (cls <= 0 || NameCount(m_.source_, m_.scopes_[static_cast<size_t>(cls)].name) > 1) ++named_conv2d;
+      }
     }
     if (canonical.starts_with("torchvision.models.")) {
       static constexpr std::array<std::string_view, 14> kConvNets = {
           "resnet",   "resnext", "wide_resnet", "vgg",       "densenet",  "mobilenet",  "efficientnet",
           "convnext", "regnet",  "alexnet",     "googlenet", "inception", "squeezenet", "shufflenet"};
       for (std::string_view net : kConvNets) {
-        if (last.starts_with(net)) facts |= kFactConv | kFactConv2d;
+        if (last.starts_with(net)) {
+          facts |= kFactConv | kFactConv2d;
+          named_conv2d += 2;
+        }
       }
     }
     // Framework training, and its precision argument.
@@ -162,6 +184,7 @@ void Builder::FindCatalogFacts() {
             [](ts::Node a, ts::Node b) { return a.StartByte() < b.StartByte(); });
   m_.catalog_facts_ = facts;
   m_.own_facts_ = m_.OwnCatalogFacts() | facts;
+  m_.summary_conv2d_ = named_conv2d >= 2;
   if (!TakeTrainingLoop() && !framework.IsNull()) m_.training_ = {framework, framework.Range(), -1};
 }
 

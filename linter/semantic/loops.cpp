@@ -482,6 +482,79 @@ void Builder::PropagatePerStep() {
   }
 }
 
+bool Builder::ReviewCallbacks(bool classified) {
+  if (m_.functions_.empty()) return false;  // no function of the file to pass
+  if (!classified) m_.called_parameters_ = m_.CalledParameters();
+  const bool local_any = std::any_of(m_.called_parameters_.begin(), m_.called_parameters_.end(),
+                                     [](uint32_t bits) { return bits != 0; });
+  const bool remote_any = m_.project_ != nullptr && m_.project_->CallsParameters();
+  if (!local_any && !remote_any) return false;
+  std::vector<std::pair<uint32_t, int>> added;
+  for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
+    const Site& site = m_.sites_[i];
+    if (site.kind != SiteKind::kCall) continue;
+    // What the callee calls of its parameters: a function of the file, or of another module.
+    uint32_t called = 0;
+    if (const std::vector<int>* local = m_.LocalCallees(site)) {
+      if (local_any && local->size() == 1) called = m_.called_parameters_[static_cast<size_t>(local->front())];
+    } else if (remote_any) {
+      for (const Model::Callee& callee : m_.ProjectCallees(site)) {
+        if (const auto found = m_.ResolveCallee(callee)) {
+          called = found->function->called_parameters;
+          break;
+        }
+      }
+    }
+    const ts::Node args = site.Arguments();
+    if (called == 0 || args.IsNull() || KindOf(args) != K::kArgumentList) continue;
+    // Positional arguments there that name one function of the file.
+    uint32_t position = 0;
+    for (ts::Node arg : args.NamedChildren()) {
+      const K k = KindOf(arg);
+      if (k == K::kComment) continue;
+      if (k == K::kKeywordArgument || k == K::kListSplat || k == K::kDictionarySplat || position >= 32) break;
+      if (k == K::kIdentifier && ((called >> position) & 1u) != 0) {
+        const auto named = m_.FunctionsNamed(m_.Text(arg));
+        if (named.size() == 1 && m_.BindingsOf(m_.Text(arg)).empty()) added.emplace_back(i, named.front().second);
+      }
+      ++position;
+    }
+  }
+  bool changed = false;
+  std::vector<std::pair<uint32_t, int>> fresh;
+  for (const auto& [index, function] : added) {
+    auto it = std::lower_bound(m_.local_calls_.begin(), m_.local_calls_.end(), index,
+                               [](const auto& entry, uint32_t i) { return entry.first < i; });
+    if (it == m_.local_calls_.end() || it->first != index) it = m_.local_calls_.insert(it, {index, {}});
+    if (std::find(it->second.begin(), it->second.end(), function) == it->second.end()) {
+      it->second.push_back(function);
+      fresh.emplace_back(index, function);
+      changed = true;
+    }
+  }
+  if (!changed || !classified) return changed;
+  // The loops were classified without these calls: a step loop whose callback runs `backward()` on every
+  // call is a training loop (as ReviewTrainingHelpers does for another file's helpers).
+  const std::vector<Model::StepSites> steps = m_.StepSitesPerCall();
+  for (const auto& [index, function] : fresh) {
+    if (steps[static_cast<size_t>(function)].backward == nullptr) continue;
+    for (int l = m_.sites_[index].loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
+      Loop& loop = m_.loops_[static_cast<size_t>(l)];
+      if (loop.role != LoopRole::kStep) continue;
+      if (loop.cadence != Cadence::kTrainingStep) {
+        loop.cadence = Cadence::kTrainingStep;
+        m_.catalog_facts_ |= kFactTrains;
+        m_.own_facts_ |= kFactTrains;
+        m_.component_facts_ |= kFactTrains;
+      }
+      break;
+    }
+  }
+  PropagatePerStep();
+  if (m_.training_.loop < 0) TakeTrainingLoop();
+  return changed;
+}
+
 void Builder::MarkRemoteEntries() {
   for (Scope& scope : m_.scopes_) {
     scope.remote_cadence = Cadence::kNone;

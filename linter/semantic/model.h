@@ -796,6 +796,13 @@ class Model {
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence
   // ProjectIndex::StepEntries of the file, while a project is attached (Scope::remote_entry).
   std::vector<ProjectIndex::StepEntry> remote_entries_;
+  // Rules catalog, for the project summary: the 2-D convolution layers each top-level class builds, and
+  // whether the file's layers outside classes it never names again make a conv net (a ViT module's unused
+  // conv stem does not): FileSummary::catalog_facts' kFactConv2d and ClassSummary::conv2d.
+  std::vector<std::pair<std::string_view, int>> class_conv2d_;
+  bool summary_conv2d_ = false;
+  // CalledParameters(), by scope, made once by the builder (ReviewCallbacks) and read by Summarize.
+  std::vector<uint32_t> called_parameters_;
   // The blocks of the file's `if __name__ == "__main__":` statements, and whether the files the file
   // imports (transitively) show CUDA (ProjectIndex::ImportedCuda): CudaAt.
   std::vector<TextRange> main_blocks_;
@@ -861,6 +868,8 @@ class Model {
   // empty when there is none.
   std::string IsinstanceClass(const Site& site, std::string_view receiver) const;
   bool RunsOnEachCall(const Site& site) const;
+  // By scope: FunctionSummary::called_parameters of each function of the file.
+  std::vector<uint32_t> CalledParameters() const;
   bool FromParameters(ts::Node expr, int scope, int depth) const;
   bool FromParametersUncached(ts::Node expr, int scope, int depth) const;
   // FromParameters by (node, scope, depth): the summary asks it of the names of the same guards for every

@@ -448,12 +448,36 @@ void ProjectIndex::Finish() {
     }
   }
   ForwardSyncs();
+  for (const auto& file : files_) {
+    calls_parameters_ = calls_parameters_ ||
+                        std::any_of(file->functions.begin(), file->functions.end(),
+                                    [](const FunctionSummary& f) { return f.called_parameters != 0; });
+  }
   component_cuda_.assign(n, -1);
   component_facts_.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     component_[i] = root(i);
     component_facts_[component_[i]] |= files_[i]->catalog_facts;
     if (files_[i]->own_cuda && component_cuda_[component_[i]] < 0) component_cuda_[component_[i]] = static_cast<int>(i);
+  }
+  // A conv net class another file imports (`from model import Net`, or calls through its module,
+  // `models.Net(...)`) makes the component a conv net, though its own file never names it again.
+  const auto conv_class = [&](const FileSummary& from, std::string_view dotted) {
+    const auto symbol = ResolveSymbol(from, dotted, 0);
+    if (!symbol || symbol->rest.empty() || symbol->file == &from) return false;
+    return std::any_of(symbol->file->classes.begin(), symbol->file->classes.end(),
+                       [&](const ClassSummary& c) { return c.name == symbol->rest && c.conv2d >= 2; });
+  };
+  const bool conv_classes = std::any_of(files_.begin(), files_.end(), [](const auto& file) {
+    return std::any_of(file->classes.begin(), file->classes.end(), [](const ClassSummary& c) { return c.conv2d >= 2; });
+  });
+  for (size_t i = 0; conv_classes && i < n; ++i) {
+    const FileSummary& file = *files_[i];
+    const bool uses = std::any_of(file.imports.begin(), file.imports.end(),
+                                  [&](const ImportSummary& import) { return conv_class(file, import.canonical); }) ||
+                      std::any_of(file.calls.begin(), file.calls.end(),
+                                  [&](const OutgoingCall& call) { return conv_class(file, call.callee); });
+    if (uses) component_facts_[component_[i]] |= kFactConv | kFactConv2d;
   }
   FindStepEntries();
 }

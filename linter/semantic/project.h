@@ -152,11 +152,18 @@ struct FunctionSummary {
   // loop inside another of its loops (`for epoch in ...: for x in tqdm(loader):`): a loader passed there
   // is iterated once per epoch (TL203).
   uint32_t reiterated_parameters = 0;
+  // The positional parameters (as above) the function calls on every call (`result = closure()` in a
+  // timing helper): a function of the caller's file passed there runs as often as the call (a closure
+  // that runs the training step, `gpu_timer(train_step)`).
+  uint32_t called_parameters = 0;
   friend bool operator==(const FunctionSummary&, const FunctionSummary&) = default;
 };
 
 struct ClassSummary {
   std::string name;
+  // The nn.Conv2d / ConvTranspose2d layers the class builds (capped at 255): a class another file imports
+  // with two or more makes its component a conv net (TL406), though its own file never names it again.
+  uint8_t conv2d = 0;
   std::vector<std::string> bases;  // canonical through the file's imports ("util.misc.Base", "torch.nn.Module"), or
                                    // the local name of a class of the file
   friend bool operator==(const ClassSummary&, const ClassSummary&) = default;
@@ -422,6 +429,9 @@ class ProjectIndex {
     bool cuda = false;  // the caller runs on CUDA (its own evidence, or its component's)
   };
   std::span<const StepEntry> StepEntries(const FileSummary& file) const;
+  // Whether some function of the index calls one of its parameters on every call
+  // (FunctionSummary::called_parameters): only then do the files' calls need resolving for callbacks.
+  bool CallsParameters() const { return calls_parameters_; }
   // The names `from m import *` of modules of the project brings into `file`: the public imports of m
   // that name no module by a relative path (`import torch`, `from torch import nn`), and those of the
   // modules m star-imports in turn (three levels), the nearest first. Python binds them in the file, so
@@ -465,6 +475,7 @@ class ProjectIndex {
   mutable std::once_flag module_methods_once_;
   mutable std::unordered_map<std::string_view, std::optional<Function>> module_methods_;
   void FindStepEntries();
+  bool calls_parameters_ = false;
   std::optional<Function> ResolveForward(const FileSummary& file, const ForwardCall& call) const;
   // Syncs functions run through other modules' functions (SyncOf), found by Finish, by SyncFamily.
   std::unordered_map<const FunctionSummary*, Sync> forwarded_[kSyncFamilies];

@@ -125,6 +125,33 @@ bool Model::RunsOnEachCall(const Site& site) const {
   return true;
 }
 
+std::vector<uint32_t> Model::CalledParameters() const {
+  std::vector<uint32_t> out(scopes_.size(), 0);
+  // The parameters of each function first: a call's name is compared with those of its scope only.
+  std::vector<std::vector<std::string_view>> parameters(scopes_.size());
+  bool any = false;
+  for (const Binding& binding : bindings_) {
+    if (binding.kind != BindingKind::kParameter || binding.scope <= 0) continue;
+    parameters[static_cast<size_t>(binding.scope)].push_back(binding.name);
+    any = true;
+  }
+  if (!any) return out;
+  for (const Site& site : sites_) {
+    if (site.kind != SiteKind::kCall) continue;
+    const auto& names = parameters[static_cast<size_t>(site.scope)];
+    if (names.empty() || std::find(names.begin(), names.end(), site.name) == names.end() ||
+        KindOf(site.callee) != K::kIdentifier) {
+      continue;
+    }
+    const Binding* binding = SingleBinding(Text(site.callee), site.scope);
+    if (binding == nullptr || binding->kind != BindingKind::kParameter || binding->scope != site.scope) continue;
+    if (!RunsOnEachCall(site) || GuardedByParameters(site)) continue;
+    const int position = ParameterPosition(*binding);
+    if (position >= 0 && position < 32) out[static_cast<size_t>(site.scope)] |= 1u << position;
+  }
+  return out;
+}
+
 bool Model::ImportsTorch() const {
   return std::any_of(imports_.begin(), imports_.end(), [](const Import& import) {
     return import.canonical == "torch" || import.canonical.starts_with("torch.");
@@ -218,6 +245,9 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   out.own_cuda = !cuda_evidence_.IsNull();
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
   out.catalog_facts = own_facts_;
+  // A conv net for the project only by the layers of classes the file names again or another file
+  // imports (ProjectIndex::Finish adds those).
+  if (!summary_conv2d_) out.catalog_facts &= ~uint32_t{kFactConv2d};
   for (const Import& import : imports_) {
     out.imports.push_back({std::string(import.local), import.canonical});
     if (import.canonical.find('.') != std::string::npos && !ThirdParty(import.canonical)) {
@@ -323,12 +353,17 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   std::vector<std::vector<ts::Node>> returns(scopes_.size());
   for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
   const std::vector<uint32_t> reiterated_parameters = ReiteratedParameters();
+  const std::vector<uint32_t> called_parameters = called_parameters_.size() == scopes_.size() ? called_parameters_
+                                                                                              : CalledParameters();
   const std::vector<int> optimizer_classes = OptimizerClasses();
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
       ClassSummary cls;
       cls.name = std::string(scope.name);
+      for (const auto& [name, layers] : class_conv2d_) {
+        if (name == scope.name) cls.conv2d = static_cast<uint8_t>(std::min(layers, 255));
+      }
       ts::Node bases = Field(scope.node, F::kSuperclasses);
       for (uint32_t i = 0; !bases.IsNull() && i < NamedChildCount(bases); ++i) {
         ts::Node base = NamedChild(bases, i);
@@ -373,6 +408,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       function.update_loop_column = at.column;
     }
     function.reiterated_parameters = reiterated_parameters[s];
+    function.called_parameters = called_parameters[s];
     FunctionSummary plain;
     plain.qualname = function.qualname;
     plain.line = function.line;
@@ -1014,6 +1050,7 @@ void Model::AttachProject(const ProjectIndex* project, const std::string& module
     // A guard period another file's configuration gives.
     if (project->Called(*self_summary_)) Builder(*this).ReviewGuards();
     Builder(*this).ReviewTrainingHelpers();
+    Builder(*this).ReviewCallbacks(true);
   }
   const bool had_entries = !remote_entries_.empty();
   remote_entries_.clear();
@@ -1155,9 +1192,19 @@ void Model::ForEachArgumentValue(const Site& call, const std::function<void(ts::
 
 bool Model::DeviceArgument(const Site& call) const {
   // A model's parameters live where the model does: `clip_gradients(model, 1.0)` passes device tensors.
+  // So do its `parameters()` and `named_parameters()` (`grad_logger(encoder.named_parameters())`).
+  const auto parameters_of_model = [&](ts::Node arg) {
+    arg = Unparen(arg);
+    if (KindOf(arg) != K::kCall) return false;
+    const ts::Node callee = Unparen(Field(arg, F::kFunction));
+    if (KindOf(callee) != K::kAttribute) return false;
+    const std::string_view method = Text(Field(callee, F::kAttribute));
+    return (method == "parameters" || method == "named_parameters") &&
+           IsModelLike(Field(callee, F::kObject), call.scope, 0);
+  };
   bool device = false;
   ForEachArgumentValue(call, [&](ts::Node arg) {
-    device = device || IsDeviceTensor(arg, call.scope) || IsModelLike(arg, call.scope, 0);
+    device = device || IsDeviceTensor(arg, call.scope) || IsModelLike(arg, call.scope, 0) || parameters_of_model(arg);
   });
   if (device) return true;
   // `update(**loss_dict_reduced)`: the entries of a container of device tensors.

@@ -562,6 +562,7 @@ void Builder::Run() {
   FindMainBlocks();
   EvaluateGuards();
   FindHooks();
+  ReviewCallbacks(false);  // the file's own: before the loops are classified, which reads the calls
   ClassifyLoops();
   MarkHostBatches();
   PropagatePerStep();

@@ -18,7 +18,9 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for CUDA training of a 2-D conv net (two or more `nn.Conv2d`/`nn.ConvTranspose2d` layers in a
 file of the project import component, or a torchvision CV conv net such as `resnet50()`; the single
-patch-embedding conv of a vision transformer does not make a conv net) under mixed precision (autocast,
+patch-embedding conv of a vision transformer does not make a conv net; with the project index, another
+file counts only the layers of the classes its file names again or some file imports, so a conv stem
+that a ViT module defines and never uses does not either) under mixed precision (autocast,
 `GradScaler`, `.half()`, a framework precision; TL402's list) when `torch.channels_last` appears
 nowhere in the component: neither the model (`model.to(memory_format=torch.channels_last)`) nor its
 inputs are in the channels-last layout. Reported at the training step loop's line (or the framework

@@ -44,9 +44,11 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
 - framework hooks that run once per batch with no loop in the file: Lightning's `training_step`,
   `validation_step`, `test_step` and `predict_step` on a `LightningModule`, and `training_step`,
   `compute_loss` and `prediction_step` on a Hugging Face `Trainer` subclass;
-- the functions and methods those loops call (`self._run_batch(x, y)`, transitively), and the
+- the functions and methods those loops call (`self._run_batch(x, y)`, transitively), the
   `forward` (or `__call__`) of a class of the file that a loop calls an object of
-  (`model = Net().cuda()`, then `model(x)`). A buffer the class registers
+  (`model = Net().cuda()`, then `model(x)`), and a function of the file passed by position to a call
+  whose callee calls it on every call (`gpu_timer(train_step)`, the callee in this file or another of
+  the project; a loop whose backward pass is in such a closure is a training loop). A buffer the class registers
   (`self.register_buffer("queue_ptr", torch.zeros(1))`) and an `nn.Parameter` attribute are tensors that
   move with the module, so `int(self.queue_ptr)` there syncs. A helper in
   another file of the project that syncs on every call (a `MetricLogger.update(**kwargs)` that calls

@@ -473,6 +473,25 @@ TEST_CASE("a step loop's calls into other files make entries of the functions th
   CHECK(index.StepEntries(*index.Find("train")).empty());
 }
 
+TEST_CASE("a summary says which parameters a function calls on every call") {
+  const FileSummary summary = Summary("timing.py",
+                                      "import torch\ndef timed(closure, log=True):\n    result = closure()\n"
+                                      "    return result\n"
+                                      "def maybe(fn, enabled):\n    if enabled:\n        return fn()\n"
+                                      "def store(callbacks, fn):\n    callbacks.append(fn)\n"
+                                      "class Runner:\n    def run(self, setup, step):\n        return step()\n");
+  const auto called = [&](std::string_view qualname) -> int64_t {
+    for (const FunctionSummary& f : summary.functions) {
+      if (f.qualname == qualname) return f.called_parameters;
+    }
+    return -1;  // a plain function: nothing called
+  };
+  CHECK(called("timed") == 1);
+  CHECK(called("maybe") == -1);      // under a parameter
+  CHECK(called("store") == -1);      // stored, not called
+  CHECK(called("Runner.run") == 2);  // `step`, the second after `self`
+}
+
 TEST_CASE("10,000 modules index and resolve") {
   ProjectIndex index;
   const FileSummary helper = Summary("helpers.py", "def sync(x):\n    return x.item()\n");
