@@ -484,40 +484,52 @@ void Builder::PropagatePerStep() {
 
 bool Builder::ReviewCallbacks(bool classified) {
   if (m_.functions_.empty()) return false;  // no function of the file to pass
-  if (!classified) m_.called_parameters_ = m_.CalledParameters();
-  const bool local_any = std::any_of(m_.called_parameters_.begin(), m_.called_parameters_.end(),
-                                     [](uint32_t bits) { return bits != 0; });
-  const bool remote_any = m_.project_ != nullptr && m_.project_->CallsParameters();
-  if (!local_any && !remote_any) return false;
-  std::vector<std::pair<uint32_t, int>> added;
-  for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
-    const Site& site = m_.sites_[i];
-    if (site.kind != SiteKind::kCall) continue;
-    // What the callee calls of its parameters: a function of the file, or of another module.
-    uint32_t called = 0;
-    if (const std::vector<int>* local = m_.LocalCallees(site)) {
-      if (local_any && local->size() == 1) called = m_.called_parameters_[static_cast<size_t>(local->front())];
-    } else if (remote_any) {
-      for (const Model::Callee& callee : m_.ProjectCallees(site)) {
-        if (const auto found = m_.ResolveCallee(callee)) {
-          called = found->function->called_parameters;
-          break;
-        }
-      }
-    }
+  const bool remote = classified && m_.project_ != nullptr && m_.project_->CallsParameters();
+  // The positional arguments of a call that name one function of the file: (position, scope).
+  std::vector<std::pair<uint32_t, int>> passed;
+  const auto functions_passed = [&](const Site& site) {
+    passed.clear();
     const ts::Node args = site.Arguments();
-    if (called == 0 || args.IsNull() || KindOf(args) != K::kArgumentList) continue;
-    // Positional arguments there that name one function of the file.
+    if (args.IsNull() || KindOf(args) != K::kArgumentList) return false;
     uint32_t position = 0;
     for (ts::Node arg : args.NamedChildren()) {
       const K k = KindOf(arg);
       if (k == K::kComment) continue;
       if (k == K::kKeywordArgument || k == K::kListSplat || k == K::kDictionarySplat || position >= 32) break;
-      if (k == K::kIdentifier && ((called >> position) & 1u) != 0) {
+      if (k == K::kIdentifier) {
         const auto named = m_.FunctionsNamed(m_.Text(arg));
-        if (named.size() == 1 && m_.BindingsOf(m_.Text(arg)).empty()) added.emplace_back(i, named.front().second);
+        if (named.size() == 1 && m_.BindingsOf(m_.Text(arg)).empty())
+          passed.emplace_back(position, named.front().second);
       }
       ++position;
+    }
+    return !passed.empty();
+  };
+  std::vector<std::pair<uint32_t, int>> added;
+  const auto add = [&](uint32_t index, uint32_t called) {
+    for (const auto& [at, function] : passed) {
+      if (((called >> at) & 1u) != 0) added.emplace_back(index, function);
+    }
+  };
+  // Calls of the file's own functions that call a parameter (the summary reads the same table). Only
+  // files that import torch run a training step through a closure; elsewhere nothing is looked for.
+  if (m_.called_parameters_.size() != m_.scopes_.size()) {
+    m_.called_parameters_ = m_.ImportsTorch() ? m_.CalledParameters() : std::vector<uint32_t>(m_.scopes_.size(), 0);
+  }
+  for (const auto& [index, callees] : m_.local_calls_) {
+    if (callees.size() != 1) continue;
+    const uint32_t called = m_.called_parameters_[static_cast<size_t>(callees.front())];
+    if (called != 0 && functions_passed(m_.sites_[index])) add(index, called);
+  }
+  // Calls of other modules' functions that call a parameter.
+  for (uint32_t i = 0; remote && i < m_.sites_.size(); ++i) {
+    const Site& site = m_.sites_[i];
+    if (site.kind != SiteKind::kCall || m_.LocalCallees(site) != nullptr || !functions_passed(site)) continue;
+    for (const Model::Callee& callee : m_.ProjectCallees(site)) {
+      if (const auto found = m_.ResolveCallee(callee)) {
+        add(i, found->function->called_parameters);
+        break;
+      }
     }
   }
   bool changed = false;

@@ -354,7 +354,8 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
   const std::vector<uint32_t> reiterated_parameters = ReiteratedParameters();
   const std::vector<uint32_t> called_parameters = called_parameters_.size() == scopes_.size() ? called_parameters_
-                                                                                              : CalledParameters();
+                                                  : imports_torch                             ? CalledParameters()
+                                                                  : std::vector<uint32_t>(scopes_.size(), 0);
   const std::vector<int> optimizer_classes = OptimizerClasses();
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
