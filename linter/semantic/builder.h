@@ -239,6 +239,9 @@ class Builder {
   void ClassifyLoops();
   void MarkHostBatches();
   void PropagatePerStep();
+  // After calls were added or loops became training loops: cadences again, and when the file `trains`
+  // now, its facts and its training site.
+  void TrainsAfterAll(bool trains);
   struct StepOf {
     int loop = -1;  // -1 in a hook
     Cadence cadence = Cadence::kNone;

@@ -438,7 +438,12 @@ void Builder::ReviewTrainingHelpers() {
     }
   }
   if (!changed) return;
+  TrainsAfterAll(true);
+}
+
+void Builder::TrainsAfterAll(bool trains) {
   PropagatePerStep();
+  if (!trains) return;
   // The file trains: its catalog facts say so, and a training loop outranks a framework's trainer
   // as the training site (as FindCatalogFacts takes them).
   m_.catalog_facts_ |= kFactTrains;
@@ -483,6 +488,11 @@ void Builder::PropagatePerStep() {
 }
 
 bool Builder::ReviewCallbacks(bool classified) {
+  // The parameters each function of the file calls (the summary reads the same table). Only files that
+  // import torch run a training step through a closure; elsewhere nothing is looked for.
+  if (m_.called_parameters_.size() != m_.scopes_.size()) {
+    m_.called_parameters_ = m_.ImportsTorch() ? m_.CalledParameters() : std::vector<uint32_t>(m_.scopes_.size(), 0);
+  }
   if (m_.functions_.empty()) return false;  // no function of the file to pass
   const bool remote = classified && m_.project_ != nullptr && m_.project_->CallsParameters();
   // The positional arguments of a call that name one function of the file: (position, scope).
@@ -511,11 +521,7 @@ bool Builder::ReviewCallbacks(bool classified) {
       if (((called >> at) & 1u) != 0) added.emplace_back(index, function);
     }
   };
-  // Calls of the file's own functions that call a parameter (the summary reads the same table). Only
-  // files that import torch run a training step through a closure; elsewhere nothing is looked for.
-  if (m_.called_parameters_.size() != m_.scopes_.size()) {
-    m_.called_parameters_ = m_.ImportsTorch() ? m_.CalledParameters() : std::vector<uint32_t>(m_.scopes_.size(), 0);
-  }
+  // Calls of the file's own functions that call a parameter.
   for (const auto& [index, callees] : m_.local_calls_) {
     if (callees.size() != 1) continue;
     const uint32_t called = m_.called_parameters_[static_cast<size_t>(callees.front())];
@@ -548,22 +554,18 @@ bool Builder::ReviewCallbacks(bool classified) {
   // The loops were classified without these calls: a step loop whose callback runs `backward()` on every
   // call is a training loop (as ReviewTrainingHelpers does for another file's helpers).
   const std::vector<Model::StepSites> steps = m_.StepSitesPerCall();
+  bool trains = false;
   for (const auto& [index, function] : fresh) {
     if (steps[static_cast<size_t>(function)].backward == nullptr) continue;
     for (int l = m_.sites_[index].loop; l >= 0; l = m_.loops_[static_cast<size_t>(l)].parent) {
       Loop& loop = m_.loops_[static_cast<size_t>(l)];
       if (loop.role != LoopRole::kStep) continue;
-      if (loop.cadence != Cadence::kTrainingStep) {
-        loop.cadence = Cadence::kTrainingStep;
-        m_.catalog_facts_ |= kFactTrains;
-        m_.own_facts_ |= kFactTrains;
-        m_.component_facts_ |= kFactTrains;
-      }
+      trains = trains || loop.cadence != Cadence::kTrainingStep;
+      loop.cadence = Cadence::kTrainingStep;
       break;
     }
   }
-  PropagatePerStep();
-  if (m_.training_.loop < 0) TakeTrainingLoop();
+  TrainsAfterAll(trains);
   return changed;
 }
 

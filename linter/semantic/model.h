@@ -467,7 +467,8 @@ class Model {
   bool IsDeviceBoolTensor(ts::Node expr, int scope) const;
   // Every assignment of `name` in the function makes a device mask (two or more of them; see
   // syncs_implicit.cpp), for a name rebound as a mask grows.
-  bool EveryBindingAMask(std::string_view name, int scope) const;
+  bool IsDeviceBoolTensorDepth(ts::Node expr, int scope, int depth) const;
+  bool EveryBindingAMask(std::string_view name, int scope, int depth) const;
   // The `torch.utils.data.DataLoader(...)` call an expression stands for (loaders.cpp): the call itself, a
   // name bound to it once, enumerate/tqdm/iter/zip of one, a parameter of a function of the file whose
   // call sites in the file all pass the same loader. Null when it cannot be told.

@@ -353,9 +353,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   std::vector<std::vector<ts::Node>> returns(scopes_.size());
   for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
   const std::vector<uint32_t> reiterated_parameters = ReiteratedParameters();
-  const std::vector<uint32_t> called_parameters = called_parameters_.size() == scopes_.size() ? called_parameters_
-                                                  : imports_torch                             ? CalledParameters()
-                                                                  : std::vector<uint32_t>(scopes_.size(), 0);
+
   const std::vector<int> optimizer_classes = OptimizerClasses();
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
@@ -409,7 +407,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       function.update_loop_column = at.column;
     }
     function.reiterated_parameters = reiterated_parameters[s];
-    function.called_parameters = called_parameters[s];
+    function.called_parameters = called_parameters_[s];  // Builder::ReviewCallbacks
     FunctionSummary plain;
     plain.qualname = function.qualname;
     plain.line = function.line;

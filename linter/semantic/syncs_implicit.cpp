@@ -49,7 +49,9 @@ static bool ReachingDeviceTensor(const Model& model, ts::Node expr, int scope) {
   return model.IsDeviceTensor(reaching->value, reaching->scope);
 }
 
-bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
+bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const { return IsDeviceBoolTensorDepth(expr, scope, 0); }
+
+bool Model::IsDeviceBoolTensorDepth(ts::Node expr, int scope, int depth) const {
   // Iterative over `~`, `&`, `|`, parentheses and names bound once; each step is one node.
   std::vector<std::pair<ts::Node, int>> work{{expr, scope}};
   for (int steps = 0; !work.empty() && steps < 32; ++steps) {
@@ -113,7 +115,7 @@ bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
         if (binding != nullptr && binding->kind == BindingKind::kAssign && binding->position == -1 &&
             binding->value != node) {
           work.emplace_back(binding->value, binding->scope);
-        } else if (binding == nullptr && EveryBindingAMask(Text(node), in)) {
+        } else if (binding == nullptr && EveryBindingAMask(Text(node), in, depth + 1)) {
           return true;
         }
         break;
@@ -124,17 +126,12 @@ bool Model::IsDeviceBoolTensor(ts::Node expr, int scope) const {
   return false;
 }
 
-bool Model::EveryBindingAMask(std::string_view name, int scope) const {
+bool Model::EveryBindingAMask(std::string_view name, int scope, int depth) const {
   // `suppress = torch.zeros(n, dtype=torch.uint8).to(device)` and then `suppress = torch.max(suppress,
   // overlap[box] > t)`: every assignment in the function makes a mask, taking the name itself for one
   // (what it held before), and nothing else binds it. Names whose masks are made of each other end at a
   // small depth.
-  thread_local int depth = 0;
-  if (depth >= 4) return false;
-  ++depth;
-  struct Leave {
-    ~Leave() { --depth; }
-  } leave;
+  if (depth > 4) return false;
   int assignments = 0;
   for (const Binding& binding : BindingsOf(name)) {
     if (binding.scope != scope) continue;
@@ -152,7 +149,7 @@ bool Model::EveryBindingAMask(std::string_view name, int scope) const {
         // takes no Python bool as `other`).
         const auto itself = [&](ts::Node arg) { return !arg.IsNull() && Text(Unparen(arg)) == name; };
         const auto mask = [&](ts::Node arg) {
-          return itself(arg) || (!arg.IsNull() && IsDeviceBoolTensor(arg, scope));
+          return itself(arg) || (!arg.IsNull() && IsDeviceBoolTensorDepth(arg, scope, depth));
         };
         const auto comparison = [&](ts::Node arg) {
           return !arg.IsNull() && KindOf(Unparen(arg)) == K::kComparison && !IsIdentityComparison(*this, Unparen(arg));
@@ -165,7 +162,7 @@ bool Model::EveryBindingAMask(std::string_view name, int scope) const {
         return false;
       }
     }
-    if (NameCount(Text(value), name) > 0 || !IsDeviceBoolTensor(value, scope)) return false;
+    if (NameCount(Text(value), name) > 0 || !IsDeviceBoolTensorDepth(value, scope, depth)) return false;
   }
   return assignments > 1;
 }

@@ -13,8 +13,16 @@ class TrustRatio(Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = 0
+                    state["exp_avg"] = torch.zeros_like(p.data)
+                    state["exp_avg_sq"] = torch.zeros_like(p.data)
+                state["step"] += 1
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg.mul_(0.9).add_(p.grad, alpha=0.1)
+                grad = p.grad.data
+                beta1, beta2 = group["betas"]
+                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 weight_norm = p.data.pow(2).sum().sqrt().clamp(0, 10)
                 adam_step = exp_avg / exp_avg_sq.sqrt().add(group["eps"])
                 if group["weight_decay"] != 0:
@@ -36,7 +44,7 @@ class TrustRatio(Optimizer):
 
 
 model = torch.nn.Linear(8, 8).cuda()
-optimizer = TrustRatio(model.parameters(), {"lr": 0.1, "eps": 1e-6, "weight_decay": 0.0})
+optimizer = TrustRatio(model.parameters(), {"lr": 0.1, "eps": 1e-6, "weight_decay": 0.0, "betas": (0.9, 0.999)})
 
 
 def train(loader):

@@ -22,3 +22,11 @@ def maybe(fn, enabled):
     if enabled:
         return fn()
     return None
+
+
+def grad_norms(named_parameters):
+    # Syncs on what its parameter brings: a model's named_parameters() are device tensors.
+    norms = []
+    for name, p in named_parameters:
+        norms.append(p.grad.norm().item())  # related: [TL101]
+    return norms
