@@ -36,6 +36,14 @@ uint32_t UnitsFor(uint32_t utf8_length, PositionEncoding encoding) {
 
 LineIndex::LineIndex(std::string_view text) : text_(text) {
   line_starts_.push_back(0);
+  // '\r' is rare (old Mac or Windows line ends): each '\n' is found with memchr until the text shows one.
+  const bool any_cr = text.find('\r') != std::string_view::npos;
+  if (!any_cr) {
+    for (size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) {
+      line_starts_.push_back(static_cast<uint32_t>(i + 1));
+    }
+    return;
+  }
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\n') {
       line_starts_.push_back(static_cast<uint32_t>(i + 1));

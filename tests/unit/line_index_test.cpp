@@ -45,6 +45,24 @@ TEST_CASE("invalid UTF-8 counts a byte per column and never fails") {
   CHECK_FALSE(tl::IsValidUtf8("\xE2\x82"));      // truncated
 }
 
+TEST_CASE("long ASCII runs are read a word at a time; what follows them is still checked") {
+  const std::string run(37, 'a');  // not a multiple of eight: the tail is read a byte at a time
+  CHECK(tl::IsValidUtf8(run));
+  CHECK(tl::IsValidUtf8(run + "é" + run + "😀" + run));
+  CHECK_FALSE(tl::IsValidUtf8(run + "\xC0\x80" + run));
+  CHECK_FALSE(tl::IsValidUtf8(run + run + "\xE2\x82"));
+  CHECK_FALSE(tl::IsValidUtf8(std::string(16, 'b') + "\xff"));
+  CHECK(tl::IsValidUtf8(""));
+  // Lines of a text with no CR, and one whose only CR is at its very end.
+  LineIndex lf(run + "\n" + run + "\n\n" + run);
+  CHECK(lf.LineCount() == 4);
+  CHECK(lf.LineText(2).empty());
+  CHECK(lf.LineStart(3) == 2 * 38 + 1);
+  LineIndex cr(run + "\n" + run + "\r");
+  CHECK(cr.LineCount() == 3);
+  CHECK(cr.LineText(1) == run);
+}
+
 TEST_CASE("offsets past the end clamp to the last position") {
   LineIndex index("ab\n");
   CHECK(index.Locate(100).line == 2);
