@@ -136,6 +136,7 @@ class Server {
 
   int Run() {
     worker_ = std::jthread([this](const std::stop_token& stop) { Work(stop); });
+    summarizer_ = std::jthread([this](const std::stop_token& stop) { SummarizeLoop(stop); });
     int status = 1;
     for (;;) {
       ReadResult next = reader_.Next();
@@ -162,8 +163,11 @@ class Server {
       stopping_ = true;
     }
     cv_.notify_all();
+    summarize_cv_.notify_all();
     worker_.request_stop();
+    summarizer_.request_stop();
     worker_.join();
+    summarizer_.join();
     if (trace_loader_.joinable()) trace_loader_.join();
     return status;
   }
@@ -346,7 +350,9 @@ class Server {
       {
         const std::lock_guard lock(mu_);
         published_.erase(*path);
+        sent_.erase(*path);
         pending_.erase(*path);
+        to_summarize_.erase(*path);
       }
       Notify("textDocument/publishDiagnostics", Json{{"uri", uri}, {"diagnostics", Json::array()}});
       return;
@@ -452,6 +458,23 @@ class Server {
     }
   }
 
+  // The summaries the worker's checks left to make, one document at a time, off the keystroke's path.
+  // When one tells the project something new, the documents are checked again with it (the one it is of
+  // too: its check used the summary of an earlier version).
+  void SummarizeLoop(const std::stop_token& stop) {
+    for (;;) {
+      std::string path;
+      {
+        std::unique_lock lock(mu_);
+        summarize_cv_.wait(lock, [&] { return stopping_ || stop.stop_requested() || !to_summarize_.empty(); });
+        if (stopping_ || stop.stop_requested()) return;
+        path = *to_summarize_.begin();
+        to_summarize_.erase(to_summarize_.begin());
+      }
+      if (workspace_.Summarize(path)) ScheduleAll();
+    }
+  }
+
   std::optional<Published> CheckNow(const std::string& path, bool* summary_changed = nullptr) {
     auto snapshot = workspace_.Get(path);
     if (!snapshot) return std::nullopt;
@@ -468,8 +491,16 @@ class Server {
       out.diagnostics.push_back(std::move(notice));
       return out;
     }
-    auto checked = workspace_.Check(path);
+    auto checked = workspace_.Check(path, /*defer_summary=*/true);
     if (!checked) return std::nullopt;
+    if (checked->summary_pending) {
+      // The document's own summary, made on the other thread once these diagnostics are out.
+      {
+        const std::lock_guard lock(mu_);
+        to_summarize_.insert(path);
+      }
+      summarize_cv_.notify_one();
+    }
     if (!checked->error.empty()) Log(kLogError, "torchlint: " + checked->error);
     out.version = checked->snapshot.version;
     out.source = checked->snapshot.source;
@@ -487,11 +518,21 @@ class Server {
     if (!current || current->version != published->version || current->source != published->source) return;
     Json diagnostics = Json::array();
     for (const Diagnostic& d : published->diagnostics) diagnostics.push_back(DiagnosticJson(*published, d));
-    Notify("textDocument/publishDiagnostics",
-           Json{{"uri", UriOf(path)}, {"version", published->version}, {"diagnostics", diagnostics}});
+    // A version checked again (with its own summary, or another file's) is published again only when
+    // its findings changed.
+    std::string sent = diagnostics.dump();
+    const int64_t version = published->version;
+    bool again = false;
     {
       const std::lock_guard lock(mu_);
+      auto it = sent_.find(path);
+      again = it != sent_.end() && it->second.first == version && it->second.second == sent;
+      sent_[path] = {version, std::move(sent)};
       published_[path] = std::move(*published);
+    }
+    if (!again) {
+      Notify("textDocument/publishDiagnostics",
+             Json{{"uri", UriOf(path)}, {"version", version}, {"diagnostics", diagnostics}});
     }
     // What this file tells the others changed: the other open documents are checked again.
     if (summary_changed) {
@@ -799,10 +840,14 @@ class Server {
   bool stopping_ = false;
   std::deque<std::function<void()>> tasks_;
   std::set<std::string> pending_;  // documents to check
+  std::condition_variable summarize_cv_;
+  std::set<std::string> to_summarize_;  // documents whose last check used an earlier version's summary
   std::set<std::string> cancelled_;
   std::map<std::string, Published> published_;
+  std::map<std::string, std::pair<int64_t, std::string>> sent_;  // the last diagnostics sent, as sent
   std::map<std::string, std::string> uris_;  // path -> the URI the client named it by
   std::jthread worker_;
+  std::jthread summarizer_;
   std::jthread trace_loader_;
 };
 

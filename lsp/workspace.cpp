@@ -36,6 +36,11 @@ struct Workspace::Document {
   std::optional<ts::Tree> tree;              // the last parse, with every edit since recorded
   std::shared_ptr<const SourceFile> source;  // the current text with its line index; made on demand
   std::optional<semantic::FileSummary> summary;
+  int64_t summary_version = -1;  // the version `summary` was made from (-1: none yet, or to be made again)
+  int64_t tree_version = -1;     // the version `tree` is the parse of (before the edits since)
+  // What the project said the document's star imports bind, at its last check: its summary is made
+  // with it (SummarizeParsed), as the check made it.
+  std::vector<semantic::ImportSummary> star;
 
   const std::shared_ptr<const SourceFile>& Source(const std::string& path) {
     if (!source) source = std::make_shared<const SourceFile>(path, text);
@@ -158,11 +163,14 @@ std::shared_ptr<const CheckOptions> Workspace::OptionsFor(const std::string& pat
   return options;
 }
 
-std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
+std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool defer_summary) {
   Checked out;
   std::optional<ts::Tree> old;
   std::vector<IndexSeed> others;
   std::shared_ptr<const CrossCheck> trace;
+  // The summary the index is built with when it is not made by this check: the document's last one, as
+  // made from the version it names (none the first time, and none when asked for the current one).
+  std::optional<semantic::FileSummary> last;
   {
     const std::lock_guard lock(mu_);
     auto it = documents_.find(path);
@@ -170,6 +178,10 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
     Document& doc = *it->second;
     out.snapshot = {doc.Source(path), doc.version};
     if (doc.tree) old = doc.tree->Copy();
+    if (doc.summary && (defer_summary || doc.summary_version == doc.version)) {
+      last = *doc.summary;
+      out.summary_pending = doc.summary_version != doc.version;
+    }
     for (const auto& [other_path, other] : documents_) {
       if (other_path != path && other->summary) others.push_back({*other->summary, other_path});
     }
@@ -177,7 +189,8 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
   }
   std::shared_ptr<const CheckOptions> base = OptionsFor(path, out.error);
   auto options = std::make_shared<CheckOptions>(*base);
-  options->collect_summary = true;
+  options->collect_summary = !last;
+  options->own_summary = last ? &*last : nullptr;
   const fs::path root = FindProjectRoot(path);
   options->project_for = [&](const semantic::FileSummary& own) {
     std::vector<IndexSeed> seeds;
@@ -213,15 +226,66 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path) {
   if (it != documents_.end() && it->second->version == out.snapshot.version &&
       it->second->source == out.snapshot.source) {
     Document& doc = *it->second;
-    if (parsed.ok()) doc.tree = std::move(*parsed);
+    if (parsed.ok()) {
+      doc.tree = std::move(*parsed);
+      doc.tree_version = doc.version;
+    }
+    // A summary made with what the star imports bound before is made again when the project now says
+    // otherwise (a module they import changed).
+    if (last && report.star != doc.star) {
+      doc.summary_version = -1;
+      out.summary_pending = true;
+    }
+    doc.star = std::move(report.star);
     if (report.summary) {
       // Against the summary the other documents were last checked with (not copied at the start: a
       // summary of a large file is not small, and only this thread replaces it).
       out.summary_changed = !doc.summary || !SameForProject(*doc.summary, *report.summary);
       doc.summary = std::move(report.summary);
+      doc.summary_version = doc.version;
+    } else if (!last && parsed.ok()) {
+      // Nothing to tell the project (a file-wide `# noqa`): what it told it is gone.
+      out.summary_changed = doc.summary.has_value();
+      doc.summary.reset();
+      doc.summary_version = doc.version;
     }
   }
   return out;
+}
+
+bool Workspace::Summarize(const std::string& path) {
+  std::shared_ptr<const SourceFile> source;
+  std::optional<ts::Tree> tree;
+  std::vector<semantic::ImportSummary> star;
+  int64_t version = 0;
+  {
+    const std::lock_guard lock(mu_);
+    auto it = documents_.find(path);
+    if (it == documents_.end()) return false;
+    Document& doc = *it->second;
+    // Current already, or no tree of the current text to make it from (an edit since the last check:
+    // that check's own summary, or this call after it, makes it).
+    if (doc.summary_version == doc.version || !doc.tree || doc.tree_version != doc.version || !doc.source) {
+      return false;
+    }
+    source = doc.source;
+    version = doc.version;
+    tree = doc.tree->Copy();
+    star = doc.star;
+  }
+  std::optional<semantic::FileSummary> summary = SummarizeParsed(*source, *tree, star);
+  const std::lock_guard lock(mu_);
+  auto it = documents_.find(path);
+  if (it == documents_.end()) return false;
+  Document& doc = *it->second;
+  // Kept when the document changed since (it is still newer than the one its next check would use),
+  // unless a summary of this version or a later one is there already.
+  if (doc.summary_version >= version) return false;
+  const bool changed = summary.has_value() != doc.summary.has_value() ||
+                       (summary && !SameForProject(*doc.summary, *summary));
+  doc.summary = std::move(summary);
+  doc.summary_version = version;
+  return changed;
 }
 
 Status Workspace::LoadTrace(const std::string& path) {

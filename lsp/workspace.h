@@ -59,14 +59,25 @@ class Workspace {
 
   // Checks the current version of a document. `summary_changed` says that what the document tells the
   // rest of the project changed, so that the other open documents should be checked again.
+  //
+  // The document's own summary (what it tells the project) is made from the same parse before the rules
+  // run, because the project index the rules read is built with it. With `defer_summary`, a document that
+  // has a summary is checked with that one instead (of an earlier version: the summary of a large file
+  // costs a quarter of its check), and `summary_pending` says so: Summarize then makes the current one,
+  // after the diagnostics are out, and says whether the check should run again.
   struct Checked {
     Snapshot snapshot;
     std::vector<Diagnostic> diagnostics;
     bool summary_changed = false;
+    bool summary_pending = false;
     bool incremental = false;  // the parse reused the previous tree
     std::string error;         // a one-line problem (a config that cannot be read); the check still ran
   };
-  std::optional<Checked> Check(const std::string& path);
+  std::optional<Checked> Check(const std::string& path, bool defer_summary = false);
+  // Makes the summary of the document's current version when its last check used an earlier one (the
+  // summary that check would have made, from its tree). True when it tells the project something else
+  // than the one the check used: the document, and the other open documents, should be checked again.
+  bool Summarize(const std::string& path);
 
   // The trace: loaded with the streaming reader (call it off the reading thread). An error leaves no
   // trace loaded. `FindTrace` is where `instrument` writes its trace beside a script, when it exists.

@@ -132,6 +132,13 @@ std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file,
   return semantic::Model::Build(file, *parsed, star)->Summarize(file);
 }
 
+std::optional<semantic::FileSummary> SummarizeParsed(const SourceFile& file, const ts::Tree& tree,
+                                                     std::span<const semantic::ImportSummary> star) {
+  const LineSuppression file_noqa = FileSuppression(file, tree);
+  if (file_noqa.present && file_noqa.all) return std::nullopt;
+  return semantic::Model::Build(file, tree, star)->Summarize(file);
+}
+
 FileReport CheckSource(const SourceFile& file, const CheckOptions& options) {
   FileReport report;
   Result<ts::Tree> parsed = ParseFile(file);
@@ -164,13 +171,16 @@ FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const Check
     std::unique_ptr<semantic::Model> model = semantic::Model::Build(file, tree, star);
     ProjectView provided;
     if (options.project_for) {
-      semantic::FileSummary own = model->Summarize(file);
-      provided = options.project_for(own);
+      // The summary before the project is attached (what another file's index would hold of this one).
+      std::optional<semantic::FileSummary> own;
+      if (options.own_summary == nullptr) own = model->Summarize(file);
+      provided = options.project_for(own ? *own : *options.own_summary);
       if (provided.index) {
         star = star_of(provided.index.get(), provided.module);
         if (semantic::ProjectIndex::BringsTorch(star)) {
           model = semantic::Model::Build(file, tree, star);
-          own = model->Summarize(file);
+          if (own) own = model->Summarize(file);
+          report.star = star;
         }
         model->AttachProject(provided.index.get(), provided.module);
       }
@@ -186,7 +196,7 @@ FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const Check
     }
     for (Diagnostic& diagnostic : found) diagnostic.scope = ScopeOf(file, *model, diagnostic.range.begin);
     if (options.collect_facts) report.facts = CollectFacts(file, *model);
-    if (options.collect_summary && !report.summary) report.summary = model->Summarize(file);
+    if (options.collect_summary && !report.summary && !options.project_for) report.summary = model->Summarize(file);
   }
 
   // Suppressions: look each reported line up once (diagnostics are few; lines are many).

@@ -49,6 +49,10 @@ struct CheckOptions {
   // project to check it in; overrides `project`. The editor server builds the index around the open
   // documents this way, so that the file's current imports are the ones resolved.
   std::function<ProjectView(const semantic::FileSummary&)> project_for;
+  // With `project_for`: the summary to ask it with instead of the one this parse gives, which is then
+  // not made (the editor server's last summary of the file, so that the file's own summary is made after
+  // its diagnostics are published, not before). Null: the summary of this parse.
+  const semantic::FileSummary* own_summary = nullptr;
 };
 
 // What the semantic model knows about a file that the cross-check needs to decide whether a trace was
@@ -71,6 +75,9 @@ struct FileReport {
   bool parse_error = false;                      // a `parse-error` notice is among the diagnostics
   FileFacts facts;                               // when CheckOptions::collect_facts
   std::optional<semantic::FileSummary> summary;  // when CheckOptions::collect_summary
+  // What the file's star imports of project modules bind, as the project gave it (with `project_for`):
+  // the model was built with it, and so is the file's summary (SummarizeParsed).
+  std::vector<semantic::ImportSummary> star;
 };
 
 FileReport CheckSource(const SourceFile& file, const CheckOptions& options);
@@ -80,6 +87,11 @@ FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const Check
 // The project summary of a file that is not checked itself (a module the checked files import), or of a
 // checked one again with what its star imports bring (Model::Build); nullopt when it cannot be parsed.
 std::optional<semantic::FileSummary> SummarizeSource(const SourceFile& file,
+                                                     std::span<const semantic::ImportSummary> star = {});
+// The same on a tree already parsed from `file`'s text: the summary CheckParsed gives with
+// `collect_summary` and `project_for` when `star` is its FileReport::star (none for a file whose
+// `# noqa` covers all of it, as there).
+std::optional<semantic::FileSummary> SummarizeParsed(const SourceFile& file, const ts::Tree& tree,
                                                      std::span<const semantic::ImportSummary> star = {});
 
 }  // namespace tl

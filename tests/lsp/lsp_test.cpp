@@ -256,6 +256,75 @@ TEST_CASE("the project index is built around the open documents: a helper's edit
   CHECK_FALSE(again->summary_changed);
 }
 
+TEST_CASE("a deferred summary: the check uses the last one, Summarize makes the current one after it") {
+  test::TempDir dir;
+  dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  const std::string quiet = "def log_loss(loss):\n    print('step')\n";
+  const std::string syncing = "def log_loss(loss):\n    print(loss.item())\n";
+  const std::string helper = dir.Write("helpers.py", quiet).string();
+  const std::string train = dir.Write("train.py", test::ProjectLoop("helpers")).string();
+  Workspace ws;
+  ws.Open(train, test::ReadAllText(train), 1);
+  ws.Open(helper, quiet, 1);
+  // The first check of a document has no summary to use: it makes one, as a check without deferring.
+  auto first = ws.Check(helper, /*defer_summary=*/true);
+  REQUIRE(first.has_value());
+  CHECK_FALSE(first->summary_pending);
+  CHECK_FALSE(ws.Summarize(helper));  // current already
+  auto loop = ws.Check(train, true);
+  REQUIRE(loop.has_value());
+  CHECK(Codes(loop->diagnostics).empty());
+
+  // An edit: the helper's check uses the summary of version 1, and says the current one is to be made.
+  REQUIRE(ws.Change(helper, 2, std::nullopt, syncing));
+  auto edited = ws.Check(helper, true);
+  REQUIRE(edited.has_value());
+  CHECK(edited->summary_pending);
+  CHECK_FALSE(edited->summary_changed);
+  auto stale = ws.Check(train, true);  // until it is made, the project still holds version 1's
+  REQUIRE(stale.has_value());
+  CHECK(Codes(stale->diagnostics).empty());
+  CHECK(ws.Summarize(helper));        // it tells the project something new: check the documents again
+  CHECK_FALSE(ws.Summarize(helper));  // and only once
+  auto now = ws.Check(train, true);
+  REQUIRE(now.has_value());
+  REQUIRE(now->diagnostics.size() == 1);
+  CHECK(now->diagnostics[0].code == "TL101");
+  auto helper_now = ws.Check(helper, true);
+  REQUIRE(helper_now.has_value());
+  CHECK_FALSE(helper_now->summary_pending);
+
+  // A summary made after the check is the one a check would have made: a workspace that opens the
+  // edited text at once gives the loop the same findings, and the same summary (no change to tell).
+  Workspace fresh;
+  fresh.Open(train, test::ReadAllText(train), 1);
+  fresh.Open(helper, syncing, 1);
+  REQUIRE(fresh.Check(helper).has_value());
+  auto direct = fresh.Check(train);
+  REQUIRE(direct.has_value());
+  CHECK(Codes(direct->diagnostics) == Codes(now->diagnostics));
+
+  // An edit that tells the project nothing new: made after, and nothing to check again.
+  REQUIRE(ws.Change(helper, 3, TextRange{0, 0}, "# a comment\n"));
+  auto comment = ws.Check(helper, true);
+  REQUIRE(comment.has_value());
+  CHECK(comment->summary_pending);
+  // Lines moved (a function's line is part of what it tells), so this one does change; a second edit
+  // within a line moves nothing.
+  (void)ws.Summarize(helper);
+  REQUIRE(ws.Change(helper, 4, TextRange{2, 3}, "A"));  // "# a comment" -> "# A comment"
+  REQUIRE(ws.Check(helper, true)->summary_pending);
+  CHECK_FALSE(ws.Summarize(helper));
+
+  // Edits that arrive before the summary is made: a summary of an older version is not made over a newer
+  // one, and none is made from a tree the edits left behind.
+  REQUIRE(ws.Change(helper, 5, TextRange{0, 0}, "#"));
+  CHECK_FALSE(ws.Summarize(helper));  // version 5 has no tree yet: its check makes the next one
+  REQUIRE(ws.Check(helper, true)->summary_pending);
+  ws.Close(helper);
+  CHECK_FALSE(ws.Summarize(helper));  // closed: nothing to make
+}
+
 TEST_CASE("a helper that an open script's step loop calls reports its syncs where they are written") {
   test::TempDir dir;
   dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");

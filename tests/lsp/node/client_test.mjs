@@ -155,7 +155,9 @@ try {
     const last = await waitFor(trainUri, (q) => q.version === version, 'the last version');
     const burst = published.get(trainUri).slice(before);
     assert.ok(burst.length <= 30, `${burst.length} publications for 30 edits`);
-    for (let i = 1; i < burst.length; ++i) assert.ok(burst[i].version > burst[i - 1].version, 'versions go up');
+    // A version may be published twice (checked again once its own summary was made, when that changed
+    // its findings), never after a newer one.
+    for (let i = 1; i < burst.length; ++i) assert.ok(burst[i].version >= burst[i - 1].version, 'no older version after a newer one');
     assert.deepEqual(codes(last), ['TL202']);
     await replaceAll(text.replace(/^#+/, ''));
     await waitFor(trainUri, (q) => q.version === version, 'the reset text');
