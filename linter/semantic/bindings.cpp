@@ -69,6 +69,21 @@ int Model::ClassMethod(int cls, std::string_view name) const {
   return method;
 }
 
+std::span<const Model::ClassBase> Model::BasesOf(int cls) const {
+  std::call_once(class_bases_once_, [&] {
+    class_bases_.resize(scopes_.size());
+    for (size_t s = 0; s < scopes_.size(); ++s) {
+      if (scopes_[s].kind != ScopeKind::kClass) continue;
+      for (const ts::Node base : NamedChildren(Field(scopes_[s].node, F::kSuperclasses))) {
+        if (KindOf(base) == K::kKeywordArgument) continue;  // metaclass=...
+        class_bases_[s].push_back({base, CanonicalName(base)});
+      }
+    }
+  });
+  if (cls < 0 || static_cast<size_t>(cls) >= class_bases_.size()) return {};
+  return class_bases_[static_cast<size_t>(cls)];
+}
+
 std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::string_view name) const {
   auto [first, last] = std::equal_range(functions_.begin(), functions_.end(), name, NameLess{});
   return {first, last};

@@ -242,19 +242,20 @@ std::vector<Model::UpdateLoop> Model::ParameterUpdateLoops() const {
   return out;
 }
 
-std::vector<int> Model::OptimizerClasses() const {
-  std::vector<int> out;
-  for (size_t s = 0; s < scopes_.size(); ++s) {
-    if (scopes_[s].kind == ScopeKind::kClass && DerivesFromOptimizer(static_cast<int>(s), 0)) {
-      out.push_back(static_cast<int>(s));
+const std::vector<int>& Model::OptimizerClasses() const {
+  std::call_once(optimizer_classes_once_, [&] {
+    for (size_t s = 0; s < scopes_.size(); ++s) {
+      if (scopes_[s].kind == ScopeKind::kClass && DerivesFromOptimizerUncached(static_cast<int>(s), 0)) {
+        optimizer_classes_.push_back(static_cast<int>(s));
+      }
     }
-  }
-  return out;
+  });
+  return optimizer_classes_;
 }
 
 std::vector<std::string_view> Model::OptimizerUpdateMethods() const {
   std::vector<std::string_view> out;
-  const std::vector<int> classes = OptimizerClasses();
+  const std::vector<int>& classes = OptimizerClasses();
   if (classes.empty()) return out;
   for (size_t s = 0; s < scopes_.size(); ++s) {
     if (scopes_[s].kind != ScopeKind::kFunction ||
@@ -269,16 +270,20 @@ std::vector<std::string_view> Model::OptimizerUpdateMethods() const {
 }
 
 bool Model::DerivesFromOptimizer(int cls, int depth) const {
+  if (depth == 0) {
+    const std::vector<int>& classes = OptimizerClasses();
+    return std::binary_search(classes.begin(), classes.end(), cls);
+  }
+  return DerivesFromOptimizerUncached(cls, depth);
+}
+
+bool Model::DerivesFromOptimizerUncached(int cls, int depth) const {
   if (depth > 8) return false;
-  const ts::Node bases = Field(scopes_[static_cast<size_t>(cls)].node, F::kSuperclasses);
-  for (uint32_t i = 0; !bases.IsNull() && i < bases.NamedChildCount(); ++i) {
-    const ts::Node base = bases.NamedChild(i);
-    if (KindOf(base) == K::kKeywordArgument) continue;  // metaclass=...
-    const std::string canonical = CanonicalName(base);
+  for (const auto& [base, canonical] : BasesOf(cls)) {
     if (canonical == "torch.optim.Optimizer" || canonical == "torch.optim.optimizer.Optimizer") return true;
     // A class of the file that is one (`class LARS(BaseOptimizer)`).
     const ConfigClass* local = canonical.empty() && KindOf(base) == K::kIdentifier ? ClassNamed(Text(base)) : nullptr;
-    if (local != nullptr && local->scope != cls && DerivesFromOptimizer(local->scope, depth + 1)) return true;
+    if (local != nullptr && local->scope != cls && DerivesFromOptimizerUncached(local->scope, depth + 1)) return true;
   }
   return false;
 }

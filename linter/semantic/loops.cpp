@@ -356,12 +356,9 @@ void Builder::FindHooks() {
   for (size_t c = 0; c < m_.scopes_.size(); ++c) {
     const Scope& cls = m_.scopes_[c];
     if (cls.kind != ScopeKind::kClass) continue;
-    ts::Node bases = Field(cls.node, F::kSuperclasses);
-    if (bases.IsNull()) continue;
     bool lightning = false;
     bool hf_trainer = false;
-    for (uint32_t i = 0; i < bases.NamedChildCount(); ++i) {
-      const std::string canonical = m_.CanonicalName(bases.NamedChild(i));
+    for (const auto& [base, canonical] : m_.BasesOf(static_cast<int>(c))) {
       lightning = lightning || ((canonical.starts_with("lightning.") || canonical.starts_with("pytorch_lightning.")) &&
                                 canonical.ends_with("LightningModule"));
       hf_trainer = hf_trainer || (canonical.starts_with("transformers.") && canonical.ends_with("Trainer"));

@@ -660,6 +660,13 @@ class Model {
   std::span<const std::pair<std::string_view, int>> FunctionsNamed(std::string_view name) const;
   // The method `name` of the file's class scope `cls` (the last definition, as Python keeps); -1 if none.
   int ClassMethod(int cls, std::string_view name) const;
+  // The bases of class scope `cls`, in order, without keyword arguments (`metaclass=`), each with its
+  // canonical name (empty: not an import's). Made once for all classes (imports are known by then).
+  struct ClassBase {
+    ts::Node node;
+    std::string canonical;
+  };
+  std::span<const ClassBase> BasesOf(int cls) const;
   const Binding* SingleBinding(std::string_view name, int scope) const;
   // The last plain assignment of `name` in `scope` that every path to `use` runs first: a statement of a
   // block that holds `use`, ended before it. Bindings written before it cannot reach `use` (a loop that
@@ -697,8 +704,9 @@ class Model {
   int OptimizerUpdateLoop(int method) const;
   // The class scopes that derive from `torch.optim.Optimizer`, in order; the names of their methods that
   // OptimizerUpdateLoop finds a loop in.
-  std::vector<int> OptimizerClasses() const;
+  const std::vector<int>& OptimizerClasses() const;
   std::vector<std::string_view> OptimizerUpdateMethods() const;
+  bool DerivesFromOptimizerUncached(int cls, int depth) const;
   bool StepsProjectOptimizer(const Site& call) const;
   // Whether a loop of the file runs `scope` (a function) more than once: a call of it inside a loop, or a
   // call in a function that such a call reaches (loaders.cpp).
@@ -792,6 +800,12 @@ class Model {
   // The fields RemoteFieldValues was asked of a name while no project was attached (each once):
   // only those can change the file's findings once the project gives an imported name's fields, so
   // only those make the project pass check the file again.
+  // OptimizerClasses, made once (the summary and the rules ask for it, and DerivesFromOptimizer for
+  // each method: asking every class's bases each time cost 4% of a large file's check).
+  mutable std::once_flag class_bases_once_;
+  mutable std::vector<std::vector<ClassBase>> class_bases_;  // by scope
+  mutable std::once_flag optimizer_classes_once_;
+  mutable std::vector<int> optimizer_classes_;
   mutable std::mutex asked_mu_;
   mutable std::vector<std::string> asked_fields_;
   std::string inherited_cuda_;  // "path:line" of the component's CUDA evidence

@@ -354,7 +354,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   for (const auto& [function, value] : returns_) returns[static_cast<size_t>(function)].push_back(value);
   const std::vector<uint32_t> reiterated_parameters = ReiteratedParameters();
 
-  const std::vector<int> optimizer_classes = OptimizerClasses();
+  const std::vector<int>& optimizer_classes = OptimizerClasses();
   for (size_t s = 1; s < scopes_.size(); ++s) {
     const Scope& scope = scopes_[s];
     if (scope.kind == ScopeKind::kClass && scope.parent == 0) {
@@ -363,12 +363,8 @@ FileSummary Model::Summarize(const SourceFile& file) const {
       for (const auto& [name, layers] : class_conv2d_) {
         if (name == scope.name) cls.conv2d = static_cast<uint8_t>(std::min(layers, 255));
       }
-      ts::Node bases = Field(scope.node, F::kSuperclasses);
-      for (uint32_t i = 0; !bases.IsNull() && i < NamedChildCount(bases); ++i) {
-        ts::Node base = NamedChild(bases, i);
-        if (KindOf(base) == K::kKeywordArgument) continue;  // metaclass=...
-        std::string canonical = CanonicalName(base);
-        cls.bases.push_back(canonical.empty() ? std::string(Text(base)) : std::move(canonical));
+      for (const auto& [base, canonical] : BasesOf(static_cast<int>(s))) {
+        cls.bases.push_back(canonical.empty() ? std::string(Text(base)) : canonical);
       }
       out.classes.push_back(std::move(cls));
       continue;
@@ -1107,12 +1103,8 @@ std::vector<Model::Callee> Model::ProjectCallees(const Site& call) const {
         out.push_back({Callee::kInstance, {}, {}, std::move(*held)});
         return out;
       }
-      ts::Node bases = Field(scopes_[static_cast<size_t>(cls)].node, F::kSuperclasses);
-      for (uint32_t i = 0; !bases.IsNull() && i < NamedChildCount(bases); ++i) {
-        std::string canonical = CanonicalName(NamedChild(bases, i));
-        if (!canonical.empty() && !ThirdParty(canonical)) {
-          out.push_back({Callee::kMethod, std::move(canonical), call.name, {}});
-        }
+      for (const auto& [base, canonical] : BasesOf(cls)) {
+        if (!canonical.empty() && !ThirdParty(canonical)) out.push_back({Callee::kMethod, canonical, call.name, {}});
       }
       return out;
     }
