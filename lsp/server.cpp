@@ -358,7 +358,10 @@ class Server {
       return;
     }
     if (method == "textDocument/didSave") {
-      if (auto path = PathFromUri(StringAt(params, {"textDocument", "uri"}))) ScheduleAll();
+      if (auto path = PathFromUri(StringAt(params, {"textDocument", "uri"}))) {
+        workspace_.ProjectChanged();  // what the other documents import from disk is this file now
+        ScheduleAll();
+      }
       return;
     }
     if (method == "workspace/didChangeConfiguration") {
@@ -402,6 +405,7 @@ class Server {
       }
       if (configs) workspace_.ReloadConfigs();
       if (trace) StartTraceLoad(trace_path);
+      workspace_.ProjectChanged();
       ScheduleAll();  // a module of the project may have changed on disk
       return;
     }

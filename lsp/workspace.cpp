@@ -35,8 +35,11 @@ struct Workspace::Document {
   int64_t version = 0;
   std::optional<ts::Tree> tree;              // the last parse, with every edit since recorded
   std::shared_ptr<const SourceFile> source;  // the current text with its line index; made on demand
-  std::optional<semantic::FileSummary> summary;
+  std::shared_ptr<const semantic::FileSummary> summary;  // shared: checks of the others read it
   int64_t summary_version = -1;  // the version `summary` was made from (-1: none yet, or to be made again)
+  // Moves on when `summary` tells the project something else (not when it is made again the same): the
+  // project indexes built with it are reused while it stays.
+  uint64_t summary_token = 0;
   int64_t tree_version = -1;     // the version `tree` is the parse of (before the edits since)
   // What the project said the document's star imports bind, at its last check: its summary is made
   // with it (SummarizeParsed), as the check made it.
@@ -69,6 +72,17 @@ void Workspace::ReloadConfigs() {
   const std::lock_guard lock(mu_);
   configs_ = std::make_shared<ConfigResolver>();
   pins_ = std::make_shared<TorchPinResolver>();
+  ++generation_;
+}
+
+void Workspace::ProjectChanged() {
+  const std::lock_guard lock(mu_);
+  ++generation_;
+}
+
+Workspace::IndexCounts Workspace::IndexStats() const {
+  const std::lock_guard lock(mu_);
+  return index_counts_;
 }
 
 void Workspace::Open(const std::string& path, std::string text, int64_t version) {
@@ -77,6 +91,8 @@ void Workspace::Open(const std::string& path, std::string text, int64_t version)
   document->text = std::move(text);
   document->version = version;
   documents_[path] = std::move(document);
+  indexes_.erase(path);
+  ++generation_;  // another document under a project root: its indexes are built again
 }
 
 bool Workspace::Change(const std::string& path, int64_t version, std::optional<TextRange> range,
@@ -111,6 +127,8 @@ bool Workspace::Change(const std::string& path, int64_t version, std::optional<T
 void Workspace::Close(const std::string& path) {
   const std::lock_guard lock(mu_);
   documents_.erase(path);
+  indexes_.erase(path);
+  ++generation_;
 }
 
 bool Workspace::IsOpen(const std::string& path) const {
@@ -166,11 +184,20 @@ std::shared_ptr<const CheckOptions> Workspace::OptionsFor(const std::string& pat
 std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool defer_summary) {
   Checked out;
   std::optional<ts::Tree> old;
-  std::vector<IndexSeed> others;
   std::shared_ptr<const CrossCheck> trace;
   // The summary the index is built with when it is not made by this check: the document's last one, as
   // made from the version it names (none the first time, and none when asked for the current one).
-  std::optional<semantic::FileSummary> last;
+  std::shared_ptr<const semantic::FileSummary> last;
+  uint64_t last_token = 0;
+  // The other open documents with a summary: path, summary, and the version it was made from.
+  struct Other {
+    std::string path;
+    std::shared_ptr<const semantic::FileSummary> summary;
+    uint64_t token;
+  };
+  std::vector<Other> others;
+  uint64_t generation = 0;
+  std::optional<BuiltView> reusable;
   {
     const std::lock_guard lock(mu_);
     auto it = documents_.find(path);
@@ -179,33 +206,58 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
     out.snapshot = {doc.Source(path), doc.version};
     if (doc.tree) old = doc.tree->Copy();
     if (doc.summary && (defer_summary || doc.summary_version == doc.version)) {
-      last = *doc.summary;
+      last = doc.summary;
+      last_token = doc.summary_token;
       out.summary_pending = doc.summary_version != doc.version;
     }
     for (const auto& [other_path, other] : documents_) {
-      if (other_path != path && other->summary) others.push_back({*other->summary, other_path});
+      if (other_path != path && other->summary) others.push_back({other_path, other->summary, other->summary_token});
     }
+    generation = generation_;
+    if (auto built = indexes_.find(path); built != indexes_.end()) reusable = built->second;
     trace = trace_;
   }
   std::shared_ptr<const CheckOptions> base = OptionsFor(path, out.error);
   auto options = std::make_shared<CheckOptions>(*base);
   options->collect_summary = !last;
-  options->own_summary = last ? &*last : nullptr;
+  options->own_summary = last.get();
   const fs::path root = FindProjectRoot(path);
   options->project_for = [&](const semantic::FileSummary& own) {
+    IndexKey key;
+    key.root = root.string();
+    key.own = last ? static_cast<int64_t>(last_token) : -1;  // one this check makes is not one a later check has
+    key.generation = generation;
+    std::vector<const Other*> under_root;
+    for (const Other& other : others) {
+      const std::string relative = fs::path(other.path).lexically_relative(root).generic_string();
+      if (relative.empty() || relative.starts_with("..")) continue;
+      under_root.push_back(&other);
+      key.others.emplace_back(other.path, static_cast<int64_t>(other.token));
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (last && reusable && reusable->key == key && now - reusable->built < kIndexReuse) {
+      const std::lock_guard lock(mu_);
+      ++index_counts_.reused;
+      return reusable->view;
+    }
     std::vector<IndexSeed> seeds;
     seeds.push_back({own, path});
-    for (const IndexSeed& seed : others) {
-      const std::string relative = fs::path(seed.path).lexically_relative(root).generic_string();
-      if (!relative.empty() && !relative.starts_with("..")) seeds.push_back(seed);
-    }
+    for (const Other* other : under_root) seeds.push_back({*other->summary, other->path});
     ProjectIndexOptions index_options;
     index_options.root = root;
     index_options.jobs = jobs_;
     index_options.cache = &cache_;
     index_options.trust_file_stamps = true;
     BuiltIndex built = BuildProjectIndex(std::move(seeds), index_options);
-    return ProjectView{built.index, built.modules.empty() ? std::string() : built.modules.front()};
+    ProjectView view{built.index, built.modules.empty() ? std::string() : built.modules.front()};
+    const std::lock_guard lock(mu_);
+    ++index_counts_.built;
+    if (last && documents_.contains(path)) {
+      indexes_[path] = BuiltView{std::move(key), view, now};
+    } else {
+      indexes_.erase(path);
+    }
+    return view;
   };
 
   const SourceFile& file = *out.snapshot.source;
@@ -241,11 +293,13 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
       // Against the summary the other documents were last checked with (not copied at the start: a
       // summary of a large file is not small, and only this thread replaces it).
       out.summary_changed = !doc.summary || !SameForProject(*doc.summary, *report.summary);
-      doc.summary = std::move(report.summary);
+      if (out.summary_changed) ++doc.summary_token;
+      doc.summary = std::make_shared<const semantic::FileSummary>(std::move(*report.summary));
       doc.summary_version = doc.version;
     } else if (!last && parsed.ok()) {
       // Nothing to tell the project (a file-wide `# noqa`): what it told it is gone.
-      out.summary_changed = doc.summary.has_value();
+      out.summary_changed = doc.summary != nullptr;
+      if (out.summary_changed) ++doc.summary_token;
       doc.summary.reset();
       doc.summary_version = doc.version;
     }
@@ -281,10 +335,12 @@ bool Workspace::Summarize(const std::string& path) {
   // Kept when the document changed since (it is still newer than the one its next check would use),
   // unless a summary of this version or a later one is there already.
   if (doc.summary_version >= version) return false;
-  const bool changed = summary.has_value() != doc.summary.has_value() ||
+  const bool changed = summary.has_value() != (doc.summary != nullptr) ||
                        (summary && !SameForProject(*doc.summary, *summary));
-  doc.summary = std::move(summary);
   doc.summary_version = version;
+  if (!changed) return false;  // the same for the project: the one kept, and the indexes built with it
+  ++doc.summary_token;
+  doc.summary = summary ? std::make_shared<const semantic::FileSummary>(std::move(*summary)) : nullptr;
   return changed;
 }
 

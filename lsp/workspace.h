@@ -6,6 +6,7 @@
 // thread checks snapshots of them.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -20,6 +21,7 @@
 #include "linter/core/result.h"
 #include "linter/core/source_file.h"
 #include "linter/engine/config.h"
+#include "linter/engine/check.h"
 #include "linter/engine/torch_pin.h"
 #include "linter/semantic/project.h"
 
@@ -42,6 +44,9 @@ class Workspace {
   Settings CurrentSettings() const;
   // Forgets the configs and pins read so far (a pyproject.toml or torchlint.toml changed).
   void ReloadConfigs();
+  // Files of the project may have changed on disk (a save, a watched file): the project index of the
+  // next check is built again, not reused.
+  void ProjectChanged();
 
   // Documents, by absolute path. Change applies one edit (a byte range of the current text, or the
   // whole text when `range` is empty); false when the document is not open or the range is outside it.
@@ -88,6 +93,15 @@ class Workspace {
   static std::optional<std::string> FindTrace(const std::filesystem::path& script);
 
   const semantic::SummaryCache& Cache() const { return cache_; }
+  // How many checks built their project index, and how many reused the one before (tests and the bench).
+  struct IndexCounts {
+    size_t built = 0;
+    size_t reused = 0;
+  };
+  IndexCounts IndexStats() const;
+  // How long a document's project index is reused while nothing it was built from changed: modules on
+  // disk that no save or watched-file event reported are read again after this.
+  static constexpr std::chrono::milliseconds kIndexReuse{1000};
 
  private:
   struct Document;
@@ -101,6 +115,26 @@ class Workspace {
   std::shared_ptr<ConfigResolver> configs_;
   std::shared_ptr<TorchPinResolver> pins_;
   semantic::SummaryCache cache_;
+  // The project index each document was last checked in, with what it was built from: the summaries (the
+  // document's own and the other open documents' under the project root, by the version each was made
+  // from), and `generation_`, which opening, closing and ProjectChanged move on. While they are the same,
+  // within kIndexReuse, the next check of the document reuses it (typing in one file changes none of them
+  // until its own summary is made again).
+  struct IndexKey {
+    std::string root;
+    int64_t own = -1;
+    std::vector<std::pair<std::string, int64_t>> others;
+    uint64_t generation = 0;
+    friend bool operator==(const IndexKey&, const IndexKey&) = default;
+  };
+  struct BuiltView {
+    IndexKey key;
+    ProjectView view;
+    std::chrono::steady_clock::time_point built;
+  };
+  std::map<std::string, BuiltView> indexes_;
+  uint64_t generation_ = 0;
+  IndexCounts index_counts_;
   std::shared_ptr<const CrossCheck> trace_;
   std::string trace_path_;
 };

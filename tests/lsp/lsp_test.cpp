@@ -325,6 +325,54 @@ TEST_CASE("a deferred summary: the check uses the last one, Summarize makes the 
   CHECK_FALSE(ws.Summarize(helper));  // closed: nothing to make
 }
 
+TEST_CASE("a document's project index is reused while nothing it was built from changed") {
+  test::TempDir dir;
+  dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");
+  const std::string helper = dir.Write("helpers.py", "def log_loss(loss):\n    print('step')\n").string();
+  const std::string text = test::ProjectLoop("helpers");
+  const std::string train = dir.Write("train.py", text).string();
+  Workspace ws;
+  ws.Open(train, text, 1);
+  REQUIRE(ws.Check(train, true).has_value());  // the first check makes the summary: nothing to reuse
+  CHECK(ws.IndexStats().built == 1);
+  // Typing in a comment: the document's summary is still the one the index was built with.
+  REQUIRE(ws.Change(train, 2, TextRange{0, 0}, "# x\n"));
+  REQUIRE(ws.Check(train, true).has_value());
+  CHECK(ws.IndexStats().built == 2);  // built with the summary of version 1 (the first one was made here)
+  REQUIRE(ws.Change(train, 3, TextRange{2, 3}, "y"));
+  auto reused = ws.Check(train, true);
+  REQUIRE(reused.has_value());
+  CHECK(ws.IndexStats().reused == 1);
+  CHECK(Codes(reused->diagnostics).empty());
+
+  // A module on disk that changes with no event to say so is read again only once the index is built
+  // again; a save (ProjectChanged) builds it again.
+  dir.Write("helpers.py", "def log_loss(loss):\n    print(loss.item())\n");
+  REQUIRE(ws.Change(train, 4, TextRange{2, 3}, "z"));
+  auto stale = ws.Check(train, true);
+  REQUIRE(stale.has_value());
+  CHECK(ws.IndexStats().reused == 2);
+  CHECK(Codes(stale->diagnostics).empty());
+  ws.ProjectChanged();
+  REQUIRE(ws.Change(train, 5, TextRange{2, 3}, "w"));
+  auto fresh = ws.Check(train, true);
+  REQUIRE(fresh.has_value());
+  CHECK(ws.IndexStats().built == 3);
+  REQUIRE(fresh->diagnostics.size() == 1);
+  CHECK(fresh->diagnostics[0].code == "TL101");
+
+  // Its own summary made again, or another document opened: built again.
+  CHECK(ws.Summarize(train));  // the lines moved
+  REQUIRE(ws.Check(train, true).has_value());
+  CHECK(ws.IndexStats().built == 4);
+  ws.Open(helper, "def log_loss(loss):\n    pass\n", 1);
+  REQUIRE(ws.Check(helper, true).has_value());
+  auto with_buffer = ws.Check(train, true);
+  REQUIRE(with_buffer.has_value());
+  CHECK(Codes(with_buffer->diagnostics).empty());  // the buffer, not the disk
+  CHECK(ws.IndexStats().reused == 2);
+}
+
 TEST_CASE("a helper that an open script's step loop calls reports its syncs where they are written") {
   test::TempDir dir;
   dir.Write("pyproject.toml", "[project]\nname = \"demo\"\n");
