@@ -310,8 +310,7 @@ int Run(int argc, char** argv) {
       if (deferred) (void)ws.Summarize(big);
     }
     const auto counts = ws.IndexStats();
-    fmt::print("\nin process, 20 other such documents open ({} keystrokes each)   p50      p99\n",
-               crowded_sync.size());
+    fmt::print("\nin process, 20 other such documents open ({} keystrokes each)   p50      p99\n", crowded_sync.size());
     fmt::print("  check, summary made first           {:8.2f} {:8.2f}\n", Percentile(crowded_sync, 0.5),
                Percentile(crowded_sync, 0.99));
     fmt::print("  check, summary made after           {:8.2f} {:8.2f}   (project index built {} times, reused {})\n",
@@ -347,7 +346,8 @@ int Run(int argc, char** argv) {
             {"params",
              {{"textDocument", {{"uri", "file://" + big}, {"version", version}}},
               {"contentChanges",
-               {{{"range", {{"start", {{"line", line}, {"character", 0}}}, {"end", {{"line", line}, {"character", 0}}}}},
+               {{{"range",
+                  {{"start", {{"line", line}, {"character", 0}}}, {"end", {{"line", line}, {"character", 0}}}}},
                  {"text", " "}}}}}}};
         if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
         const auto t0 = Clock::now();

@@ -849,7 +849,7 @@ class Server {
   std::set<std::string> cancelled_;
   std::map<std::string, Published> published_;
   std::map<std::string, std::pair<int64_t, std::string>> sent_;  // the last diagnostics sent, as sent
-  std::map<std::string, std::string> uris_;  // path -> the URI the client named it by
+  std::map<std::string, std::string> uris_;                      // path -> the URI the client named it by
   std::jthread worker_;
   std::jthread summarizer_;
   std::jthread trace_loader_;

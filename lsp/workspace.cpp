@@ -33,14 +33,14 @@ TSPoint Advance(TSPoint start, std::string_view text) {
 struct Workspace::Document {
   std::string text;
   int64_t version = 0;
-  std::optional<ts::Tree> tree;              // the last parse, with every edit since recorded
-  std::shared_ptr<const SourceFile> source;  // the current text with its line index; made on demand
+  std::optional<ts::Tree> tree;                          // the last parse, with every edit since recorded
+  std::shared_ptr<const SourceFile> source;              // the current text with its line index; made on demand
   std::shared_ptr<const semantic::FileSummary> summary;  // shared: checks of the others read it
   int64_t summary_version = -1;  // the version `summary` was made from (-1: none yet, or to be made again)
   // Moves on when `summary` tells the project something else (not when it is made again the same): the
   // project indexes built with it are reused while it stays.
   uint64_t summary_token = 0;
-  int64_t tree_version = -1;     // the version `tree` is the parse of (before the edits since)
+  int64_t tree_version = -1;  // the version `tree` is the parse of (before the edits since)
   // What the project said the document's star imports bind, at its last check: its summary is made
   // with it (SummarizeParsed), as the check made it.
   std::vector<semantic::ImportSummary> star;
@@ -78,6 +78,11 @@ void Workspace::ReloadConfigs() {
 void Workspace::ProjectChanged() {
   const std::lock_guard lock(mu_);
   ++generation_;
+}
+
+void Workspace::SetIndexReuse(std::chrono::milliseconds reuse) {
+  const std::lock_guard lock(mu_);
+  index_reuse_ = reuse;
 }
 
 Workspace::IndexCounts Workspace::IndexStats() const {
@@ -189,7 +194,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   // made from the version it names (none the first time, and none when asked for the current one).
   std::shared_ptr<const semantic::FileSummary> last;
   uint64_t last_token = 0;
-  // The other open documents with a summary: path, summary, and the version it was made from.
+  // The other open documents with a summary: path, summary, and its token (what it tells the project).
   struct Other {
     std::string path;
     std::shared_ptr<const semantic::FileSummary> summary;
@@ -198,6 +203,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   std::vector<Other> others;
   uint64_t generation = 0;
   std::optional<BuiltView> reusable;
+  std::chrono::milliseconds reuse{0};
   {
     const std::lock_guard lock(mu_);
     auto it = documents_.find(path);
@@ -214,6 +220,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
       if (other_path != path && other->summary) others.push_back({other_path, other->summary, other->summary_token});
     }
     generation = generation_;
+    reuse = index_reuse_;
     if (auto built = indexes_.find(path); built != indexes_.end()) reusable = built->second;
     trace = trace_;
   }
@@ -235,7 +242,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
       key.others.emplace_back(other.path, static_cast<int64_t>(other.token));
     }
     const auto now = std::chrono::steady_clock::now();
-    if (last && reusable && reusable->key == key && now - reusable->built < kIndexReuse) {
+    if (last && reusable && reusable->key == key && now - reusable->built < reuse) {
       const std::lock_guard lock(mu_);
       ++index_counts_.reused;
       return reusable->view;

@@ -20,8 +20,8 @@
 #include "linter/core/diagnostic.h"
 #include "linter/core/result.h"
 #include "linter/core/source_file.h"
-#include "linter/engine/config.h"
 #include "linter/engine/check.h"
+#include "linter/engine/config.h"
 #include "linter/engine/torch_pin.h"
 #include "linter/semantic/project.h"
 
@@ -100,8 +100,9 @@ class Workspace {
   };
   IndexCounts IndexStats() const;
   // How long a document's project index is reused while nothing it was built from changed: modules on
-  // disk that no save or watched-file event reported are read again after this.
-  static constexpr std::chrono::milliseconds kIndexReuse{1000};
+  // disk that no save or watched-file event reported are read again after this (a second by default;
+  // zero: never reused).
+  void SetIndexReuse(std::chrono::milliseconds reuse);
 
  private:
   struct Document;
@@ -118,7 +119,7 @@ class Workspace {
   // The project index each document was last checked in, with what it was built from: the summaries (the
   // document's own and the other open documents' under the project root, by the version each was made
   // from), and `generation_`, which opening, closing and ProjectChanged move on. While they are the same,
-  // within kIndexReuse, the next check of the document reuses it (typing in one file changes none of them
+  // within index_reuse_, the next check of the document reuses it (typing in one file changes none of them
   // until its own summary is made again).
   struct IndexKey {
     std::string root;
@@ -135,6 +136,7 @@ class Workspace {
   std::map<std::string, BuiltView> indexes_;
   uint64_t generation_ = 0;
   IndexCounts index_counts_;
+  std::chrono::milliseconds index_reuse_{1000};
   std::shared_ptr<const CrossCheck> trace_;
   std::string trace_path_;
 };

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <variant>
@@ -332,6 +333,7 @@ TEST_CASE("a document's project index is reused while nothing it was built from 
   const std::string text = test::ProjectLoop("helpers");
   const std::string train = dir.Write("train.py", text).string();
   Workspace ws;
+  ws.SetIndexReuse(std::chrono::hours(1));  // however slow the machine, no second passes in this test
   ws.Open(train, text, 1);
   REQUIRE(ws.Check(train, true).has_value());  // the first check makes the summary: nothing to reuse
   CHECK(ws.IndexStats().built == 1);
@@ -370,6 +372,17 @@ TEST_CASE("a document's project index is reused while nothing it was built from 
   auto with_buffer = ws.Check(train, true);
   REQUIRE(with_buffer.has_value());
   CHECK(Codes(with_buffer->diagnostics).empty());  // the buffer, not the disk
+  CHECK(ws.IndexStats().reused == 2);
+
+  // With no reuse, the module on disk is read at each check.
+  ws.Close(helper);
+  ws.SetIndexReuse(std::chrono::milliseconds(0));
+  REQUIRE(ws.Check(train, true).has_value());
+  dir.Write("helpers.py", "def log_loss(loss):\n    pass\n");
+  REQUIRE(ws.Change(train, 6, TextRange{2, 3}, "v"));
+  auto reread = ws.Check(train, true);
+  REQUIRE(reread.has_value());
+  CHECK(Codes(reread->diagnostics).empty());
   CHECK(ws.IndexStats().reused == 2);
 }
 
