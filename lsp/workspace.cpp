@@ -73,11 +73,13 @@ void Workspace::ReloadConfigs() {
   configs_ = std::make_shared<ConfigResolver>();
   pins_ = std::make_shared<TorchPinResolver>();
   ++generation_;
+  last_index_.reset();
 }
 
 void Workspace::ProjectChanged() {
   const std::lock_guard lock(mu_);
   ++generation_;
+  last_index_.reset();
 }
 
 void Workspace::SetIndexReuse(std::chrono::milliseconds reuse) {
@@ -96,8 +98,8 @@ void Workspace::Open(const std::string& path, std::string text, int64_t version)
   document->text = std::move(text);
   document->version = version;
   documents_[path] = std::move(document);
-  indexes_.erase(path);
-  ++generation_;  // another document under a project root: its indexes are built again
+  ++generation_;
+  last_index_.reset();  // another document under a project root: its indexes are built again
 }
 
 bool Workspace::Change(const std::string& path, int64_t version, std::optional<TextRange> range,
@@ -132,8 +134,8 @@ bool Workspace::Change(const std::string& path, int64_t version, std::optional<T
 void Workspace::Close(const std::string& path) {
   const std::lock_guard lock(mu_);
   documents_.erase(path);
-  indexes_.erase(path);
   ++generation_;
+  last_index_.reset();
 }
 
 bool Workspace::IsOpen(const std::string& path) const {
@@ -221,7 +223,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
     }
     generation = generation_;
     reuse = index_reuse_;
-    if (auto built = indexes_.find(path); built != indexes_.end()) reusable = built->second;
+    if (last_index_ && last_index_->path == path) reusable = last_index_;
     trace = trace_;
   }
   std::shared_ptr<const CheckOptions> base = OptionsFor(path, out.error);
@@ -260,9 +262,9 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
     const std::lock_guard lock(mu_);
     ++index_counts_.built;
     if (last && documents_.contains(path)) {
-      indexes_[path] = BuiltView{std::move(key), view, now};
-    } else {
-      indexes_.erase(path);
+      last_index_ = BuiltView{path, std::move(key), view, now};
+    } else if (last_index_ && last_index_->path == path) {
+      last_index_.reset();
     }
     return view;
   };

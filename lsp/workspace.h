@@ -116,11 +116,13 @@ class Workspace {
   std::shared_ptr<ConfigResolver> configs_;
   std::shared_ptr<TorchPinResolver> pins_;
   semantic::SummaryCache cache_;
-  // The project index each document was last checked in, with what it was built from: the summaries (the
-  // document's own and the other open documents' under the project root, by the version each was made
-  // from), and `generation_`, which opening, closing and ProjectChanged move on. While they are the same,
-  // within index_reuse_, the next check of the document reuses it (typing in one file changes none of them
-  // until its own summary is made again).
+  // The project index of the last check that could keep one, with the document it was for and what it
+  // was built from: the summaries (the document's own and the other open documents' under the project
+  // root, each by its token: what it tells the project), and `generation_`, which opening, closing and
+  // ProjectChanged move on. While they are the same, within index_reuse_, the next check of the document
+  // reuses it (typing in one file changes none of them until its own summary tells something new). One
+  // only: an index holds every open document's summary, and one kept per document would hold them all
+  // again for each.
   struct IndexKey {
     std::string root;
     int64_t own = -1;
@@ -129,11 +131,12 @@ class Workspace {
     friend bool operator==(const IndexKey&, const IndexKey&) = default;
   };
   struct BuiltView {
+    std::string path;
     IndexKey key;
     ProjectView view;
     std::chrono::steady_clock::time_point built;
   };
-  std::map<std::string, BuiltView> indexes_;
+  std::optional<BuiltView> last_index_;
   uint64_t generation_ = 0;
   IndexCounts index_counts_;
   std::chrono::milliseconds index_reuse_{1000};
