@@ -498,7 +498,7 @@ class Server {
     auto checked = workspace_.Check(path, /*defer_summary=*/true);
     if (!checked) return std::nullopt;
     if (checked->summary_pending) {
-      // The document's own summary, made on the other thread once these diagnostics are out.
+      // The document's own summary, made on the other thread while these diagnostics go out.
       {
         const std::lock_guard lock(mu_);
         to_summarize_.insert(path);
