@@ -204,8 +204,6 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   };
   std::vector<Other> others;
   uint64_t generation = 0;
-  std::optional<BuiltView> reusable;
-  std::chrono::milliseconds reuse{0};
   {
     const std::lock_guard lock(mu_);
     auto it = documents_.find(path);
@@ -222,8 +220,6 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
       if (other_path != path && other->summary) others.push_back({other_path, other->summary, other->summary_token});
     }
     generation = generation_;
-    reuse = index_reuse_;
-    if (last_index_ && last_index_->path == path) reusable = last_index_;
     trace = trace_;
   }
   std::shared_ptr<const CheckOptions> base = OptionsFor(path, out.error);
@@ -244,10 +240,13 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
       key.others.emplace_back(other.path, static_cast<int64_t>(other.token));
     }
     const auto now = std::chrono::steady_clock::now();
-    if (last && reusable && reusable->key == key && now - reusable->built < reuse) {
+    if (last) {
       const std::lock_guard lock(mu_);
-      ++index_counts_.reused;
-      return reusable->view;
+      if (last_index_ && last_index_->path == path && last_index_->key == key &&
+          now - last_index_->built < index_reuse_) {
+        ++index_counts_.reused;
+        return last_index_->view;
+      }
     }
     std::vector<IndexSeed> seeds;
     seeds.push_back({own, path});

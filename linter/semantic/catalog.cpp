@@ -269,12 +269,9 @@ std::vector<std::string_view> Model::OptimizerUpdateMethods() const {
   return out;
 }
 
-bool Model::DerivesFromOptimizer(int cls, int depth) const {
-  if (depth == 0) {
-    const std::vector<int>& classes = OptimizerClasses();
-    return std::binary_search(classes.begin(), classes.end(), cls);
-  }
-  return DerivesFromOptimizerUncached(cls, depth);
+bool Model::DerivesFromOptimizer(int cls) const {
+  const std::vector<int>& classes = OptimizerClasses();
+  return std::binary_search(classes.begin(), classes.end(), cls);
 }
 
 bool Model::DerivesFromOptimizerUncached(int cls, int depth) const {
@@ -292,7 +289,7 @@ int Model::OptimizerUpdateLoop(int method) const {
   const Scope& scope = scopes_[static_cast<size_t>(method)];
   // Any method but the special ones (`__init__` sets up state; the training step calls the others).
   if (scope.kind != ScopeKind::kFunction || scope.name.starts_with("__") || scope.parent < 0 ||
-      scopes_[static_cast<size_t>(scope.parent)].kind != ScopeKind::kClass || !DerivesFromOptimizer(scope.parent, 0)) {
+      scopes_[static_cast<size_t>(scope.parent)].kind != ScopeKind::kClass || !DerivesFromOptimizer(scope.parent)) {
     return -1;
   }
   for (size_t i = 0; i < loops_.size(); ++i) {

@@ -535,8 +535,7 @@ bool Builder::ReviewCallbacks(bool classified) {
       }
     }
   }
-  bool changed = false;
-  std::vector<std::pair<uint32_t, int>> fresh;
+  std::vector<std::pair<uint32_t, int>> fresh;  // the calls added
   for (const auto& [index, function] : added) {
     auto it = std::lower_bound(m_.local_calls_.begin(), m_.local_calls_.end(), index,
                                [](const auto& entry, uint32_t i) { return entry.first < i; });
@@ -544,10 +543,9 @@ bool Builder::ReviewCallbacks(bool classified) {
     if (std::find(it->second.begin(), it->second.end(), function) == it->second.end()) {
       it->second.push_back(function);
       fresh.emplace_back(index, function);
-      changed = true;
     }
   }
-  if (!changed || !classified) return changed;
+  if (fresh.empty() || !classified) return !fresh.empty();
   // The loops were classified without these calls: a step loop whose callback runs `backward()` on every
   // call is a training loop (as ReviewTrainingHelpers does for another file's helpers).
   const std::vector<Model::StepSites> steps = m_.StepSitesPerCall();
@@ -563,7 +561,7 @@ bool Builder::ReviewCallbacks(bool classified) {
     }
   }
   TrainsAfterAll(trains);
-  return changed;
+  return true;
 }
 
 void Builder::MarkRemoteEntries() {

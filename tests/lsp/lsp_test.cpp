@@ -312,7 +312,7 @@ TEST_CASE("a deferred summary: the check uses the last one, Summarize makes the 
   CHECK(comment->summary_pending);
   // Lines moved (a function's line is part of what it tells), so this one does change; a second edit
   // within a line moves nothing.
-  (void)ws.Summarize(helper);
+  CHECK(ws.Summarize(helper));
   REQUIRE(ws.Change(helper, 4, TextRange{2, 3}, "A"));  // "# a comment" -> "# A comment"
   REQUIRE(ws.Check(helper, true)->summary_pending);
   CHECK_FALSE(ws.Summarize(helper));
