@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tl {
@@ -24,7 +26,11 @@ struct LspPosition {
 class LineIndex {
  public:
   LineIndex() = default;
+  // The index views `text`, which must outlive it; a temporary string is refused at compile time.
   explicit LineIndex(std::string_view text);
+  template <class S>
+  requires std::is_same_v<S, std::string>
+  explicit LineIndex(S&& temporary) = delete;
 
   // Line terminators are \n, \r\n and a lone \r (Python accepts all three).
   LineColumn Locate(uint32_t offset) const;

@@ -54,11 +54,13 @@ TEST_CASE("long ASCII runs are read a word at a time; what follows them is still
   CHECK_FALSE(tl::IsValidUtf8(std::string(16, 'b') + "\xff"));
   CHECK(tl::IsValidUtf8(""));
   // Lines of a text with no CR, and one whose only CR is at its very end.
-  LineIndex lf(run + "\n" + run + "\n\n" + run);
+  const std::string lf_text = run + "\n" + run + "\n\n" + run;
+  const LineIndex lf(lf_text);  // a LineIndex views its text: the text outlives it
   CHECK(lf.LineCount() == 4);
   CHECK(lf.LineText(2).empty());
   CHECK(lf.LineStart(3) == 2 * 38 + 1);
-  LineIndex cr(run + "\n" + run + "\r");
+  const std::string cr_text = run + "\n" + run + "\r";
+  const LineIndex cr(cr_text);
   CHECK(cr.LineCount() == 3);
   CHECK(cr.LineText(1) == run);
 }
