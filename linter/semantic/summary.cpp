@@ -722,7 +722,8 @@ void Model::SummarizeValues(FileSummary& out) const {
     }
     const std::vector<std::string_view> overridden = partial ? PartialOverrides(site) : std::vector<std::string_view>();
     const ts::Node args = site.Arguments();
-    int32_t position = partial ? -1 : 0;  // the partial's first argument is the function
+    call.arguments.reserve(NamedChildCount(args));  // a summary lives until the index is built: no slack
+    int32_t position = partial ? -1 : 0;            // the partial's first argument is the function
     for (ts::Node arg : NamedChildren(args)) {
       const K k = KindOf(arg);
       if (k == K::kComment) continue;
@@ -760,6 +761,7 @@ void Model::SummarizeValues(FileSummary& out) const {
     }
     out.calls.push_back(std::move(call));
   }
+  out.calls.shrink_to_fit();
   // A period the file cannot resolve (`if step % args.log_interval == 0:`), where it throttles per-step
   // code: in a step loop of the file, or in a function that runs every step.
   const auto throttles_steps = [&](const Guard& guard) {
