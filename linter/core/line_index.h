@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace tl {
@@ -28,9 +27,8 @@ class LineIndex {
   LineIndex() = default;
   // The index views `text`, which must outlive it; a temporary string is refused at compile time.
   explicit LineIndex(std::string_view text);
-  template <class S>
-  requires std::is_same_v<S, std::string>
-  explicit LineIndex(S&& temporary) = delete;
+  explicit LineIndex(const char* text) : LineIndex(std::string_view(text)) {}
+  explicit LineIndex(std::string&& temporary) = delete;
 
   // Line terminators are \n, \r\n and a lone \r (Python accepts all three).
   LineColumn Locate(uint32_t offset) const;
