@@ -4,6 +4,10 @@
 #include "linter/core/line_index.h"
 #include "linter/core/source_file.h"
 
+#include <string>
+#include <string_view>
+#include <type_traits>
+
 using tl::LineIndex;
 using tl::PositionEncoding;
 
@@ -64,6 +68,12 @@ TEST_CASE("long ASCII runs are read a word at a time; what follows them is still
   CHECK(cr.LineCount() == 3);
   CHECK(cr.LineText(1) == run);
 }
+
+// A LineIndex views its text, so one of a temporary string would read freed memory: that does not compile.
+static_assert(!std::is_constructible_v<LineIndex, std::string&&>);
+static_assert(std::is_constructible_v<LineIndex, const std::string&>);
+static_assert(std::is_constructible_v<LineIndex, std::string_view>);
+static_assert(std::is_constructible_v<LineIndex, const char*>);
 
 TEST_CASE("offsets past the end clamp to the last position") {
   LineIndex index("ab\n");
