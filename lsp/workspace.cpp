@@ -72,13 +72,16 @@ void Workspace::ReloadConfigs() {
   const std::lock_guard lock(mu_);
   configs_ = std::make_shared<ConfigResolver>();
   pins_ = std::make_shared<TorchPinResolver>();
-  ++generation_;
-  last_index_.reset();
+  ForgetIndex();
 }
 
 void Workspace::ProjectChanged() {
   const std::lock_guard lock(mu_);
-  ++generation_;
+  ForgetIndex();
+}
+
+void Workspace::ForgetIndex() {
+  ++generation_;  // an index a check is building now is not kept for reuse either
   last_index_.reset();
 }
 
@@ -98,8 +101,7 @@ void Workspace::Open(const std::string& path, std::string text, int64_t version)
   document->text = std::move(text);
   document->version = version;
   documents_[path] = std::move(document);
-  ++generation_;
-  last_index_.reset();  // another document under a project root: its indexes are built again
+  ForgetIndex();  // another document under a project root: its indexes are built again
 }
 
 bool Workspace::Change(const std::string& path, int64_t version, std::optional<TextRange> range,
@@ -134,8 +136,7 @@ bool Workspace::Change(const std::string& path, int64_t version, std::optional<T
 void Workspace::Close(const std::string& path) {
   const std::lock_guard lock(mu_);
   documents_.erase(path);
-  ++generation_;
-  last_index_.reset();
+  ForgetIndex();
 }
 
 bool Workspace::IsOpen(const std::string& path) const {
@@ -349,7 +350,7 @@ bool Workspace::Summarize(const std::string& path) {
   if (!changed) return false;  // the same for the project: the one kept, and the indexes built with it
   ++doc.summary_token;
   doc.summary = summary ? std::make_shared<const semantic::FileSummary>(std::move(*summary)) : nullptr;
-  return changed;
+  return true;
 }
 
 Status Workspace::LoadTrace(const std::string& path) {

@@ -107,6 +107,8 @@ class Workspace {
  private:
   struct Document;
   std::shared_ptr<const CheckOptions> OptionsFor(const std::string& path, std::string& error);
+  // With mu_ held: no project index built before now is reused (moves generation_ on, drops last_index_).
+  void ForgetIndex();
 
   size_t jobs_;
   mutable std::mutex mu_;
