@@ -77,11 +77,16 @@ struct ConvBiasFinding {
   std::string norm;
 };
 
+// The last segment of a torch.nn layer class named by a canonical name ("Conv2d"), or empty.
+std::string_view TorchNnClass(std::string_view canonical) {
+  if (!canonical.starts_with("torch.nn.")) return {};
+  return canonical.substr(canonical.rfind('.') + 1);
+}
+
 // The last segment of a torch.nn layer class the call constructs ("Conv2d"), or empty.
 std::string_view LayerClass(const semantic::Model& model, const semantic::Site& call, std::string& holder) {
   holder = model.CalleeCanonical(call);
-  if (!holder.starts_with("torch.nn.")) return {};
-  return std::string_view(holder).substr(holder.rfind('.') + 1);
+  return TorchNnClass(holder);
 }
 
 bool IsConv(std::string_view cls) { return cls == "Conv1d" || cls == "Conv2d" || cls == "Conv3d"; }
@@ -126,6 +131,14 @@ class ConvBiasBeforeBatchNorm final : public Rule {
 
   void Check(const CheckContext& context, std::vector<Diagnostic>& out) const override {
     const semantic::Model& model = context.model;
+    // Every finding starts at a call that constructs a conv layer (`report` drops any other): a file
+    // without one has nothing to report, and the walks below (a constructor looked up for every layer
+    // call of every `forward`) are skipped. The callees' canonical names are a table lookup.
+    if (std::none_of(model.Sites().begin(), model.Sites().end(), [&](const semantic::Site& site) {
+          return site.kind == semantic::SiteKind::kCall && IsConv(TorchNnClass(model.CalleeCanonical(site)));
+        })) {
+      return;
+    }
     std::vector<const semantic::Site*> reported;
     int unsafe = -1;  // computed once, on the first finding
     auto report = [&](const semantic::Site* conv, const semantic::Site* norm, bool fixable = true) {
