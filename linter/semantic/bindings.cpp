@@ -92,13 +92,16 @@ std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::str
 std::span<const uint32_t> Model::BindingsIn(std::string_view name, int first, int last) const {
   struct ByNameScope {
     const std::vector<Binding>& bindings;
+    // One comparison of the names each (`!=` then `<` would compare them twice).
     bool operator()(uint32_t a, std::pair<std::string_view, int> b) const {
       const Binding& x = bindings[a];
-      return x.name != b.first ? x.name < b.first : x.scope < b.second;
+      const int names = x.name.compare(b.first);
+      return names != 0 ? names < 0 : x.scope < b.second;
     }
     bool operator()(std::pair<std::string_view, int> a, uint32_t b) const {
       const Binding& y = bindings[b];
-      return a.first != y.name ? a.first < y.name : a.second < y.scope;
+      const int names = a.first.compare(y.name);
+      return names != 0 ? names < 0 : a.second < y.scope;
     }
   };
   const ByNameScope less{bindings_};

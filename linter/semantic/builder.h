@@ -145,13 +145,20 @@ class Builder {
       frames_.pop_back();
     }
   }
-  void AddScope(ScopeKind kind, ts::Node node, uint32_t depth);
+  // `kids`: the definition's children when the walk read them (Kids), else empty.
+  void AddScope(ScopeKind kind, ts::Node node, uint32_t depth, std::span<const ts::Node> kids = {});
   // `statement_end` and `block_end`: a plain assignment statement's and its block's end bytes (0: not one).
   void BindTarget(ts::Node target, ts::Node value, Model::BindingKind kind, int position, int loop,
                   uint32_t statement_end = 0, uint32_t block_end = 0);
   void RecordParameters(ts::Node parameters);
   void RecordImport(ts::Node node, K kind);
-  void RecordCall(ts::Node node);
+  void RecordCall(ts::Node node, std::span<const ts::Node> kids);
+  // The named children of the node Enter is at, read once from the tree (only for a node with up to
+  // NamedChildRange::kFewChildren of them; empty otherwise): Enter reads its fields from them, and when
+  // it enters the node the walk hands them out from here instead of asking tree-sitter again. In this
+  // tree-sitter a call's callee, an assignment's value or an attribute's object is a walk over the
+  // node's children each time it is asked for; the walk asks for them all anyway.
+  std::span<const ts::Node> Kids(ts::Node node);
   void AddSite(ts::Node node, SiteKind kind);
   void NoteString(ts::Node node);
   // The outermost attributes (no attribute around them) named like a precision or layout constant
@@ -282,6 +289,12 @@ class Builder {
   // walk enters that attribute next, and asks the same.
   ts::Node callee_attribute_;
   ts::Node callee_object_;
+  // Kids: the children read, as a stack (each level of the walk that hands out children from here owns
+  // the slots from its first one to the top), and the node whose children were read last, from slot
+  // `kids_begin_`, until the walk takes them.
+  std::vector<ts::Node> kids_;
+  ts::Node kids_of_;
+  size_t kids_begin_ = 0;
   std::unordered_map<std::string_view, int> import_index_;
   std::span<const ImportSummary> star_;  // what the file's star imports bring (Model::Build)
   // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before

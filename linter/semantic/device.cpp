@@ -45,7 +45,7 @@ void Builder::FindCudaEvidence() {
     // canonical name.
     const ts::Node receiver = ReceiverOf(site);
     const K rk = KindOf(receiver);
-    const std::string_view last = rk == K::kAttribute    ? m_.Text(LastChild(receiver))  // see CanonicalName
+    const std::string_view last = rk == K::kAttribute    ? AttributeNameText(receiver, m_.source_)  // see CanonicalName
                                   : rk == K::kIdentifier ? m_.Text(receiver)
                                                          : "";
     if (last != "cuda" && last != "accelerator" && last != "amp" && last != "pl" && last != "L" && last != "fabric" &&

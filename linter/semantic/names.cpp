@@ -155,10 +155,10 @@ std::string Model::CanonicalName(ts::Node expr, std::string_view attribute, ts::
   }
   while (KindOf(node) == K::kAttribute) {
     if (size == kMaxTail) return {};  // a chain of more than 64 attributes
-    // `object . attribute`: tree-sitter keeps extras out of a node's two ends, so the first and last
-    // children are the two fields (RecordCall reads `site.name` so too), for much less than a lookup
-    // by field.
-    tail[size++] = Text(LastChild(node));
+    // `object . attribute`: the name is read from the node's text (RecordCall reads `site.name` so
+    // too), and tree-sitter keeps extras out of a node's two ends, so the first child is the object,
+    // for much less than a lookup by field.
+    tail[size++] = AttributeNameText(node, source_);
     node = Unparen(FirstChild(node));
   }
   if (KindOf(node) != K::kIdentifier) return {};

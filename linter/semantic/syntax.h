@@ -166,6 +166,26 @@ inline ts::Node LastChild(ts::Node node) {
   return count == 0 ? ts::Node() : ts::Node(ts_node_child(node.raw(), count - 1));
 }
 
+// The name of an `object . attribute` node, read from its text: the identifier after the last dot, for
+// a scan of a few bytes where LastChild walks the node's children (the hot path: every method call and
+// every dotted name). The text is trusted only when what follows its last dot is blanks and one
+// identifier; a comment or a line continuation between the dot and the name (inside brackets) fails
+// that, and the name is then read from the tree.
+inline std::string_view AttributeNameText(ts::Node attribute, std::string_view source) {
+  const std::string_view text = attribute.Text(source);
+  const size_t dot = text.rfind('.');
+  if (dot != std::string_view::npos) {
+    std::string_view name = text.substr(dot + 1);
+    name.remove_prefix(std::min(name.find_first_not_of(" \t\f\r\n"), name.size()));
+    const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return u >= 0x80 || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    });
+    if (identifier) return name;
+  }
+  return LastChild(attribute).Text(source);
+}
+
 // Named children the model's walk read, kept so that the passes after it and the rules read them from an
 // array: in this tree-sitter (0.20) NamedChild(i) walks the node's children from the first, hundreds of
 // instructions a call, and the same argument lists and parameter lists are read again and again (the

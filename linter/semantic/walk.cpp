@@ -9,13 +9,15 @@
 
 namespace tl::semantic {
 
-void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth) {
+void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth, std::span<const ts::Node> kids) {
   Push(depth);
   Scope scope;
   scope.kind = kind;
   scope.node = node;
   scope.parent = scope_;
-  if (ts::Node name = Field(node, F::kName); !name.IsNull()) scope.name = m_.Text(name);
+  // A definition's name is its first named child (`async` and `def` are anonymous).
+  const ts::Node name = !kids.empty() && KindOf(kids.front()) == K::kIdentifier ? kids.front() : Field(node, F::kName);
+  if (!name.IsNull()) scope.name = m_.Text(name);
   if (depth > 0 && parent_kind_[depth - 1] == K::kDecorated) scope.decorated = last_decorated_;
   m_.scopes_.push_back(scope);
   scope_ = static_cast<int>(m_.scopes_.size()) - 1;
@@ -105,19 +107,24 @@ void Builder::RecordParameters(ts::Node parameters) {
   if (keep && next - first == count) m_.child_table_.Keep(parameters, first, count);
 }
 
-void Builder::RecordCall(ts::Node node) {
+void Builder::RecordCall(ts::Node node, std::span<const ts::Node> kids) {
   Site site;
   site.node = node;
   site.kind = SiteKind::kCall;
   site.scope = scope_;
   site.loop = loop_;
   site.guard = guard_;
-  site.callee = Unparen(FirstChild(node));  // `function` is always the first child
-  site.arguments = Field(node, F::kArguments);
+  // `function` is always the first child, and `arguments` the last (a comment may sit between them); a
+  // broken call whose last child is something else is asked by field.
+  site.callee = Unparen(kids.empty() ? FirstChild(node) : kids.front());
+  const K last = kids.size() >= 2 ? KindOf(kids.back()) : K::kOther;
+  site.arguments = last == K::kArgumentList || (last == K::kComprehension && kids.back().Is("generator_expression"))
+                       ? kids.back()
+                       : Field(node, F::kArguments);
   const K ck = KindOf(site.callee);
   ts::Node receiver;
   if (ck == K::kAttribute) {
-    site.name = m_.Text(LastChild(site.callee));  // `object . attribute`
+    site.name = AttributeNameText(site.callee, m_.source_);  // `object . attribute`
     callee_attribute_ = site.callee;
     callee_object_ = FirstChild(site.callee);
     receiver = Unparen(callee_object_);  // Site::Receiver(), unparenthesized
@@ -202,6 +209,15 @@ void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
   });
 }
 
+std::span<const ts::Node> Builder::Kids(ts::Node node) {
+  const uint32_t count = node.NamedChildCount();
+  if (count == 0 || count > ts::NamedChildRange::kFewChildren) return {};
+  kids_begin_ = kids_.size();
+  kids_of_ = node;
+  for (uint32_t i = 0; i < count; ++i) kids_.push_back(node.NamedChild(i));
+  return {kids_.data() + kids_begin_, count};
+}
+
 bool Builder::Enter(ts::Node node, uint32_t depth) {
   const K kind = KindOf(node);
   if (parent_kind_.size() <= depth) {
@@ -223,8 +239,11 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
     case K::kNone:
     case K::kComment: return false;
     case K::kFunction: {
-      AddScope(ScopeKind::kFunction, node, depth);
-      if (ts::Node params = Field(node, F::kParameters); !params.IsNull()) RecordParameters(params);
+      const std::span<const ts::Node> kids = Kids(node);
+      AddScope(ScopeKind::kFunction, node, depth, kids);
+      const ts::Node params = kids.size() >= 2 && KindOf(kids[1]) == K::kParameters ? kids[1]
+                                                                                    : Field(node, F::kParameters);
+      if (!params.IsNull()) RecordParameters(params);
       return true;
     }
     case K::kLambda: {
@@ -232,7 +251,7 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       if (ts::Node params = Field(node, F::kParameters); !params.IsNull()) RecordParameters(params);
       return true;
     }
-    case K::kClass: AddScope(ScopeKind::kClass, node, depth); return true;
+    case K::kClass: AddScope(ScopeKind::kClass, node, depth, Kids(node)); return true;
     case K::kDecorated: last_decorated_ = node; return true;
     case K::kFor: {
       Loop loop;
@@ -309,13 +328,14 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       NoteAttribute(node, depth);
       // `a.b`: nothing to record below when the object is a plain name (most attributes); the
       // parent (a call or an assignment) reads the attribute itself.
+      // (Kids would read both children where most attributes need only the first.)
       return KindOf(node == callee_attribute_ ? callee_object_ : FirstChild(node)) != K::kIdentifier;
     case K::kParameters:
     case K::kType:
       // Parameters were bound with the function; defaults and annotations run once, at definition.
       NoteSkippedAttributes(node, depth);
       return false;
-    case K::kCall: RecordCall(node); return true;
+    case K::kCall: RecordCall(node, Kids(node)); return true;
     case K::kInterpolation: AddSite(node, SiteKind::kInterpolation); return true;
     case K::kBinary:
       // `"%.3f" % loss`: printf-style formatting, which reads its operands as Python numbers.
@@ -397,8 +417,9 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
     }
     case K::kAssignment: {
       // `left = right`, `left: type = right` or `left: type` (no value: nothing to bind).
-      ts::Node left = FirstChild(node);
-      ts::Node right = LastChild(node);
+      const std::span<const ts::Node> kids = Kids(node);
+      ts::Node left = kids.empty() ? FirstChild(node) : kids.front();
+      ts::Node right = kids.empty() ? LastChild(node) : kids.back();
       if (KindOf(right) == K::kType || right == left) right = ts::Node();
       // `a = b = value`: every target gets the final value (the inner assignment binds its own).
       while (KindOf(right) == K::kAssignment) right = Field(right, F::kRight);
@@ -412,12 +433,14 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       return true;
     }
     case K::kAugmented: {
-      ts::Node left = Unparen(FirstChild(node));
+      const std::span<const ts::Node> kids = Kids(node);
+      ts::Node left = Unparen(kids.empty() ? FirstChild(node) : kids.front());
+      const ts::Node right = kids.size() >= 2 ? kids.back() : LastChild(node);
       const K lk = KindOf(left);
       if (lk == K::kIdentifier || lk == K::kAttribute) {
-        m_.bindings_.push_back({m_.Text(left), scope_, Model::BindingKind::kAugmented, LastChild(node), left, -1, -1});
+        m_.bindings_.push_back({m_.Text(left), scope_, Model::BindingKind::kAugmented, right, left, -1, -1});
       } else if (lk == K::kSubscript) {
-        BindTarget(left, LastChild(node), Model::BindingKind::kAugmented, -1, -1);
+        BindTarget(left, right, Model::BindingKind::kAugmented, -1, -1);
       }
       return true;
     }
@@ -488,15 +511,35 @@ void Builder::Run() {
   // passes and rules read the arguments of the same calls again and again; keeping every node's children
   // costs the walk more than the other questions save): `kept` holds, at each depth, the node, its first
   // slot and the slot of its next child (kNotKept: a node not kept).
+  // A level hands out its node's children from the tree, or from kids_ when Enter read them (Kids).
   struct Kept {
     ts::Node node;
     uint32_t first, next;
   };
   constexpr uint32_t kNotKept = UINT32_MAX;
-  std::vector<ts::NamedChildRange> levels;
+  constexpr size_t kFromTree = SIZE_MAX;
+  struct Level {
+    explicit Level(ts::Node node) : range(node) {}
+    Level(size_t first, uint32_t count) : range(ts::Node()), kid_first(first), kid_count(count) {}
+    ts::NamedChildRange range;
+    size_t kid_first = kFromTree;  // the level's first slot in kids_
+    uint32_t kid_count = 0;
+    uint32_t kid_next = 0;
+    uint32_t size() const { return kid_first == kFromTree ? range.size() : kid_count; }
+  };
+  std::vector<Level> levels;
   std::vector<Kept> kept;
+  const auto next = [&](Level& level) {
+    if (level.kid_first == kFromTree) return level.range.Next();
+    return level.kid_next < level.kid_count ? kids_[level.kid_first + level.kid_next++] : ts::Node();
+  };
   const auto push = [&](ts::Node node, K kind) {
-    levels.emplace_back(node);
+    if (!kids_of_.IsNull() && kids_of_ == node) {
+      levels.emplace_back(kids_begin_, static_cast<uint32_t>(kids_.size() - kids_begin_));
+    } else {
+      levels.emplace_back(node);
+    }
+    kids_of_ = ts::Node();
     const uint32_t count = levels.back().size();
     const uint32_t first = kind == K::kArgumentList && count > 0 && count <= ts::NamedChildRange::kFewChildren
                                ? m_.child_table_.Open(count)
@@ -506,12 +549,13 @@ void Builder::Run() {
   if (Enter(tree_->Root(), 0)) push(tree_->Root(), parent_kind_[0]);
   while (!levels.empty()) {
     const auto depth = static_cast<uint32_t>(levels.size());
-    const ts::Node node = levels.back().Next();
+    const ts::Node node = next(levels.back());
     if (node.IsNull()) {
       const Kept& done = kept.back();
       if (done.first != kNotKept && done.next - done.first == levels.back().size()) {
         m_.child_table_.Keep(done.node, done.first, done.next - done.first);
       }
+      if (levels.back().kid_first != kFromTree) kids_.resize(levels.back().kid_first);
       levels.pop_back();
       kept.pop_back();
       PopTo(depth - 1);
@@ -521,6 +565,10 @@ void Builder::Run() {
     if (Enter(node, depth)) {
       push(node, parent_kind_[depth]);
     } else {
+      if (!kids_of_.IsNull()) {  // read, but not entered
+        kids_.resize(kids_begin_);
+        kids_of_ = ts::Node();
+      }
       PopTo(depth);
     }
   }

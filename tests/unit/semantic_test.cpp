@@ -643,5 +643,71 @@ TEST_CASE("a callee's canonical name, read from what the builder kept of it, is 
   CHECK(p->model->CalleeCanonical(*CallStartingWith(*p->model, "x.view")).empty());
 }
 
+TEST_CASE("the walk's calls and assignments read the same children as the tree's fields") {
+  // The walk reads a call's, an assignment's and an augmented assignment's fields from the children it
+  // hands out (Builder::Kids), not by field: a comment between a callee and its arguments, a generator
+  // argument, a callee that is itself a comprehension, annotated assignments with and without a value,
+  // chained and tuple assignments, and broken code must give what the fields give.
+  const std::string text =
+      "import torch\nx = f(1, 2)\ny = (g  # note\n     (3))\nz = h(a for a in b)\n"
+      "w = [c for c in d](e)\nv: int = k(4)\nu: float\np = q = r(5)\ns, t = m(6), n(7)\n"
+      "o += torch.ones(8)\nself.l -= j(9)\nprint(x, v, u, p, q, s, o)\nbroken = f(1,\ncount = len(\n";
+  auto parsed = Build(text);
+  const Model& model = *parsed->model;
+  int calls = 0;
+  for (const Site& site : model.Sites()) {
+    if (site.kind != SiteKind::kCall) continue;
+    ++calls;
+    CHECK(site.callee == Unparen(Field(site.node, FieldName::kFunction)));
+    CHECK(site.Arguments() == Field(site.node, FieldName::kArguments));
+  }
+  CHECK(calls >= 11);
+  // The value reaching each name at `print(...)` is the assignment's `right` field (the last one of a
+  // chain; an augmented assignment's operand).
+  const Site* print = CallStartingWith(model, "print(");
+  REQUIRE(print != nullptr);
+  const auto value_of = [&](std::string_view name) {
+    for (ts::Node arg : print->Arguments().NamedChildren()) {
+      if (model.Text(arg) != name) continue;
+      const Model::Binding* binding = model.ReachingBinding(arg, 0);
+      return binding == nullptr ? std::string_view("<none>") : model.Text(binding->value);
+    }
+    return std::string_view("<not an argument>");
+  };
+  CHECK(value_of("x") == "f(1, 2)");
+  CHECK(value_of("v") == "k(4)");
+  CHECK(value_of("u") == "<none>");
+  CHECK(value_of("p") == "r(5)");
+  CHECK(value_of("q") == "r(5)");
+  CHECK(value_of("s") == "m(6), n(7)");
+  CHECK(value_of("o") == "torch.ones(8)");
+}
+TEST_CASE("AttributeNameText reads the attribute's own name, as the tree's last child does") {
+  // Plain, spaced and nested attributes; inside brackets, a newline, a comment (with a dot of its own)
+  // or a line continuation between the dot and the name; non-ASCII names; and broken code, where the
+  // name is missing.
+  const std::string text =
+      "a.b\nx = torch.nn.functional.relu(y)\nz = (p .  q)\nw = (r.\n     s)\n"
+      "v = (t.  # a comment. with dots.\n     u)\nm = (n. \\\n o)\nk = modèle.größe\ne = obj.\nf = g.h.\n";
+  ts::Parser parser;
+  auto tree = parser.Parse(text);
+  REQUIRE(tree.ok());
+  std::vector<std::string> names;
+  ts::Walk(tree->Root(), [&](ts::Node node) {
+    if (KindOf(node) != NodeKind::kAttribute) return true;
+    const std::string_view fast = AttributeNameText(node, text);
+    CHECK(fast == LastChild(node).Text(text));
+    names.emplace_back(fast);
+    return true;
+  });
+  CHECK(std::find(names.begin(), names.end(), "functional") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "relu") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "q") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "s") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "u") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "o") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "größe") != names.end());
+  CHECK(names.size() >= 10);
+}
 }  // namespace
 }  // namespace tl::semantic
