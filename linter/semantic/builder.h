@@ -156,8 +156,9 @@ class Builder {
   // The named children of the node Enter is at, read once from the tree (only for a node with up to
   // NamedChildRange::kFewChildren of them; empty otherwise): Enter reads its fields from them, and when
   // it enters the node the walk hands them out from here instead of asking tree-sitter again. In this
-  // tree-sitter a call's callee, an assignment's value or an attribute's object is a walk over the
-  // node's children each time it is asked for; the walk asks for them all anyway.
+  // tree-sitter a call's callee and arguments, an assignment's target and value, or a definition's name
+  // and parameters are each a walk over the node's children when asked for; the walk asks for them all
+  // anyway. (An attribute is not read so: most are not entered, and need only their first child.)
   std::span<const ts::Node> Kids(ts::Node node);
   void AddSite(ts::Node node, SiteKind kind);
   void NoteString(ts::Node node);

@@ -328,7 +328,6 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       NoteAttribute(node, depth);
       // `a.b`: nothing to record below when the object is a plain name (most attributes); the
       // parent (a call or an assignment) reads the attribute itself.
-      // (Kids would read both children where most attributes need only the first.)
       return KindOf(node == callee_attribute_ ? callee_object_ : FirstChild(node)) != K::kIdentifier;
     case K::kParameters:
     case K::kType:
@@ -511,12 +510,12 @@ void Builder::Run() {
   // passes and rules read the arguments of the same calls again and again; keeping every node's children
   // costs the walk more than the other questions save): `kept` holds, at each depth, the node, its first
   // slot and the slot of its next child (kNotKept: a node not kept).
-  // A level hands out its node's children from the tree, or from kids_ when Enter read them (Kids).
   struct Kept {
     ts::Node node;
     uint32_t first, next;
   };
   constexpr uint32_t kNotKept = UINT32_MAX;
+  // A level hands out its node's children from the tree, or from kids_ when Enter read them (Kids).
   constexpr size_t kFromTree = SIZE_MAX;
   struct Level {
     explicit Level(ts::Node node) : range(node) {}
