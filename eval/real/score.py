@@ -75,14 +75,15 @@ def materialise(gdir, commit, paths, dest):
     return missing
 
 
-def run_torchlint(binary, cwd):
+def run_torchlint(binary, cwd, extra=()):
     """Runs `check` with JSON output and every rule selected on cwd; returns (findings, stderr text).
 
     `--select ALL` also turns on the rules that are off by default (TL502), which are labelled too.
+    `extra`: more options for `check` (same_findings.py passes `--no-project`).
     """
     last = None
     for flag in ("--output-format", "--format"):  # the CLI's flag, then the older spelling
-        cmd = [binary, "check", flag, "json", "--select", "ALL", "--exit-zero", "."]
+        cmd = [binary, "check", flag, "json", "--select", "ALL", "--exit-zero"] + list(extra) + ["."]
         r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
         last = r
         if r.returncode == 0:

@@ -8,6 +8,18 @@
 #include <vector>
 
 namespace tl::semantic {
+namespace {
+
+// A node's first and last children as Kids read them, or from the tree when it did not (a wide or
+// broken node). A single kid is only the first: its last child is asked of the tree.
+ts::Node FirstKid(std::span<const ts::Node> kids, ts::Node node) {
+  return kids.empty() ? FirstChild(node) : kids.front();
+}
+ts::Node LastKid(std::span<const ts::Node> kids, ts::Node node) {
+  return kids.size() >= 2 ? kids.back() : LastChild(node);
+}
+
+}  // namespace
 
 void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth, std::span<const ts::Node> kids) {
   Push(depth);
@@ -116,7 +128,7 @@ void Builder::RecordCall(ts::Node node, std::span<const ts::Node> kids) {
   site.guard = guard_;
   // `function` is always the first child, and `arguments` the last (a comment may sit between them); a
   // broken call whose last child is something else is asked by field.
-  site.callee = Unparen(kids.empty() ? FirstChild(node) : kids.front());
+  site.callee = Unparen(FirstKid(kids, node));
   const K last = kids.size() >= 2 ? KindOf(kids.back()) : K::kOther;
   site.arguments = last == K::kArgumentList || (last == K::kComprehension && kids.back().Is("generator_expression"))
                        ? kids.back()
@@ -417,8 +429,8 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
     case K::kAssignment: {
       // `left = right`, `left: type = right` or `left: type` (no value: nothing to bind).
       const std::span<const ts::Node> kids = Kids(node);
-      ts::Node left = kids.empty() ? FirstChild(node) : kids.front();
-      ts::Node right = kids.empty() ? LastChild(node) : kids.back();
+      ts::Node left = FirstKid(kids, node);
+      ts::Node right = LastKid(kids, node);
       if (KindOf(right) == K::kType || right == left) right = ts::Node();
       // `a = b = value`: every target gets the final value (the inner assignment binds its own).
       while (KindOf(right) == K::kAssignment) right = Field(right, F::kRight);
@@ -433,8 +445,8 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
     }
     case K::kAugmented: {
       const std::span<const ts::Node> kids = Kids(node);
-      ts::Node left = Unparen(kids.empty() ? FirstChild(node) : kids.front());
-      const ts::Node right = kids.size() >= 2 ? kids.back() : LastChild(node);
+      ts::Node left = Unparen(FirstKid(kids, node));
+      const ts::Node right = LastKid(kids, node);
       const K lk = KindOf(left);
       if (lk == K::kIdentifier || lk == K::kAttribute) {
         m_.bindings_.push_back({m_.Text(left), scope_, Model::BindingKind::kAugmented, right, left, -1, -1});
