@@ -867,7 +867,8 @@ void ValueFlow::Subscript(ts::Node expr, int scope, int depth, std::vector<Value
   const Value key = m_.Resolve(Field(expr, F::kSubscript), scope);
   if (KindOf(object) == K::kIdentifier) {
     const std::string_view name = m_.Text(object);
-    if (const int record = m_.RecordOf(name, m_.BindingScope(name, scope)); record >= 0) {
+    const int bound = m_.BindingScope(name, scope);
+    if (const int record = m_.RecordOf(name, bound); record >= 0) {
       // A dict variable: its literal's keys and every item written to it since.
       bool found = false;
       auto [first, last] = m_.RecordWrites(record);
@@ -881,8 +882,14 @@ void ValueFlow::Subscript(ts::Node expr, int scope, int depth, std::vector<Value
           Resolve(write.value, write.scope, depth + 1, out);
         }
       }
-      if (!found || !m_.config_records_[static_cast<size_t>(record)].closed || !key.known()) PushUnknown(out);
-      return;
+      // A parameter with a config's name handed to a class of the file (`Block(cfg)` in `GPT.__init__(self,
+      // cfg)`) is a record too, but it holds what the callers pass: a key the function does not write is
+      // read from them, below.
+      const Model::Binding* binding = found ? nullptr : m_.SingleBinding(name, bound);
+      if (binding == nullptr || binding->kind != Model::BindingKind::kParameter) {
+        if (!found || !m_.config_records_[static_cast<size_t>(record)].closed || !key.known()) PushUnknown(out);
+        return;
+      }
     }
   }
   if (key.kind == ValueKind::kString && ConfigLike(object, scope, depth) && FieldValues(key.string_value, depth, out)) {

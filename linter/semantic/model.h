@@ -213,6 +213,9 @@ struct SyncOp {
   bool from_parameters = false;
   std::string parameter{};  // then the parameter read, and its position (ParameterPosition)
   int parameter_position = -1;
+  // A Python number assigned through one boolean mask (`logits[logits < v] = -float("inf")`): PyTorch 1.10
+  // and later run it as `masked_fill_`, which does not sync; earlier versions index the mask's nonzeros.
+  bool mask_fill = false;
 };
 
 // An argument of a call as the callee sees it.
@@ -469,6 +472,10 @@ class Model {
   // syncs_implicit.cpp), for a name rebound as a mask grows.
   bool IsDeviceBoolTensorDepth(ts::Node expr, int scope, int depth) const;
   bool EveryBindingAMask(std::string_view name, int scope, int depth) const;
+  // A Python number, not a tensor: a numeric literal, `-x` or `a * b` of numbers, `float(...)`/`int(...)`,
+  // `math.inf`/`numpy.nan`/`torch.inf`, `torch.finfo(t.dtype).min`, or a name (`self.eot` too) every
+  // assignment of which binds one, or a parameter annotated `int`, `float` or `bool` (syncs_implicit.cpp).
+  bool IsPythonNumber(ts::Node expr, int scope, int depth = 0) const;
   // The `torch.utils.data.DataLoader(...)` call an expression stands for (loaders.cpp): the call itself, a
   // name bound to it once, enumerate/tqdm/iter/zip of one, a parameter of a function of the file whose
   // call sites in the file all pass the same loader. Null when it cannot be told.

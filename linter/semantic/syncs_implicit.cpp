@@ -5,7 +5,10 @@
 // element at a time and compare each on the host.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
+#include <span>
+#include <utility>
 
 #include "linter/semantic/builder.h"
 
@@ -34,6 +37,23 @@ uint32_t PositionalCount(ts::Node args) {
   while (!Positional(args, n).IsNull()) ++n;
   return n;
 }
+
+// The subscript's indices other than `mask` are slices, integers, `None` or `...`, which select a view
+// before the mask applies: the mask is the only tensor index.
+bool MaskIsTheOnlyIndex(ts::Node subscript, ts::Node mask) {
+  bool value = true;  // the first named child is the tensor indexed
+  for (ts::Node child : subscript.NamedChildren()) {
+    if (std::exchange(value, false)) continue;
+    const K k = KindOf(child);
+    if (child == mask || k == K::kComment || k == K::kInteger || k == K::kNone) continue;
+    if (child.Type() == "slice" || child.Type() == "ellipsis") continue;
+    if (k == K::kUnary && KindOf(Field(child, F::kArgument)) == K::kInteger) continue;
+    return false;
+  }
+  return true;
+}
+
+bool NumberAnnotation(std::string_view type) { return type == "int" || type == "float" || type == "bool"; }
 
 }  // namespace
 
@@ -167,6 +187,70 @@ bool Model::EveryBindingAMask(std::string_view name, int scope, int depth) const
   return assignments > 1;
 }
 
+bool Model::IsPythonNumber(ts::Node expr, int scope, int depth) const {
+  if (depth > 4) return false;
+  expr = Unparen(expr);
+  switch (KindOf(expr)) {
+    case K::kInteger:
+    case K::kFloat:
+    case K::kTrue:
+    case K::kFalse: return true;
+    case K::kUnary: return IsPythonNumber(Field(expr, F::kArgument), scope, depth + 1);
+    case K::kBinary:
+      return IsPythonNumber(Field(expr, F::kLeft), scope, depth + 1) &&
+             IsPythonNumber(Field(expr, F::kRight), scope, depth + 1);
+    case K::kCall: {
+      // `float("-inf")`, `int(n)`: the builtins (not shadowed) return a Python number.
+      const ts::Node callee = Unparen(Field(expr, F::kFunction));
+      const std::string_view name = KindOf(callee) == K::kIdentifier ? Text(callee) : std::string_view();
+      return (name == "float" || name == "int") && FindImport(name) == nullptr && FunctionsNamed(name).empty() &&
+             BindingScope(name, scope) < 0;
+    }
+    case K::kAttribute: {
+      constexpr std::array<std::string_view, 5> kConstants = {"inf", "nan", "pi", "e", "tau"};
+      const std::string canonical = CanonicalName(expr);
+      const size_t dot = canonical.rfind('.');
+      if (dot != std::string::npos && OneOf(std::string_view(canonical).substr(dot + 1), kConstants)) {
+        const std::string_view module = std::string_view(canonical).substr(0, dot);
+        if (module == "math" || module == "numpy" || module == "torch") return true;
+      }
+      // `torch.finfo(scores.dtype).min`: a Python float (an int for iinfo).
+      const ts::Node object = Unparen(Field(expr, F::kObject));
+      if (KindOf(object) == K::kCall) {
+        const std::string maker = CanonicalName(Unparen(Field(object, F::kFunction)));
+        return maker == "torch.finfo" || maker == "torch.iinfo" || maker == "numpy.finfo" || maker == "numpy.iinfo";
+      }
+      break;
+    }
+    case K::kIdentifier: break;
+    default: return false;
+  }
+  // A name or an attribute: what the model resolves, else every assignment of it binds a number (for
+  // `self.eot`, in any method), or it is a parameter annotated as one.
+  const Value value = Resolve(expr, scope);
+  if (value.kind == ValueKind::kInt || value.kind == ValueKind::kFloat || value.kind == ValueKind::kBool) return true;
+  std::span<const Binding> bindings;
+  const Binding* single = nullptr;
+  if (KindOf(expr) == K::kIdentifier) {
+    single = SingleBinding(Text(expr), scope);
+    if (single == nullptr) return false;
+    bindings = std::span<const Binding>(single, 1);
+  } else {
+    const ts::Node object = Unparen(Field(expr, F::kObject));
+    if (KindOf(object) != K::kIdentifier || Text(object) != "self") return false;
+    bindings = BindingsOf(Text(expr));
+  }
+  if (bindings.empty()) return false;
+  return std::all_of(bindings.begin(), bindings.end(), [&](const Binding& binding) {
+    if (binding.kind == BindingKind::kParameter) {
+      const ts::Node type = Field(binding.target.Parent(), F::kType);
+      return !type.IsNull() && NumberAnnotation(Text(type));
+    }
+    return binding.kind == BindingKind::kAssign && binding.position == -1 && !binding.value.IsNull() &&
+           IsPythonNumber(binding.value, binding.scope, depth + 1);
+  });
+}
+
 std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
   switch (site.kind) {
     case SiteKind::kCondition:
@@ -194,6 +278,18 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
       const K pk = KindOf(parent);
       const bool write = (pk == K::kAssignment || pk == K::kAugmented) && FirstChild(parent) == site.node;
       if (write) {
+        // `x[mask] = 0`: PyTorch 1.10 and later turn a number written through the only (boolean) index into
+        // `masked_fill_`, which reads nothing back. `x[mask] += 1` reads `x[mask]` first; a tensor value
+        // (`x[mask] = y[mask]`, a 0-dim device tensor) still goes through the mask's nonzeros.
+        if (pk == K::kAssignment && MaskIsTheOnlyIndex(site.node, index) &&
+            IsPythonNumber(Field(parent, F::kRight), site.scope)) {
+          SyncOp op{SyncKind::kScalar,
+                    "Assigning a number through a boolean mask synchronizes with the GPU before PyTorch 1.10 "
+                    "(later versions run it as `masked_fill_`)",
+                    "PyTorch 1.10 之前，通过布尔掩码赋一个数值会与 GPU 同步（之后的版本以 `masked_fill_` 执行）"};
+          op.mask_fill = true;
+          return op;
+        }
         return SyncOp{SyncKind::kScalar, "Assigning through a boolean mask synchronizes with the GPU",
                       "通过布尔掩码赋值会与 GPU 同步"};
       }

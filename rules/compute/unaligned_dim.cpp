@@ -47,12 +47,20 @@ Within the file, torchlint follows a dimension through:
   never calls it);
 - tables of literals: `configs[size]["widths"][1]` takes every row when the key is not a constant.
 
+With the project index (the default; `--no-project` turns it off), a layer whose width is a parameter of
+its function, in a file where nothing calls that function (`nn.Embedding(output_size, input_size)` in a
+module's `__init__`), takes the numbers another file of the project passes when it builds the module
+(`TCN(args.emsize, ...)` with `--emsize` defaulting to 100, or a literal): each such width is reported at
+the layer, since the value's own line is in the other file. A dict config a model hands on to a class of
+its file (`TransformerBlock(cfg)` in `GPTModel.__init__(self, cfg)`) is still read from what its callers
+pass, for the keys the function does not write itself.
+
 The object sensitivity is coarse on purpose: a config field may take any value written to that field
 of any config of the file. A default is dropped when every construction in the file sets the field, and
 a write when a later one replaces it in the same flow (in the same block or one around it, with no call
 in between that the object is passed to), even when the later value is unknown. What torchlint cannot
-resolve stays unknown and is never reported: values from other files (a dataclass default that the
-training script always overrides is still reported), a call's result (`len(tokenizer)`), a name bound
+resolve stays unknown and is never reported: values from other files other than those constructor
+arguments (a dataclass default that the training script always overrides is still reported), a call's result (`len(tokenizer)`), a name bound
 more than once in a scope, parameters of functions the file never calls, `d.update(...)` and other
 changes to a dict's keys, nested fields (`config.model.width`), and arguments behind `*args`.
 

@@ -28,7 +28,8 @@ Checks for code that makes the host wait for the GPU on every training step with
   elements of a device tensor (`[i for i, w in enumerate(words) if w != end]`: one sync per element;
   the elements of a tensor, of `enumerate(t)` and of `zip(a, t)` are followed, an enumerate counter is
   not a tensor);
-- boolean-mask indexing of a device tensor, read or write: `x[mask]`, `x[x > 0] = 0`, where the mask
+- boolean-mask indexing of a device tensor, read or write: `x[mask]`, `x[x > 0] += 1`, `x[m] = y[m]`,
+  `x[m] = t.max()` (a tensor value), and, on PyTorch before 1.10, `x[x > 0] = 0`, where the mask
   is a boolean tensor (a comparison with a tensor, `~m`, `a & b`, `torch.isnan(x)`, `x.eq(y)`, `.bool()`,
   a factory with `dtype=torch.bool` on the device or moved there, `torch.eye(n, dtype=torch.bool).to(d)`,
   a byte mask (`dtype=torch.uint8`, which PyTorch still takes for a mask) and its complement `1 - m`,
@@ -75,6 +76,13 @@ It does not report:
   and NumPy arrays: `a[a > 0]` on a NumPy array is not a device read;
 - `repeat_interleave` with integer repeats (`x.repeat_interleave(2, dim=0)`): PyTorch expands it without
   reading the device;
+- a Python number written through a boolean mask that is the only tensor index (`logits[logits < v] =
+  -float("inf")`, `probs[mask] = 0.0`, `x[:, m] = torch.finfo(x.dtype).min`, `t[m] = self.eot` with
+  `self.eot` an `int`): from PyTorch 1.10, `index_put_` runs it as `masked_fill_`, which reads nothing back.
+  The value counts as a number when it is a numeric literal, arithmetic on numbers, `float(...)`/`int(...)`,
+  `math.inf`/`numpy.nan`/`torch.inf`, a `finfo`/`iinfo` field, or a name whose every assignment binds one
+  (a parameter annotated `int`/`float`/`bool` too). With an older pin (or `--target-torch`) it is reported
+  as a sync; a helper of another file is summarized for PyTorch 1.10 and later whatever the pin;
 - values whose tensor type the model cannot tell (a mask passed in as a parameter, a tensor from a
   function of another module): a mask that may be a list of indices or a Python bool stays silent. The
   parameters a loop over `model.parameters()` or `model.named_parameters()` yields are tensors, so a
@@ -192,7 +200,9 @@ class ImplicitSyncInStepLoop final : public Rule {
     for (const semantic::Site& site : model.Sites()) {
       const bool remote = !site.per_step() && site.remote_cadence != semantic::Cadence::kNone;
       if ((!site.per_step() && !remote) || site.off_device || !model.CudaAt(site.node)) continue;
-      const auto sync = model.ImplicitSyncAt(site);
+      auto sync = model.ImplicitSyncAt(site);
+      // A number written through a boolean mask is a `masked_fill_` from PyTorch 1.10 on.
+      if (sync && sync->mask_fill && context.options.target_torch >= TorchVersion{1, 10}) sync.reset();
       if (!sync) {
         if (site.kind == semantic::SiteKind::kCall && !remote) ReportRemote(model, site, out);
         continue;

@@ -1,7 +1,8 @@
 # torchlint-test: select=TL102
 # A module's own decoding loop: `self(idx)` in a method of an nn.Module runs its forward once per
-# generated token, so a top-k mask write there syncs on every token. `any()` over per-parameter tensor
-# tests in the training step reads one result per parameter.
+# generated token, so a branch on the new tokens there syncs on every token (the top-k mask write of a
+# number does not: PyTorch 1.10 and later run it as `masked_fill_`; mask_fill_pinned.py has it on an older
+# pin). `any()` over per-parameter tensor tests in the training step reads one result per parameter.
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
@@ -21,9 +22,11 @@ class GPT(nn.Module):
             logits = self(idx)
             if top_k is not None:
                 v, _ = torch.topk(logits, top_k)
-                logits[logits < v[:, [-1]]] = -float("Inf")  # error: [TL102]
+                logits[logits < v[:, [-1]]] = -float("Inf")
             probs = F.softmax(logits, dim=-1)
             idx = torch.cat((idx, torch.multinomial(probs, num_samples=1)), dim=1)
+            if (idx[:, -1] == 0).all():  # error: [TL102]
+                break
         return idx
 
 
