@@ -24,6 +24,12 @@ void AddOnce(const Site* site, std::vector<const Site*>& out) {
   if (std::find(out.begin(), out.end(), site) == out.end()) out.push_back(site);
 }
 
+// How much of the chains' bound one step through the callers of a function (or its returns) spends: a
+// step with one source is a step like any other, one that fans out to several takes four, so that chains
+// that multiply their sources end sooner (`train_loader` handed down through three single-caller
+// helpers to the evaluation loop's batches is followed to its DataLoader).
+int FanOutStep(size_t sources) { return sources == 1 ? 1 : 4; }
+
 }  // namespace
 
 bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
@@ -94,10 +100,11 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
       return true;
     }
     if (callers.empty()) return false;
+    const int step = FanOutStep(callers.size());
     for (uint32_t index : callers) {
       const Site& call = sites_[index];
       const auto arg = FindArgument(call, binding->name, position);
-      if (!arg || !LoaderCallsDepth(arg->value, call.scope, depth + 4, out, remote)) return false;  // fan-out
+      if (!arg || !LoaderCallsDepth(arg->value, call.scope, depth + step, out, remote)) return false;
     }
     return true;
   }
@@ -112,8 +119,9 @@ bool Model::ReturnedLoaders(const Site& call, int depth, std::vector<const Site*
   const int function = callees->front();
   const std::vector<ts::Node> returns = ReturnsOf(function);
   if (returns.empty()) return false;
+  const int step = FanOutStep(returns.size());
   for (ts::Node value : returns) {
-    if (value.IsNull() || !LoaderCallsDepth(value, function, depth + 4, out)) return false;  // fan-out: fewer levels
+    if (value.IsNull() || !LoaderCallsDepth(value, function, depth + step, out)) return false;
   }
   return true;
 }
@@ -650,10 +658,11 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
       if (position < 0) return false;
       const std::vector<uint32_t> callers = CallersOf(binding->scope);
       if (callers.empty()) return false;
+      const int step = FanOutStep(callers.size());
       for (uint32_t index : callers) {
         const Site& call = sites_[index];
         const auto arg = FindArgument(call, binding->name, position);
-        if (!arg || !BatchLoadersDepth(arg->value, call.scope, depth + 4, out, remote)) return false;  // fan-out
+        if (!arg || !BatchLoadersDepth(arg->value, call.scope, depth + step, out, remote)) return false;
       }
       return true;
     }
