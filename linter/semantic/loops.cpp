@@ -7,6 +7,13 @@
 namespace tl::semantic {
 namespace {
 
+// A receiver named as a reinforcement-learning environment (`env`, `envs`, `self.train_env`,
+// `vec_environment`): its `.step(action)` advances the environment by one step.
+bool IsEnvironment(std::string_view receiver) {
+  const size_t dot = receiver.rfind('.');
+  return ContainsIgnoreCase(dot == std::string_view::npos ? receiver : receiver.substr(dot + 1), "env");
+}
+
 // Whether a loop runs its body at most once: the body's last statement leaves the loop (`return`,
 // `break`, `raise`) and no `continue` of the loop's own skips it. A throughput probe that returns after
 // its first batch (Swin-Transformer's `throughput`) is not a loop over batches.
@@ -123,6 +130,9 @@ void Builder::ClassifyLoops() {
       const std::string_view text = m_.Text(receiver);
       if (m_.IsOptimizerLike(receiver, site.scope) || ContainsIgnoreCase(text, "scaler")) {
         bits |= kOptimizerStep;
+      } else if (const ts::Node args = site.Arguments();
+                 !args.IsNull() && args.NamedChildCount() > 0 && IsEnvironment(text)) {
+        bits |= kEnvironmentStep;  // `envs.step(action.cpu().numpy())`
       }
     }
     if (site.name == "next" && KindOf(site.callee) == K::kIdentifier) {
@@ -301,6 +311,7 @@ void Builder::ClassifyLoops() {
     if (loops[i].role != LoopRole::kStep) continue;
     loops[i].cadence = (evidence_within[i] & kTraining) != 0                    ? Cadence::kTrainingStep
                        : (evidence_within[i] & kStrong) != 0                    ? Cadence::kEvaluationBatch
+                       : (evidence_within[i] & kEnvironmentStep) != 0           ? Cadence::kEnvironmentStep
                        : FeedsModelOutputBack(static_cast<int>(i), model_calls) ? Cadence::kGenerationStep
                                                                                 : Cadence::kEvaluationBatch;
   }

@@ -79,7 +79,7 @@ enum class Placement : uint8_t { kUnknown, kHost, kDevice };
 // calls, a micro-batch loop inside it, a Lightning `training_step`), on every evaluation batch (a loop
 // over a loader that does no backward pass, `validation_step`), on every generated token (a decoding
 // loop that calls the model), or none of these.
-enum class Cadence : uint8_t { kNone, kTrainingStep, kEvaluationBatch, kGenerationStep };
+enum class Cadence : uint8_t { kNone, kTrainingStep, kEvaluationBatch, kGenerationStep, kEnvironmentStep };
 std::string_view ToString(Cadence cadence);   // "every training step", "every evaluation batch", ...
 std::string_view ToChinese(Cadence cadence);  // "每个训练步", "每个评估批次", ...
 
@@ -114,12 +114,13 @@ enum class LoopRole : uint8_t { kPerElement, kStep, kEpoch };
 
 // Why a loop was taken for a step loop (a bit set).
 enum StepEvidence : uint32_t {
-  kIteratesLoader = 1u << 0,  // for over a DataLoader, or enumerate/zip/tqdm/iter of one
-  kNextBatch = 1u << 1,       // next() on a DataLoader iterator in its body
-  kBackward = 1u << 2,        // loss.backward()
-  kOptimizerStep = 1u << 3,   // optimizer.step() / scaler.step(optimizer)
-  kModelCall = 1u << 4,       // model(x)
-  kTrainingHelper = 1u << 5,  // calls a function of the file that does one of the above
+  kIteratesLoader = 1u << 0,   // for over a DataLoader, or enumerate/zip/tqdm/iter of one
+  kNextBatch = 1u << 1,        // next() on a DataLoader iterator in its body
+  kBackward = 1u << 2,         // loss.backward()
+  kOptimizerStep = 1u << 3,    // optimizer.step() / scaler.step(optimizer)
+  kModelCall = 1u << 4,        // model(x)
+  kTrainingHelper = 1u << 5,   // calls a function of the file that does one of the above
+  kEnvironmentStep = 1u << 6,  // env.step(action): a reinforcement-learning rollout's environment step
 };
 
 struct Loop {

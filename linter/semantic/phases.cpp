@@ -10,6 +10,7 @@ std::string_view ToString(Cadence cadence) {
     case Cadence::kTrainingStep: return "every training step";
     case Cadence::kEvaluationBatch: return "every evaluation batch";
     case Cadence::kGenerationStep: return "every generated token";
+    case Cadence::kEnvironmentStep: return "every environment step";
     case Cadence::kNone: break;
   }
   return "";
@@ -20,6 +21,7 @@ std::string_view ToChinese(Cadence cadence) {
     case Cadence::kTrainingStep: return "每个训练步";
     case Cadence::kEvaluationBatch: return "每个评估批次";
     case Cadence::kGenerationStep: return "每生成一个 token 时";
+    case Cadence::kEnvironmentStep: return "每个环境步";
     case Cadence::kNone: break;
   }
   return "";

@@ -38,7 +38,10 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
 - evaluation loops over a loader (reported as "every evaluation batch"), decoding loops that call the
   model once per generated token and give it back what it returned (`idx = torch.cat((idx, next_id))`:
   "every generated token"), and other loops that only call the model, which take their batches some
-  other way (`X, Y = get_batch("val")`: "every evaluation batch"). A loop whose backward pass runs in a
+  other way (`X, Y = get_batch("val")`: "every evaluation batch"). A reinforcement-learning rollout loop
+  that steps an environment (`envs.step(action.cpu().numpy())` on a receiver named `env`, `envs`,
+  `self.train_env`...) and neither runs the backward pass nor the optimizer itself is per step too:
+  "every environment step". A loop whose backward pass runs in a
   function or method of another file of the project that runs `backward()` on every call (a loss
   scaler's `__call__`: `loss_scaler(loss, optimizer)`) is a training loop ("every training step");
 - framework hooks that run once per batch with no loop in the file: Lightning's `training_step`,

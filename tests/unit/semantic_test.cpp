@@ -155,6 +155,40 @@ TEST_CASE("loops that take batches are evaluation loops; a loop that feeds the m
   CHECK(decoding->cadence == Cadence::kGenerationStep);
 }
 
+TEST_CASE("a loop that steps an environment is a rollout: one iteration per environment step") {
+  auto p = Build(
+      "import torch\n"
+      "def rollout(agent, envs, obs):\n"
+      "    for step in range(128):\n"
+      "        action = agent.act(obs)\n"
+      "        obs, reward, done, info = envs.step(action.cpu().numpy())\n"
+      "def dqn(q, env, optimizer, obs):\n"
+      "    for t in range(1000):\n"
+      "        obs, reward, done, info = env.step(q(obs).argmax().item())\n"
+      "        q(obs).sum().backward()\n"
+      "        optimizer.step()\n"
+      "def schedule(scheduler, event, n):\n"
+      "    for epoch in range(n):\n"
+      "        scheduler.step()\n"
+      "        event.step(epoch)\n");
+  const Model& m = *p->model;
+  const Loop* rollout = LoopStartingWith(m, "for step in range(128)");
+  const Loop* dqn = LoopStartingWith(m, "for t in range(1000)");
+  const Loop* schedule = LoopStartingWith(m, "for epoch in range(n)");
+  REQUIRE(rollout);
+  REQUIRE(dqn);
+  REQUIRE(schedule);
+  CHECK((rollout->evidence & kEnvironmentStep) != 0);
+  CHECK(rollout->role == LoopRole::kStep);
+  CHECK(rollout->cadence == Cadence::kEnvironmentStep);
+  // Training on every environment step (DQN) is a training step.
+  CHECK(dqn->cadence == Cadence::kTrainingStep);
+  // A scheduler's step, or a step of something not named as an environment, is not one.
+  CHECK((schedule->evidence & kEnvironmentStep) == 0);
+  CHECK(schedule->role != LoopRole::kStep);
+  CHECK(ToString(Cadence::kEnvironmentStep) == "every environment step");
+}
+
 TEST_CASE("helpers called from the step loop run every step, transitively") {
   auto p = Build(
       "def log(x):\n"
