@@ -5,13 +5,14 @@ For changes meant to keep every finding as it is (a faster walk, a refactor of t
 both binaries over every Python file of every mirrored repository in the evaluation sets, not only the
 labelled ones, and compares their JSON output repository by repository.
 
-    eval/real/same_findings.py --mirror MIRROR --old OLD_BINARY --new NEW_BINARY [--no-project]
+    eval/real/same_findings.py --mirror MIRROR --old OLD_BINARY --new NEW_BINARY [--no-project] [--show]
 
 MIRROR is what score.py reads (one `OWNER+NAME/repo` git directory per repository). Each repository's
 HEAD is written out to a temporary folder (its Python files only; blobs missing from a partial mirror
 are skipped) and checked from there with every rule, as a project (or each file alone with
 --no-project). Prints one line per repository whose findings differ and a summary; exits 1 when any
-differ. Python 3 standard library only; the git and torchlint helpers are score.py's.
+differ. With --show, also the findings only one binary reports, under each such line (`-` old, `+` new),
+for changes meant to change some findings: the list to read for new false positives. Python 3 standard library only; the git and torchlint helpers are score.py's.
 """
 import argparse
 import os
@@ -41,12 +42,28 @@ def findings(binary, folder, no_project):
         return None, str(error)
 
 
+def show_difference(old, new):
+    """The findings only one side reports, one per line: `- path:line:column CODE message`."""
+    def key(finding):
+        return (finding.get("file", ""), finding.get("line", 0), finding.get("column", 0),
+                finding.get("code", ""), finding.get("message", ""))
+
+    old_keys = sorted(key(f) for f in old)
+    new_keys = sorted(key(f) for f in new)
+    gone = [k for k in old_keys if k not in new_keys]
+    came = [k for k in new_keys if k not in old_keys]
+    for sign, keys in (("-", gone), ("+", came)):
+        for path, line, column, code, message in keys:
+            print(f"  {sign} {path}:{line}:{column} {code} {message}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", required=True)
     parser.add_argument("--old", required=True, help="the binary before the change")
     parser.add_argument("--new", required=True, help="the binary after it")
     parser.add_argument("--no-project", action="store_true", help="check each file alone")
+    parser.add_argument("--show", action="store_true", help="list the findings only one binary reports")
     args = parser.parse_args()
     old_bin = str(pathlib.Path(args.old).resolve())
     new_bin = str(pathlib.Path(args.new).resolve())
@@ -69,6 +86,8 @@ def main():
             differ += 1
             print(f"differ: {entry.name}: old {len(old or [])} findings, new {len(new or [])}"
                   f"{'; old error: ' + old_error if old_error else ''}{'; new error: ' + new_error if new_error else ''}")
+            if args.show:
+                show_difference(old or [], new or [])
     print(f"{repos} repositories, {files} files, {total} findings from the new binary; "
           f"{differ} repositories differ")
     return 1 if differ else 0

@@ -127,6 +127,24 @@ const Model::Binding* Model::SingleBinding(std::string_view name, int scope) con
   return nullptr;
 }
 
+const Model::Binding* Model::InPlaceBase(std::string_view name, int scope) const {
+  if (name.find('.') != std::string_view::npos) return nullptr;
+  for (int s = scope; s >= 0; s = scopes_[static_cast<size_t>(s)].parent) {
+    if (s != scope && scopes_[static_cast<size_t>(s)].kind == ScopeKind::kClass) continue;
+    const std::span<const uint32_t> here = BindingsIn(name, s, s);
+    if (here.empty()) continue;
+    const Binding* base = nullptr;
+    for (uint32_t index : here) {
+      const Binding& binding = bindings_[index];
+      if (binding.kind == BindingKind::kAugmented) continue;
+      if (binding.kind != BindingKind::kAssign || binding.position != -1 || base != nullptr) return nullptr;
+      base = &binding;
+    }
+    return base;
+  }
+  return nullptr;
+}
+
 const Model::Binding* Model::DominatingAssignment(std::span<const Binding> bindings, ts::Node use, int scope) const {
   const Binding* best = nullptr;
   for (const Binding& b : bindings) {

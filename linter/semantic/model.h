@@ -475,7 +475,8 @@ class Model {
   bool EveryBindingAMask(std::string_view name, int scope, int depth) const;
   // A Python number, not a tensor: a numeric literal, `-x` or `a * b` of numbers, `float(...)`/`int(...)`,
   // `math.inf`/`numpy.nan`/`torch.inf`, `torch.finfo(t.dtype).min`, or a name (`self.eot` too) every
-  // assignment of which binds one, or a parameter annotated `int`, `float` or `bool` (syncs_implicit.cpp).
+  // assignment of which binds one, the variable of `for i in range(n)` (or an `enumerate` counter), or a
+  // parameter annotated `int`, `float` or `bool` (syncs_implicit.cpp).
   bool IsPythonNumber(ts::Node expr, int scope, int depth = 0) const;
   // The `torch.utils.data.DataLoader(...)` call an expression stands for (loaders.cpp): the call itself, a
   // name bound to it once, enumerate/tqdm/iter/zip of one, a parameter of a function of the file whose
@@ -695,6 +696,9 @@ class Model {
   // ReachingBinding when it reaches the use on every path: a plain assignment that dominates it, or the
   // target of a `for` around it, with no binding of a loop around the use in between; null otherwise.
   const Binding* ReachingOnEveryPath(ts::Node name, int scope) const;
+  // The one plain assignment of a name that its scope otherwise only updates in place (`acc =
+  // torch.zeros(n)` then `acc += x`): a tensor stays where that assignment put it (bindings.cpp).
+  const Binding* InPlaceBase(std::string_view name, int scope) const;
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
   // A name that says a model (`model`, `net`, `self.ema_model`), not a verb that builds or saves one

@@ -226,7 +226,8 @@ bool Model::IsPythonNumber(ts::Node expr, int scope, int depth) const {
     default: return false;
   }
   // A name or an attribute: what the model resolves, else every assignment of it binds a number (for
-  // `self.eot`, in any method), or it is a parameter annotated as one.
+  // `self.eot`, in any method), it counts a `range` or an `enumerate`, or it is a parameter annotated as
+  // a number.
   const Value value = Resolve(expr, scope);
   if (value.kind == ValueKind::kInt || value.kind == ValueKind::kFloat || value.kind == ValueKind::kBool) return true;
   std::span<const Binding> bindings;
@@ -242,6 +243,14 @@ bool Model::IsPythonNumber(ts::Node expr, int scope, int depth) const {
   }
   if (bindings.empty()) return false;
   return std::all_of(bindings.begin(), bindings.end(), [&](const Binding& binding) {
+    if (binding.kind == BindingKind::kLoopTarget && binding.loop >= 0) {
+      // `for i in range(n)`, and the counter of `for i, x in enumerate(xs)`.
+      const ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);
+      const ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
+      const std::string_view name = KindOf(callee) == K::kIdentifier ? Text(callee) : std::string_view();
+      return FindImport(name) == nullptr && FunctionsNamed(name).empty() &&
+             ((name == "range" && binding.position == -1) || (name == "enumerate" && binding.position == 0));
+    }
     if (binding.kind == BindingKind::kParameter) {
       const ts::Node type = Field(binding.target.Parent(), F::kType);
       return !type.IsNull() && NumberAnnotation(Text(type));

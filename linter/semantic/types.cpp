@@ -590,6 +590,7 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
       return Placement::kHost;
     }
     case K::kSubscript: return PlacementDepth(Field(expr, F::kValue), scope, depth + 1);
+    case K::kUnary: return PlacementDepth(Field(expr, F::kArgument), scope, depth + 1);  // `-torch.ones(n)`
     case K::kIdentifier: {
       if (!comprehension_targets_.empty()) {
         if (const ComprehensionTarget* target = ComprehensionBinding(expr)) {
@@ -598,6 +599,7 @@ Placement Model::PlacementDepth(ts::Node expr, int scope, int depth) const {
         }
       }
       const Binding* binding = SingleBinding(Text(expr), scope);
+      if (binding == nullptr) binding = InPlaceBase(Text(expr), scope);
       if (binding == nullptr) binding = ReachingOnEveryPath(expr, scope);
       if (binding == nullptr || binding->value == expr) return Placement::kUnknown;
       if (binding->kind == BindingKind::kLoopTarget) {

@@ -18,7 +18,8 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for evaluation and inference loops that run with autograd on. A loop is one when it is a step
-loop of the file (over a DataLoader, or a decoding loop) that calls the model and does no backward
+loop of the file (over a DataLoader, a decoding loop, or a rollout that steps a reinforcement-learning
+environment) that calls the model and does no backward
 pass or optimizer step (itself, in a loop nested in it or in a function it calls), and it lies in a
 function named `eval*`, `evaluate`, `valid*`, `val`, `test*`, `predict*`, `infer*`, `generate` or
 `sample*`, or after a `model.eval()` in the same function. It is reported unless autograd is off
@@ -148,7 +149,10 @@ class EvalWithoutNoGrad final : public Rule {
     std::vector<int> fixed_scopes;
     for (int index : model.StepLoops()) {
       const semantic::Loop& loop = model.Loops()[static_cast<size_t>(index)];
-      if (loop.cadence != semantic::Cadence::kEvaluationBatch && loop.cadence != semantic::Cadence::kGenerationStep) {
+      // A rollout that steps an environment is one too when it evaluates (a policy in eval mode, or a
+      // function named for evaluation, as below); one that collects experience to train on is not.
+      if (loop.cadence != semantic::Cadence::kEvaluationBatch && loop.cadence != semantic::Cadence::kGenerationStep &&
+          loop.cadence != semantic::Cadence::kEnvironmentStep) {
         continue;
       }
       const semantic::Scope& scope = model.Scopes()[static_cast<size_t>(loop.scope)];
