@@ -272,7 +272,11 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   const SourceFile& file = *out.snapshot.source;
   thread_local ts::Parser parser;
   Result<ts::Tree> parsed = old ? parser.Parse(file.text(), *old) : parser.Parse(file.text());
-  out.incremental = old.has_value() && parsed.ok();
+  // Tree-sitter recovers from a syntax error by the path its parse took: reusing the last tree can put
+  // the error somewhere else than a parse of the text alone (and shape the broken region differently).
+  // The diagnostics must not depend on the edits that led to a text, so a broken text is parsed afresh.
+  if (old && parsed.ok() && parsed->Root().HasError()) parsed = parser.Parse(file.text());
+  out.incremental = old.has_value() && parsed.ok() && !parsed->Root().HasError();
   FileReport report;
   if (parsed.ok()) {
     report = CheckParsed(file, *parsed, *options);
