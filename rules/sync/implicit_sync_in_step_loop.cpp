@@ -77,7 +77,7 @@ It does not report:
 - `repeat_interleave` with integer repeats (`x.repeat_interleave(2, dim=0)`): PyTorch expands it without
   reading the device;
 - a Python number written through a boolean mask that is the only tensor index (`logits[logits < v] =
-  -float("inf")`, `probs[mask] = 0.0`, `x[:, m] = torch.finfo(x.dtype).min`, `t[m] = self.eot` with
+  -float("inf")`, `probs[mask] = 0.0`, `x[m, 0] = torch.finfo(x.dtype).min`, `t[m] = self.eot` with
   `self.eot` an `int`): from PyTorch 1.10, `index_put_` runs it as `masked_fill_`, which reads nothing back.
   The value counts as a number when it is a numeric literal, arithmetic on numbers, `float(...)`/`int(...)`,
   `math.inf`/`numpy.nan`/`torch.inf`, a `finfo`/`iinfo` field, or a name whose every assignment binds one

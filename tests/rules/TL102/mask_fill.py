@@ -36,7 +36,7 @@ for step in range(100):
     logits[logits > 1] = math.inf
     logits[logits > 2] = -np.inf
     logits[logits > 3] = torch.finfo(logits.dtype).min
-    logits[:, logits[0] > 0] = 0.0
+    logits[logits[:, 0] > 0, 0] = 0.0
     logits[logits > 4] = NEG * 2
     logits[torch.isnan(logits)] = True
     head(logits)
@@ -47,5 +47,7 @@ for step in range(100):
     kept = logits[logits > 8]  # error: [TL102]
     bound = logits.mean()
     logits[logits > 9] = bound  # error: [TL102]
+    rows = torch.arange(4, device="cuda")
+    logits[logits[:, 0] > 0, rows] = 0.0  # error: [TL102]
     logits.sum().backward()
     optimizer.step()
