@@ -275,8 +275,11 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   // Tree-sitter recovers from a syntax error by the path its parse took: reusing the last tree can put
   // the error somewhere else than a parse of the text alone (and shape the broken region differently).
   // The diagnostics must not depend on the edits that led to a text, so a broken text is parsed afresh.
-  if (old && parsed.ok() && parsed->Root().HasError()) parsed = parser.Parse(file.text());
-  out.incremental = old.has_value() && parsed.ok() && !parsed->Root().HasError();
+  out.incremental = old.has_value() && parsed.ok();
+  if (out.incremental && parsed->Root().HasError()) {
+    parsed = parser.Parse(file.text());
+    out.incremental = false;
+  }
   FileReport report;
   if (parsed.ok()) {
     report = CheckParsed(file, *parsed, *options);

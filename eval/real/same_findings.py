@@ -15,6 +15,7 @@ differ. With --show, also the findings only one binary reports, under each such 
 for changes meant to change some findings: the list to read for new false positives. Python 3 standard library only; the git and torchlint helpers are score.py's.
 """
 import argparse
+import collections
 import os
 import pathlib
 import sys
@@ -48,12 +49,10 @@ def show_difference(old, new):
         return (finding.get("file", ""), finding.get("line", 0), finding.get("column", 0),
                 finding.get("code", ""), finding.get("message", ""))
 
-    old_keys = sorted(key(f) for f in old)
-    new_keys = sorted(key(f) for f in new)
-    gone = [k for k in old_keys if k not in new_keys]
-    came = [k for k in new_keys if k not in old_keys]
-    for sign, keys in (("-", gone), ("+", came)):
-        for path, line, column, code, message in keys:
+    old_keys = collections.Counter(key(f) for f in old)
+    new_keys = collections.Counter(key(f) for f in new)
+    for sign, keys in (("-", old_keys - new_keys), ("+", new_keys - old_keys)):
+        for path, line, column, code, message in sorted(keys.elements()):
             print(f"  {sign} {path}:{line}:{column} {code} {message}")
 
 

@@ -117,32 +117,30 @@ const Model::Binding* Model::SingleBinding(std::string_view name, int scope) con
     const std::span<const Binding> all = BindingsOf(name);
     return all.size() == 1 ? &all.front() : nullptr;
   }
+  const std::span<const uint32_t> here = InnermostBindings(name, scope);
+  return here.size() == 1 ? &bindings_[here.front()] : nullptr;  // more than one: rebound, no single value
+}
+
+std::span<const uint32_t> Model::InnermostBindings(std::string_view name, int scope) const {
   // Python's lookup: the scope, then enclosing functions (classes are skipped), then the module.
   for (int s = scope; s >= 0; s = scopes_[static_cast<size_t>(s)].parent) {
     if (s != scope && scopes_[static_cast<size_t>(s)].kind == ScopeKind::kClass) continue;
     const std::span<const uint32_t> here = BindingsIn(name, s, s);
-    if (here.size() == 1) return &bindings_[here.front()];
-    if (here.size() > 1) return nullptr;  // rebound: no single value
+    if (!here.empty()) return here;
   }
-  return nullptr;
+  return {};
 }
 
 const Model::Binding* Model::InPlaceBase(std::string_view name, int scope) const {
   if (name.find('.') != std::string_view::npos) return nullptr;
-  for (int s = scope; s >= 0; s = scopes_[static_cast<size_t>(s)].parent) {
-    if (s != scope && scopes_[static_cast<size_t>(s)].kind == ScopeKind::kClass) continue;
-    const std::span<const uint32_t> here = BindingsIn(name, s, s);
-    if (here.empty()) continue;
-    const Binding* base = nullptr;
-    for (uint32_t index : here) {
-      const Binding& binding = bindings_[index];
-      if (binding.kind == BindingKind::kAugmented) continue;
-      if (binding.kind != BindingKind::kAssign || binding.position != -1 || base != nullptr) return nullptr;
-      base = &binding;
-    }
-    return base;
+  const Binding* base = nullptr;
+  for (uint32_t index : InnermostBindings(name, scope)) {
+    const Binding& binding = bindings_[index];
+    if (binding.kind == BindingKind::kAugmented) continue;
+    if (binding.kind != BindingKind::kAssign || binding.position != -1 || base != nullptr) return nullptr;
+    base = &binding;
   }
-  return nullptr;
+  return base;
 }
 
 const Model::Binding* Model::DominatingAssignment(std::span<const Binding> bindings, ts::Node use, int scope) const {

@@ -19,6 +19,7 @@
 // stay valid while the tree lives.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -68,6 +69,23 @@ struct Value {
 };
 
 // What the model can say about an expression's type, as far as syncs go.
+// The `torch.nn` layers whose widths TL401 checks, with the parameters that hold them at positions 0 and
+// 1 ("" = none). The summary marks a file whose such layers take a width from a parameter of theirs.
+struct WidthLayer {
+  std::string_view name;
+  std::array<std::string_view, 2> params;
+};
+inline constexpr std::array<WidthLayer, 8> kWidthLayers = {{
+    {"Linear", {"in_features", "out_features"}},
+    {"Embedding", {"num_embeddings", "embedding_dim"}},
+    {"Conv1d", {"in_channels", "out_channels"}},
+    {"Conv2d", {"in_channels", "out_channels"}},
+    {"Conv3d", {"in_channels", "out_channels"}},
+    {"MultiheadAttention", {"embed_dim", ""}},
+    {"LSTM", {"input_size", "hidden_size"}},
+    {"GRU", {"input_size", "hidden_size"}},
+}};
+
 enum class TensorKind : uint8_t { kUnknown, kTensor, kNotTensor };
 // Where a tensor lives. kHost: made on the host and never moved (`torch.randint(0, 10, (1,))` without
 // `device=`, `torch.from_numpy(a)`, `torch.tensor([1, 2])`); reading it back is not a device sync.
@@ -699,6 +717,11 @@ class Model {
   // The one plain assignment of a name that its scope otherwise only updates in place (`acc =
   // torch.zeros(n)` then `acc += x`): a tensor stays where that assignment put it (bindings.cpp).
   const Binding* InPlaceBase(std::string_view name, int scope) const;
+  // The bindings of a name in the innermost scope around `scope` that binds it, as Python looks it up
+  // (class bodies skipped); empty when none does.
+  std::span<const uint32_t> InnermostBindings(std::string_view name, int scope) const;
+  // A builtin's name that an import or a function of the file takes over (`from torch import max`).
+  bool Shadowed(std::string_view name) const { return FindImport(name) != nullptr || !FunctionsNamed(name).empty(); }
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
   // A name that says a model (`model`, `net`, `self.ema_model`), not a verb that builds or saves one

@@ -1,7 +1,6 @@
 // What this file tells the rest of the project (Summarize), and what the project tells this file's
 // checks (AttachProject, CrossFileSync). See project.h.
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <functional>
 #include <mutex>
@@ -304,20 +303,22 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   });
   const auto implicit = [&](const Site& site) -> std::optional<SyncOp> {
     if (site.kind == SiteKind::kCall && !OneOf(site.name, kImplicit)) return std::nullopt;
-    type_steps_left_ = kTypeStepsPerSite;
-    auto sync = ImplicitSyncAt(site);
     // A number written through a mask syncs only before PyTorch 1.10, a version the summary does not know
     // (the pin is the checking file's): taken as the current one's `masked_fill_`.
-    if (sync && sync->mask_fill) sync.reset();
+    const auto ask = [&]() {
+      type_steps_left_ = kTypeStepsPerSite;
+      auto found = ImplicitSyncAt(site);
+      if (found && found->mask_fill) found.reset();
+      return found;
+    };
+    auto sync = ask();
     // `assert (boxes[:, 2:] >= boxes[:, :2]).all()` on a parameter: a sync when the caller passes a device
     // tensor. Asked again only in functions that index a name as an array.
     if (!sync && std::any_of(array_names_.begin(), array_names_.end(),
                              [&](const auto& name) { return name.first == site.scope; })) {
       param_arrays_ = true;
-      type_steps_left_ = kTypeStepsPerSite;
-      sync = ImplicitSyncAt(site);
+      sync = ask();
       param_arrays_ = false;
-      if (sync && sync->mask_fill) sync.reset();
       if (sync) {
         sync->from_parameters = true;
         // The array parameter the sync reads (the first the function indexes that the site names).
@@ -818,17 +819,15 @@ bool Model::ReadsParameters(const Site& call) const {
   }
   // A layer whose width is a parameter of the function (`nn.Embedding(output_size, input_size)` in a
   // module's `__init__`): another file's construction may pass the number (TL401).
-  constexpr std::array<std::string_view, 8> kLayers = {"Linear", "Embedding",          "Conv1d", "Conv2d",
-                                                       "Conv3d", "MultiheadAttention", "LSTM",   "GRU"};
-  if (OneOf(call.name, kLayers) && CalleeCanonical(call).starts_with("torch.nn.") && !call.Arguments().IsNull()) {
-    uint32_t seen = 0;
-    for (ts::Node arg : NamedChildren(call.Arguments())) {
-      if (KindOf(arg) == K::kComment) continue;
-      if (seen++ >= 2) break;
-      if (KindOf(arg) == K::kKeywordArgument) arg = Field(arg, F::kValue);
-      arg = Unparen(arg);
-      if (KindOf(arg) != K::kIdentifier) continue;
-      const Binding* binding = SingleBinding(Text(arg), call.scope);
+  const auto layer = std::find_if(kWidthLayers.begin(), kWidthLayers.end(),
+                                  [&](const WidthLayer& l) { return l.name == call.name; });
+  if (layer != kWidthLayers.end()) {
+    if (!CalleeCanonical(call).starts_with("torch.nn.")) return false;
+    for (int position = 0; position < 2; ++position) {
+      const std::string_view param = layer->params[static_cast<size_t>(position)];
+      const auto arg = param.empty() ? std::nullopt : FindArgument(call, param, position);
+      const ts::Node width = arg ? Unparen(arg->value) : ts::Node();
+      const Binding* binding = KindOf(width) == K::kIdentifier ? SingleBinding(Text(width), call.scope) : nullptr;
       if (binding != nullptr && binding->kind == BindingKind::kParameter && binding->scope == call.scope) return true;
     }
     return false;

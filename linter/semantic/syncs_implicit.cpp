@@ -203,8 +203,7 @@ bool Model::IsPythonNumber(ts::Node expr, int scope, int depth) const {
       // `float("-inf")`, `int(n)`: the builtins (not shadowed) return a Python number.
       const ts::Node callee = Unparen(Field(expr, F::kFunction));
       const std::string_view name = KindOf(callee) == K::kIdentifier ? Text(callee) : std::string_view();
-      return (name == "float" || name == "int") && FindImport(name) == nullptr && FunctionsNamed(name).empty() &&
-             BindingScope(name, scope) < 0;
+      return (name == "float" || name == "int") && !Shadowed(name) && BindingScope(name, scope) < 0;
     }
     case K::kAttribute: {
       constexpr std::array<std::string_view, 5> kConstants = {"inf", "nan", "pi", "e", "tau"};
@@ -248,7 +247,7 @@ bool Model::IsPythonNumber(ts::Node expr, int scope, int depth) const {
       const ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);
       const ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
       const std::string_view name = KindOf(callee) == K::kIdentifier ? Text(callee) : std::string_view();
-      return FindImport(name) == nullptr && FunctionsNamed(name).empty() &&
+      return !Shadowed(name) &&
              ((name == "range" && binding.position == -1) || (name == "enumerate" && binding.position == 0));
     }
     if (binding.kind == BindingKind::kParameter) {
@@ -356,7 +355,7 @@ std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {
     // compare or add its elements one by one, each read on the host. `sum(x for x in xs)` passes a
     // generator, not an argument list.
     if (!receiver.IsNull() || KindOf(site.callee) != K::kIdentifier) return std::nullopt;
-    if (FindImport(Text(site.callee)) != nullptr || !FunctionsNamed(Text(site.callee)).empty()) return std::nullopt;
+    if (Shadowed(Text(site.callee))) return std::nullopt;
     // `any(not torch.isfinite(p.grad).all() for p in params)`: `any`/`all` take the truth of each element,
     // and an element that is a tensor test is read on the host, one sync per element.
     ts::Node generator = KindOf(args) == K::kComprehension ? args : Unparen(Positional(args, 0));

@@ -106,22 +106,6 @@ GPU without tensor cores it is `refuted`.
 - [NVIDIA: Linear/fully-connected layers performance guide](https://docs.nvidia.com/deeplearning/performance/dl-performance-fully-connected/index.html)
 )md";
 
-struct Layer {
-  std::string_view name;
-  std::array<std::string_view, 2> params;  // dimension parameters at positions 0 and 1 ("" = none)
-};
-
-constexpr std::array<Layer, 8> kLayers = {{
-    {"Linear", {"in_features", "out_features"}},
-    {"Embedding", {"num_embeddings", "embedding_dim"}},
-    {"Conv1d", {"in_channels", "out_channels"}},
-    {"Conv2d", {"in_channels", "out_channels"}},
-    {"Conv3d", {"in_channels", "out_channels"}},
-    {"MultiheadAttention", {"embed_dim", ""}},
-    {"LSTM", {"input_size", "hidden_size"}},
-    {"GRU", {"input_size", "hidden_size"}},
-}};
-
 // The suggested size: the next multiple of 64 when that pads by at most 1% (cuBLAS's largest tiles,
 // and the 50257 -> 50304 of GPT-2's vocabulary), else the next multiple of 8 (what tensor cores need
 // at 16-bit precision), so a 100-wide layer is not pushed to 128.
@@ -203,7 +187,7 @@ class UnalignedDim final : public Rule {
     const semantic::Model& model = context.model;
     const int64_t min_dim = context.options.Get(kOptions[0]);
     std::vector<Written> written;
-    for (const Layer& layer : kLayers) {
+    for (const semantic::WidthLayer& layer : semantic::kWidthLayers) {
       const std::string canonical = fmt::format("torch.nn.{}", layer.name);
       for (uint32_t index : model.CallsNamed(layer.name)) {
         const semantic::Site& call = model.Sites()[index];

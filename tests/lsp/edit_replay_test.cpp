@@ -321,6 +321,26 @@ TEST_CASE("edit replay: after every edit the incremental check is the fresh chec
   CHECK(edits > 5000);
 }
 
+TEST_CASE("edit replay: a broken text's diagnostics do not depend on the tree the last check kept") {
+  // Found by the replay above: typing `.item()` after the broken `nit__(self, cfg):` line. Parsed from the
+  // last tree, tree-sitter recovers with the error at `class` (byte 0); parsed alone, at `nit__` (byte
+  // 30). The server parses a broken text afresh, so both checks report it where the fresh one does.
+  test::TempDir dir;
+  Replay replay(dir);
+  replay.Open("train.py",
+              "class GPTModel(nn.Module):\n"
+              "   nit__(self, cfg):\n"
+              "        self.head = nn.Linear(cfg[\"emb_dim\"], cfg[\"n_tags\"])\n"
+              "    GPT_CONFIG = {\n"
+              "import torch.nn as nn\n"
+              "class TransformerBlock(nn.Module):\n"
+              "    def __init__(self, cfg):\n"
+              "        \"n_layers\": 12,\n"
+              "    }");
+  replay.Edit(0, 47, 47, ".item()");
+  CHECK(replay.checks() == 2);
+}
+
 TEST_CASE("edit replay across documents: a helper's edits reach the script that imports it") {
   test::TempDir dir;
   dir.Write("pyproject.toml", "[project]\nname = \"replay\"\n");
