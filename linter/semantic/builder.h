@@ -256,12 +256,18 @@ class Builder {
   };
   StepOf StepLoopOf(const Site& site) const;
   std::vector<int> LocalCallees(const Site& site) const;
-  // The methods a call of an object of one of the file's classes runs (`__call__`, or `forward`).
   // The methods a call of an object the file builds from its own classes runs: `obj(x)` its `__call__`
-  // (or `forward`), `obj.m(x)` (`method` given) its `m`.
-  void InstanceCallees(std::string_view name, std::vector<int>& out, std::string_view method = {}) const;
+  // (or `forward`), `obj.m(x)` (`method` given) its `m`. `head` is the object: a name, or `self.x` in a
+  // method of `scope`'s class.
+  void InstanceCallees(ts::Node head, int scope, std::vector<int>& out, std::string_view method = {}) const;
+  // The names of the classes a binding builds an object of (`x = Net(...).cuda()`), or for the variable of
+  // a loop over a list, the classes of the objects the list is made of or given by `append`.
+  void ConstructedClasses(const Model::Binding& binding, std::vector<std::string_view>& out) const;
   // A `for` over a call of the file's or project's own that is given a loader (`log_every(loader, ...)`).
   bool WrapsLoader(ts::Node iterable, int scope) const;
+  // The call a function's returned value is, or is an element or field of (`out[0]`, `out.logits`),
+  // directly or through a name the function binds once; null otherwise.
+  ts::Node ModelOutputCall(ts::Node value, int scope) const;
   // A decoding loop: the loop rebinds what it gives one of its model calls from what a model call returned.
   bool FeedsModelOutputBack(int loop, const std::vector<const Site*>& model_calls) const;
 

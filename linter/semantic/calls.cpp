@@ -22,15 +22,19 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
     name = m_.Text(site.callee);
     if (import_index_.count(name) != 0) return out;
     if (m_.FunctionsNamed(name).empty()) {
-      InstanceCallees(name, out);
+      InstanceCallees(site.callee, site.scope, out);
       return out;
     }
   } else if (ck == K::kAttribute) {
     // `self.train_step()` / `cls.helper()`: a method of the file's classes; `trainer.fit(loader)` with
-    // `trainer = Trainer(model)`: that class's method.
+    // `trainer = Trainer(model)`: that class's method; `self.decoder.update(tokens)` with `self.decoder =
+    // BeamSearchDecoder(...)` in a method of the class: that one's.
     ts::Node object = ReceiverOf(site);
+    const K ok = KindOf(object);
+    const bool self_attribute = ok == K::kAttribute && KindOf(Unparen(Field(object, F::kObject))) == K::kIdentifier &&
+                                m_.Text(Unparen(Field(object, F::kObject))) == "self";
+    if (ok != K::kIdentifier && !self_attribute) return out;
     const std::string_view head = m_.Text(object);
-    if (KindOf(object) != K::kIdentifier) return out;
     if (head != "self" && head != "cls") {
       // Only where a class of the file has a method of that name (most such calls are a list's `append`).
       const auto named = m_.FunctionsNamed(site.name);
@@ -38,7 +42,7 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
         const int parent = m_.scopes_[static_cast<size_t>(function.second)].parent;
         return parent >= 0 && m_.scopes_[static_cast<size_t>(parent)].kind == ScopeKind::kClass;
       });
-      if (method && import_index_.count(head) == 0) InstanceCallees(head, out, site.name);
+      if (method && import_index_.count(head) == 0) InstanceCallees(object, site.scope, out, site.name);
       return out;
     }
     name = site.name;
@@ -55,30 +59,80 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
   return out;
 }
 
-void Builder::InstanceCallees(std::string_view name, std::vector<int>& out, std::string_view method) const {
+void Builder::ConstructedClasses(const Model::Binding& binding, std::vector<std::string_view>& out) const {
+  // `Net(...).cuda()`, `.to(device)`, `.train()`, a DDP wrapper: the object the chain starts from.
+  const auto construction = [&](ts::Node value) {
+    value = m_.SameObject(value);
+    if (KindOf(value) != K::kCall) return;
+    const ts::Node cls = Unparen(Field(value, F::kFunction));
+    if (KindOf(cls) == K::kIdentifier && import_index_.count(m_.Text(cls)) == 0) out.push_back(m_.Text(cls));
+  };
+  if (binding.position != -1) return;
+  if (binding.kind == Model::BindingKind::kAssign) {
+    construction(binding.value);
+    return;
+  }
+  if (binding.kind != Model::BindingKind::kLoopTarget) return;
+  // `for logit_filter in self.logit_filters:` the objects the list is built from: `self.logit_filters =
+  // [SuppressBlank(...)]`, `self.logit_filters.append(ApplyTimestampRules(...))`, in the loop's function
+  // for a plain name, in the methods of its class for `self.x`.
+  const ts::Node list = Unparen(binding.value);
+  const std::string_view text = m_.Text(list);
+  const bool self_attribute = KindOf(list) == K::kAttribute && text.starts_with("self.");
+  if (KindOf(list) != K::kIdentifier && !self_attribute) return;
+  const int cls = self_attribute ? m_.scopes_[static_cast<size_t>(binding.scope)].parent : -1;
+  const auto same_holder = [&](int scope) {
+    return self_attribute ? m_.scopes_[static_cast<size_t>(scope)].parent == cls : scope == binding.scope;
+  };
+  const std::span<const uint32_t> assignments = self_attribute ? m_.ClassAttributeBindings(text, binding.scope)
+                                                               : m_.BindingsIn(text, binding.scope, binding.scope);
+  for (const uint32_t index : assignments) {
+    const Model::Binding& assigned = m_.bindings_[index];
+    if (assigned.kind != Model::BindingKind::kAssign || assigned.position != -1 || !same_holder(assigned.scope) ||
+        KindOf(Unparen(assigned.value)) != K::kList) {
+      continue;
+    }
+    for (const ts::Node element : Unparen(assigned.value).NamedChildren()) construction(element);
+  }
+  for (const uint32_t index : m_.CallsNamed("append")) {
+    const Site& append = m_.sites_[index];
+    const ts::Node args = append.Arguments();
+    if (m_.Text(Unparen(append.Receiver())) != text || !same_holder(append.scope) || args.IsNull() ||
+        args.NamedChildCount() != 1) {
+      continue;
+    }
+    construction(args.NamedChild(0));
+  }
+}
+
+void Builder::InstanceCallees(ts::Node head, int scope, std::vector<int>& out, std::string_view method) const {
   // `model(x)` with `model = Net(...).cuda()` and `Net` a class of the file: Python runs its `__call__`,
   // and an `nn.Module` runs its `forward`; `obj.m(x)` runs its `m`. Each binding of the name that builds
-  // such an object counts.
+  // such an object counts (`self.decoder`: each assignment in the methods of the class), and each class
+  // of the objects a list holds for the variable of a loop over it.
   // The method `wanted` of the classes of the file named `cls` (the last one a class defines wins).
   const auto method_of = [&](std::string_view cls, std::string_view wanted) {
     int found = -1;
-    for (const auto& [function, scope] : m_.FunctionsNamed(wanted)) {
-      const int parent = m_.scopes_[static_cast<size_t>(scope)].parent;
+    for (const auto& [function, candidate] : m_.FunctionsNamed(wanted)) {
+      const int parent = m_.scopes_[static_cast<size_t>(candidate)].parent;
       if (parent >= 0 && m_.scopes_[static_cast<size_t>(parent)].kind == ScopeKind::kClass &&
           m_.scopes_[static_cast<size_t>(parent)].name == cls) {
-        found = scope;
+        found = candidate;
       }
     }
     return found;
   };
-  for (const Model::Binding& binding : m_.BindingsOf(name)) {
-    if (binding.kind != Model::BindingKind::kAssign || binding.position != -1) continue;
-    // `Net(...).cuda()`, `.to(device)`, `.train()`, a DDP wrapper: the object the chain starts from.
-    const ts::Node value = m_.SameObject(binding.value);
-    if (KindOf(value) != K::kCall) continue;
-    const ts::Node cls_name = Unparen(Field(value, F::kFunction));
-    if (KindOf(cls_name) != K::kIdentifier || import_index_.count(m_.Text(cls_name)) != 0) continue;
-    const std::string_view cls = m_.Text(cls_name);
+  std::vector<std::string_view> classes;
+  if (KindOf(head) == K::kIdentifier) {
+    for (const Model::Binding& binding : m_.BindingsOf(m_.Text(head))) ConstructedClasses(binding, classes);
+  } else {
+    const int cls = m_.scopes_[static_cast<size_t>(scope)].parent;
+    for (const uint32_t index : m_.ClassAttributeBindings(m_.Text(head), scope)) {
+      const Model::Binding& binding = m_.bindings_[index];
+      if (m_.scopes_[static_cast<size_t>(binding.scope)].parent == cls) ConstructedClasses(binding, classes);
+    }
+  }
+  for (const std::string_view cls : classes) {
     int target = method_of(cls, method.empty() ? "__call__" : method);
     if (target < 0 && method.empty()) target = method_of(cls, "forward");
     if (target >= 0 && std::find(out.begin(), out.end(), target) == out.end()) out.push_back(target);

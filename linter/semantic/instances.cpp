@@ -147,16 +147,10 @@ ValueSource Model::AttributeSource(ts::Node attribute, int scope, int depth) con
   // `self.matcher` in a method: what the class's methods assign to it (`self.matcher = matcher` in
   // `__init__`, with every construction of the class in the file passing `build_matcher(args)`).
   const ts::Node object = Unparen(Field(attribute, F::kObject));
-  if (KindOf(object) != K::kIdentifier || Text(object) != "self" || scope <= 0) return {};
-  const int cls = scopes_[static_cast<size_t>(scope)].parent;
-  if (cls < 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass) return {};
-  // The class's methods are the scopes right after it (the walk numbers scopes in document order): only
-  // their bindings of the name are read, not those of every class of the file.
-  size_t next = static_cast<size_t>(cls) + 1;
-  while (next < scopes_.size() && scopes_[next].parent >= cls) ++next;
-  const int last = static_cast<int>(next) - 1;
+  if (KindOf(object) != K::kIdentifier || Text(object) != "self") return {};
+  const int cls = scope > 0 ? scopes_[static_cast<size_t>(scope)].parent : -1;
   ValueSource out;
-  for (const uint32_t index : BindingsIn(Text(attribute), cls + 1, last)) {
+  for (const uint32_t index : ClassAttributeBindings(Text(attribute), scope)) {
     const Binding& binding = bindings_[index];
     if (scopes_[static_cast<size_t>(binding.scope)].parent != cls) continue;
     if (binding.kind != BindingKind::kAssign || binding.position != -1) return {};
@@ -165,6 +159,17 @@ ValueSource Model::AttributeSource(ts::Node attribute, int scope, int depth) con
     out = one;
   }
   return out;
+}
+
+std::span<const uint32_t> Model::ClassAttributeBindings(std::string_view attribute, int scope) const {
+  if (scope <= 0 || static_cast<size_t>(scope) >= scopes_.size()) return {};
+  const int cls = scopes_[static_cast<size_t>(scope)].parent;
+  if (cls < 0 || scopes_[static_cast<size_t>(cls)].kind != ScopeKind::kClass) return {};
+  // The class's methods are the scopes right after it (the walk numbers scopes in document order): only
+  // their bindings of the name are read, not those of every class of the file.
+  size_t next = static_cast<size_t>(cls) + 1;
+  while (next < scopes_.size() && scopes_[next].parent >= cls) ++next;
+  return BindingsIn(attribute, cls + 1, static_cast<int>(next) - 1);
 }
 
 std::optional<ProjectIndex::ClassRef> Model::ClassOf(ts::Node expr, int scope) const {

@@ -42,6 +42,24 @@ bool RunsOnce(const Loop& loop) {
   return true;
 }
 
+// Marks every function that calls (through `calls`: the callees of each function) a marked one, directly
+// or through other functions, until nothing changes.
+void MarkCallers(std::vector<char>& marked, const std::vector<std::vector<int>>& calls) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t s = 0; s < marked.size(); ++s) {
+      if (marked[s]) continue;
+      for (int callee : calls[s]) {
+        if (marked[static_cast<size_t>(callee)]) {
+          marked[s] = 1;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void Builder::MarkHostBatches() {
@@ -142,7 +160,7 @@ void Builder::ClassifyLoops() {
       }
     }
     if (site.loop >= 0) {
-      if (m_.IsModelLike(site.callee, site.scope, 0)) {
+      if (m_.IsModelLike(site.callee, site.scope, 0) || m_.IsSubmoduleCall(site)) {
         bits |= kModelCall;
         model_calls.push_back(&site);
       }
@@ -162,25 +180,54 @@ void Builder::ClassifyLoops() {
       }
     }
   }
-  // A function "trains" when it (or what it calls outside its own loops) does a training call.
-  std::vector<char> trains(scopes.size(), 0);
-  for (size_t s = 0; s < scopes.size(); ++s) trains[s] = function_evidence[s] != 0;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t s = 0; s < scopes.size(); ++s) {
-      if (trains[s]) continue;
-      for (int callee : calls_outside_loops[s]) {
-        if (trains[static_cast<size_t>(callee)]) {
-          trains[s] = 1;
-          changed = true;
+  // A function of the file with no loop of its own that returns what a model call gives, on each call
+  // (`PyTorchInference.logits`: `return self.model.decoder(tokens, audio_features)`; also `return out[0]`
+  // with `out = model(x)`): a loop that calls it calls the model.
+  {
+    std::vector<char> called_in_loop(scopes.size(), 0);
+    std::vector<char> runs_model(scopes.size(), 0);
+    for (const auto& [index, callees] : m_.local_calls_) {
+      if (m_.sites_[index].loop < 0) continue;
+      for (int callee : callees) called_in_loop[static_cast<size_t>(callee)] = 1;
+    }
+    for (const Loop& loop : loops) called_in_loop[static_cast<size_t>(loop.scope)] = 0;
+    for (size_t function = 0; function < scopes.size(); ++function) {
+      if (!called_in_loop[function]) continue;
+      for (ts::Node value : m_.ReturnsOf(static_cast<int>(function))) {
+        value = ModelOutputCall(value, static_cast<int>(function));
+        const Site* call = value.IsNull() ? nullptr : m_.SiteOf(value);
+        if (call != nullptr && call->kind == SiteKind::kCall && m_.RunsOnEachCall(*call) &&
+            (m_.IsModelLike(call->callee, call->scope, 0) || m_.IsSubmoduleCall(*call))) {
+          runs_model[function] = 1;
           break;
         }
       }
     }
+    for (const auto& [index, callees] : m_.local_calls_) {
+      const Site& site = m_.sites_[index];
+      if (site.loop < 0 || std::none_of(callees.begin(), callees.end(),
+                                        [&](int callee) { return runs_model[static_cast<size_t>(callee)] != 0; })) {
+        continue;
+      }
+      loops[static_cast<size_t>(site.loop)].evidence |= kModelCall;
+      if (std::find(model_calls.begin(), model_calls.end(), &site) == model_calls.end()) model_calls.push_back(&site);
+    }
   }
+  // A function "trains" when it (or what it calls outside its own loops) does a backward pass or an
+  // optimizer step, and "steps the environment" when it steps a reinforcement-learning environment (an
+  // agent's `play_step`): a loop that calls it has that evidence.
+  const auto doing = [&](uint32_t bits) {
+    std::vector<char> does(scopes.size(), 0);
+    for (size_t s = 0; s < scopes.size(); ++s) does[s] = (function_evidence[s] & bits) != 0;
+    MarkCallers(does, calls_outside_loops);
+    return does;
+  };
+  const std::vector<char> trains = doing(kBackward | kOptimizerStep);
+  const std::vector<char> steps_environment = doing(kEnvironmentStep);
   for (size_t i = 0; i < n; ++i) {
     for (int callee : calls_from_loop[i]) {
       if (trains[static_cast<size_t>(callee)]) loops[i].evidence |= kTrainingHelper;
+      if (steps_environment[static_cast<size_t>(callee)]) loops[i].evidence |= kEnvironmentStep;
     }
   }
 
@@ -220,9 +267,23 @@ void Builder::ClassifyLoops() {
       evidence_below[static_cast<size_t>(loops[i].parent)] = 1;
     }
   }
+  //    A loop whose only evidence is a model call, and that calls a function of the file with a loop over
+  //    a loader or of optimizer steps, is an epoch loop around that function's batches (`for epoch in ...:
+  //    train(epoch); sample = model.decode(noise)`), not a step loop. (A decoding loop that calls a function
+  //    with a loop of its own, of backward passes on the activations with no optimizer, stays one.)
+  std::vector<char> batches_within(scopes.size(), 0);  // such a loop in it, or in what it calls
+  for (size_t i = 0; i < n; ++i) {
+    if ((loops[i].evidence & (kStrong | kOptimizerStep)) != 0) batches_within[static_cast<size_t>(loops[i].scope)] = 1;
+  }
+  MarkCallers(batches_within, calls_anywhere);
+  const auto around_batches = [&](size_t i) {
+    return loops[i].evidence == kModelCall &&
+           std::any_of(calls_from_loop[i].begin(), calls_from_loop[i].end(),
+                       [&](int callee) { return batches_within[static_cast<size_t>(callee)] != 0; });
+  };
   for (size_t i = 0; i < n; ++i) {
     if (loops[i].role == LoopRole::kStep || loops[i].evidence == 0 || evidence_below[i] || once[i]) continue;
-    if (!inside_step(i)) loops[i].role = LoopRole::kStep;
+    if (!inside_step(i) && !around_batches(i)) loops[i].role = LoopRole::kStep;
   }
   // 3b. An evaluation inside a step loop, under a guard that does not run on every step (`if step % 250
   //     == 0:`), is a loop of batches of its own, as when the step loop calls a function that holds it
@@ -265,19 +326,7 @@ void Builder::ClassifyLoops() {
   for (const Loop& loop : loops) {
     if (loop.role == LoopRole::kStep) contains_step[static_cast<size_t>(loop.scope)] = 1;
   }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t s = 0; s < scopes.size(); ++s) {
-      if (contains_step[s]) continue;
-      for (int callee : calls_anywhere[s]) {
-        if (contains_step[static_cast<size_t>(callee)]) {
-          contains_step[s] = 1;
-          changed = true;
-          break;
-        }
-      }
-    }
-  }
+  MarkCallers(contains_step, calls_anywhere);
   for (size_t i = 0; i < n; ++i) {
     if (loops[i].role != LoopRole::kStep) continue;
     for (int p = loops[i].parent; p >= 0; p = loops[static_cast<size_t>(p)].parent) {
@@ -315,6 +364,28 @@ void Builder::ClassifyLoops() {
                        : FeedsModelOutputBack(static_cast<int>(i), model_calls) ? Cadence::kGenerationStep
                                                                                 : Cadence::kEvaluationBatch;
   }
+}
+
+ts::Node Builder::ModelOutputCall(ts::Node value, int scope) const {
+  for (int depth = 0; depth < 4; ++depth) {
+    value = Unparen(value);
+    switch (KindOf(value)) {
+      case K::kCall: return value;
+      case K::kSubscript: value = Field(value, F::kValue); break;   // `out[0]`
+      case K::kAttribute: value = Field(value, F::kObject); break;  // `out.logits`
+      case K::kIdentifier: {
+        const Model::Binding* binding = m_.SingleBinding(m_.Text(value), scope);
+        if (binding == nullptr || binding->kind != Model::BindingKind::kAssign || binding->position != -1 ||
+            binding->scope != scope) {
+          return ts::Node();
+        }
+        value = binding->value;
+        break;
+      }
+      default: return ts::Node();
+    }
+  }
+  return ts::Node();
 }
 
 bool Builder::FeedsModelOutputBack(int loop, const std::vector<const Site*>& model_calls) const {

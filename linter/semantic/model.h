@@ -724,6 +724,10 @@ class Model {
   bool Shadowed(std::string_view name) const { return FindImport(name) != nullptr || !FunctionsNamed(name).empty(); }
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
+  // A call of a submodule or a method of a model (`self.model.decoder(tokens, audio)`, `model.encode(x)`): the
+  // callee is an attribute of a model-like object, not one of nn.Module's own methods (`parameters`,
+  // `state_dict`...) nor a verb that saves, builds or logs (ModelNamed's), nor a loss.
+  bool IsSubmoduleCall(const Site& call) const;
   // A name that says a model (`model`, `net`, `self.ema_model`), not a verb that builds or saves one
   // (`build_model`): the fallback for parameters and values whose source is not known.
   static bool ModelNamed(std::string_view text);
@@ -897,6 +901,10 @@ class Model {
   // (`if args.optimizer == "lars":` with the argparse default "lars").
   bool OffByDefault(const Binding& binding) const;
   ValueSource AttributeSource(ts::Node attribute, int scope, int depth) const;
+  // The assignments of `self.x` (`attribute` is its text) in the methods of the class whose method is
+  // `scope` (methods of nested classes included: the caller checks a binding's scope), as indices into
+  // bindings_; empty outside a method.
+  std::span<const uint32_t> ClassAttributeBindings(std::string_view attribute, int scope) const;
   // The class of the project an expression holds: SourceOf resolved through the index, or for a parameter
   // that no call of the file fills, the class every call from other files passes (all must agree).
   std::optional<ProjectIndex::ClassRef> ClassOf(ts::Node expr, int scope) const;

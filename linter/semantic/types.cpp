@@ -9,6 +9,16 @@
 #include <string>
 
 namespace tl::semantic {
+namespace {
+
+// A name that starts with a verb that saves, loads, builds, unwraps, prints or logs (`build_model`, `log_stats`).
+bool VerbNamed(std::string_view name) {
+  static constexpr std::array<std::string_view, 10> kVerbs = {"save_", "load_",   "build_", "create_", "get_",
+                                                              "make_", "unwrap_", "init_",  "print_",  "log_"};
+  return std::any_of(kVerbs.begin(), kVerbs.end(), [&](std::string_view v) { return name.starts_with(v); });
+}
+
+}  // namespace
 
 bool Model::AnyAssignment(ts::Node expr, const std::function<bool(const Binding&)>& holds) const {
   for (const Binding& binding : BindingsOf(Text(expr))) {
@@ -42,10 +52,7 @@ bool Model::IsOptimizerLike(ts::Node expr, int scope) const {
 
 bool Model::ModelNamed(std::string_view text) {
   const std::string_view last = LastSegment(text);
-  static constexpr std::array<std::string_view, 10> kVerbs = {"save_", "load_",   "build_", "create_", "get_",
-                                                              "make_", "unwrap_", "init_",  "print_",  "log_"};
-  const bool verb = std::any_of(kVerbs.begin(), kVerbs.end(), [&](std::string_view v) { return last.starts_with(v); });
-  return !verb && (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net"));
+  return !VerbNamed(last) && (last == "model" || last == "net" || last.ends_with("_model") || last.ends_with("_net"));
 }
 
 bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
@@ -117,6 +124,86 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
   const Binding* parameter = k == K::kIdentifier ? SingleBinding(text, scope) : nullptr;
   return parameter != nullptr && parameter->kind == BindingKind::kParameter &&
          EveryCallerPasses(*parameter, [&](ts::Node value, int at) { return IsModelLike(value, at, depth + 1); });
+}
+
+bool Model::IsSubmoduleCall(const Site& call) const {
+  if (call.kind != SiteKind::kCall || KindOf(call.callee) != K::kAttribute) return false;
+  // nn.Module's methods that do not run forward, and those of the Hugging Face models' PreTrainedModel.
+  static constexpr std::array<std::string_view, 44> kModuleMethods = {"add_module",
+                                                                      "apply",
+                                                                      "bfloat16",
+                                                                      "buffers",
+                                                                      "children",
+                                                                      "compile",
+                                                                      "cpu",
+                                                                      "cuda",
+                                                                      "double",
+                                                                      "eval",
+                                                                      "extra_repr",
+                                                                      "float",
+                                                                      "half",
+                                                                      "load_state_dict",
+                                                                      "modules",
+                                                                      "named_buffers",
+                                                                      "named_children",
+                                                                      "named_modules",
+                                                                      "named_parameters",
+                                                                      "parameters",
+                                                                      "register_buffer",
+                                                                      "register_forward_hook",
+                                                                      "register_forward_pre_hook",
+                                                                      "register_full_backward_hook",
+                                                                      "register_module",
+                                                                      "register_parameter",
+                                                                      "requires_grad_",
+                                                                      "share_memory",
+                                                                      "state_dict",
+                                                                      "to",
+                                                                      "to_empty",
+                                                                      "train",
+                                                                      "type",
+                                                                      "zero_grad",
+                                                                      "save_pretrained",
+                                                                      "resize_token_embeddings",
+                                                                      "tie_weights",
+                                                                      "num_parameters",
+                                                                      "gradient_checkpointing_enable",
+                                                                      "print_trainable_parameters",
+                                                                      "reset_parameters",
+                                                                      "xpu",
+                                                                      "ipu",
+                                                                      "get_submodule"};
+  // Nor one that sets, resets or hooks state (`model.reset(batch_size=1)`, `install_kv_cache_hooks()`), or
+  // asks about the model (`model.is_fork_node(n)`, `find_consumer`).
+  static constexpr std::array<std::string_view, 17> kStatePrefixes = {
+      "reset",    "set_",   "clear", "freeze", "unfreeze", "enable_", "disable_", "register_", "remove_",
+      "install_", "update", "zero_", "is_",    "has_",     "find_",   "num_",     "count"};
+  const std::string_view name = call.name;
+  if (OneOf(name, kModuleMethods) || VerbNamed(name) ||
+      std::any_of(kStatePrefixes.begin(), kStatePrefixes.end(),
+                  [&](std::string_view p) { return name.starts_with(p); }) ||
+      ContainsIgnoreCase(name, "loss") || name.starts_with("_")) {
+    return false;
+  }
+  // A string's methods: `args.model.startswith("SIMCLR")` names a model, it does not hold one.
+  static constexpr std::array<std::string_view, 12> kStringMethods = {"startswith", "endswith", "split",  "lower",
+                                                                      "upper",      "replace",  "format", "strip",
+                                                                      "join",       "find",     "encode", "count"};
+  if (OneOf(name, kStringMethods)) return false;
+  // A forward takes its inputs: `model.parallelize()` and `model.reset()` with none do not run the model.
+  const ts::Node args = call.Arguments();
+  if (args.IsNull() || args.NamedChildCount() == 0) return false;
+  const ts::Node object = Unparen(Field(call.callee, F::kObject));
+  const K k = KindOf(object);
+  if ((k != K::kIdentifier && k != K::kAttribute) || Text(object) == "self") return false;
+  // Nor an option of the run (`args.model`, `cfg.model`): a name, not a module.
+  ts::Node head = object;
+  while (KindOf(head) == K::kAttribute) head = Unparen(Field(head, F::kObject));
+  if (head != object && HoldsConfig(head, call.scope, 0)) return false;
+  // Nor a tokenizer's or a processor's (`tokenizer.decode(ids)`), which `from_pretrained` loads as well.
+  const std::string_view holder = LastSegment(Text(object));
+  if (ContainsIgnoreCase(holder, "tokenizer") || ContainsIgnoreCase(holder, "processor")) return false;
+  return IsModelLike(object, call.scope, 0);
 }
 
 bool Model::IsLossCall(const Site& call) const {
@@ -463,6 +550,18 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
           std::find(array_names_.begin(), array_names_.end(),
                     std::pair<int, std::string_view>(binding.scope, binding.name)) != array_names_.end()) {
         kind = TensorKind::kTensor;
+      } else if (const ts::Node type = Field(binding.target.Parent(), F::kType); !type.IsNull()) {
+        // `def update(self, tokens: Tensor, logits: torch.Tensor)`: annotated with torch's tensor class
+        // (`torch.LongTensor` too); not `Optional[Tensor]`, which may hold None.
+        const ts::Node annotation = Unparen(type.NamedChildCount() == 1 ? type.NamedChild(0) : type);
+        const K ak = KindOf(annotation);
+        if (ak == K::kIdentifier || ak == K::kAttribute) {
+          const std::string canonical = CanonicalName(annotation);
+          if (canonical.starts_with("torch.") && canonical.ends_with("Tensor") &&
+              canonical.find('.', 6) == std::string::npos) {
+            kind = TensorKind::kTensor;
+          }
+        }
       }
       break;
     case BindingKind::kLoopTarget: {

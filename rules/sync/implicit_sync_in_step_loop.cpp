@@ -86,11 +86,13 @@ It does not report:
 - values whose tensor type the model cannot tell (a mask passed in as a parameter, a tensor from a
   function of another module): a mask that may be a list of indices or a Python bool stays silent. The
   parameters a loop over `model.parameters()` or `model.named_parameters()` yields are tensors, so a
-  clipping helper's `if clip_coef < 1:` on a gradient's norm is reported;
+  clipping helper's `if clip_coef < 1:` on a gradient's norm is reported, and so is a parameter annotated
+  with torch's tensor class (`tokens: Tensor`, `torch.LongTensor`; not `Optional[Tensor]`, which may be
+  None): `tokens[tokens.ge(begin)]` in a decoder's method reads the device;
 - scripts that never use a GPU (TL101's definition of a CUDA script);
 - syncs of a helper of another file that the model cannot reach: a method called on a parameter whose
   callers pass different classes (`converter = CTCLabelConverter(...)` or `AttnLabelConverter(...)` by an
-  option), an attribute assigned different classes, and a helper whose sync reads a parameter it
+  option), an attribute of another file's class assigned different classes, and a helper whose sync reads a parameter it
   indexes with one index only (`if t[i] != 0:` with `t = text_index[index:index + l]`: a list would do
   the same);
 - helpers in a file that does not import torch: their branches are not typed for the project (a module

@@ -37,11 +37,19 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   gradient-accumulation loop over micro-batches inside it runs on every step too;
 - evaluation loops over a loader (reported as "every evaluation batch"), decoding loops that call the
   model once per generated token and give it back what it returned (`idx = torch.cat((idx, next_id))`:
-  "every generated token"), and other loops that only call the model, which take their batches some
+  "every generated token"; the model call may be one of its submodules or methods given inputs,
+  `model.decode(ys, memory)`, but not `nn.Module`'s own methods such as `parameters()`, a method that
+  sets, resets or asks (`reset()`, `is_ready(x)`), a tokenizer's `decode`, or an option's
+  `args.model.startswith(...)`; or a method of the file, with no loop of its own, that returns what the model
+  gives: `self.inference.logits(tokens, audio)` returning `self.model.decoder(tokens, audio)`), and
+  other loops that only call the model, which take their batches some
   other way (`X, Y = get_batch("val")`: "every evaluation batch"). A reinforcement-learning rollout loop
   that steps an environment (`envs.step(action.cpu().numpy())` on a receiver named `env`, `envs`,
   `self.train_env`...) and neither runs the backward pass nor the optimizer itself is per step too:
-  "every environment step". A loop whose backward pass runs in a
+  "every environment step", and so is a loop that calls a function of the file that steps one (an
+  agent's `play_step`). A loop that only calls the model and calls a function of the file whose loop
+  takes a loader's batches or runs the optimizer (`for epoch in ...: train(); sample =
+  model.decode(noise)`) is the epoch loop around those batches. A loop whose backward pass runs in a
   function or method of another file of the project that runs `backward()` on every call (a loss
   scaler's `__call__`: `loss_scaler(loss, optimizer)`) is a training loop ("every training step");
 - framework hooks that run once per batch with no loop in the file: Lightning's `training_step`,
@@ -49,7 +57,12 @@ boolean masks, `nonzero`, `unique`) are reported by TL102 (`implicit-sync-in-ste
   `compute_loss` and `prediction_step` on a Hugging Face `Trainer` subclass;
 - the functions and methods those loops call (`self._run_batch(x, y)`, transitively), the
   `forward` (or `__call__`) of a class of the file that a loop calls an object of
-  (`model = Net().cuda()`, then `model(x)`), and a function of the file passed by position to a call
+  (`model = Net().cuda()`, then `model(x)`), the methods of the file's classes called on an object a
+  class keeps in an attribute (`self.decoder.update(tokens, logits)` with `self.decoder =
+  BeamSearchDecoder(...)` in one branch of `__init__` and `GreedyDecoder(...)` in the other: both
+  `update`s) or on the variable of a loop over a list of such objects (`for f in self.logit_filters:
+  f.apply(logits, tokens)` with the list made of `[SuppressBlank(...)]` and given
+  `ApplyTimestampRules(...)` by `append`: each class's `apply`), and a function of the file passed by position to a call
   whose callee calls it on every call (`gpu_timer(train_step)`, the callee in this file or another of
   the project; a loop whose backward pass is in such a closure is a training loop). A buffer the class registers
   (`self.register_buffer("queue_ptr", torch.zeros(1))`) and an `nn.Parameter` attribute are tensors that

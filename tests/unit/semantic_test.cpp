@@ -189,6 +189,63 @@ TEST_CASE("a loop that steps an environment is a rollout: one iteration per envi
   CHECK(ToString(Cadence::kEnvironmentStep) == "every environment step");
 }
 
+TEST_CASE("a helper that steps the environment makes its caller's loop a rollout, not a training loop") {
+  auto p = Build(
+      "import torch\n"
+      "class Agent:\n"
+      "    def play_step(self, net, env):\n"
+      "        action = net(self.state).argmax().item()\n"
+      "        self.state, reward, done, info = env.step(action)\n"
+      "        return reward\n"
+      "def populate(agent, net, env):\n"
+      "    for i in range(1000):\n"
+      "        agent.play_step(net, env)\n"
+      "agent = Agent()\n");
+  const Model& m = *p->model;
+  const Loop* populate = LoopStartingWith(m, "for i in range(1000)");
+  REQUIRE(populate);
+  CHECK((populate->evidence & kEnvironmentStep) != 0);
+  CHECK((populate->evidence & kTrainingHelper) == 0);
+  CHECK(populate->cadence == Cadence::kEnvironmentStep);
+}
+
+TEST_CASE("a method that returns what a model's submodule gives is a model call; an epoch loop stays one") {
+  auto p = Build(
+      "import torch\n"
+      "class Inference:\n"
+      "    def __init__(self, model):\n"
+      "        self.model = model\n"
+      "    def logits(self, tokens, features):\n"
+      "        out = self.model.decoder(tokens, features)\n"
+      "        return out[0]\n"
+      "class Task:\n"
+      "    def __init__(self, model):\n"
+      "        self.inference = Inference(model)\n"
+      "    def run(self, tokens, features):\n"
+      "        for i in range(100):\n"
+      "            logits = self.inference.logits(tokens, features)\n"
+      "            tokens = torch.cat([tokens, logits.argmax(-1)], dim=-1)\n"
+      "def train(model, loader, optimizer):\n"
+      "    for x in loader:\n"
+      "        model(x).sum().backward()\n"
+      "        optimizer.step()\n"
+      "def main(model, loader, optimizer, noise):\n"
+      "    for epoch in range(10):\n"
+      "        train(model, loader, optimizer)\n"
+      "        sample = model.decode(noise)\n");
+  const Model& m = *p->model;
+  const Loop* decoding = LoopStartingWith(m, "for i in range(100)");
+  const Loop* epochs = LoopStartingWith(m, "for epoch in range(10)");
+  REQUIRE(decoding);
+  REQUIRE(epochs);
+  CHECK((decoding->evidence & kModelCall) != 0);
+  CHECK(decoding->role == LoopRole::kStep);
+  CHECK(decoding->cadence == Cadence::kGenerationStep);
+  // `model.decode(noise)` is a model call, but the loop runs train()'s batches: an epoch loop.
+  CHECK((epochs->evidence & kModelCall) != 0);
+  CHECK(epochs->role == LoopRole::kEpoch);
+}
+
 TEST_CASE("helpers called from the step loop run every step, transitively") {
   auto p = Build(
       "def log(x):\n"
