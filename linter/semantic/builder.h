@@ -214,6 +214,11 @@ class Builder {
   void EvaluateSkipGuard(Guard& guard);
   // The `X % N` side of a comparison `X % N <op> K` whose other side resolves to an integer; null if not.
   ts::Node ModuloCompared(ts::Node comparison, std::string_view op, int scope) const;
+  // A call of a function of the file whose one `return` is a modulo test of its parameters
+  // (`divisible_by(step, every)`): periodic, with the period the call passes.
+  Rarity PeriodicHelper(ts::Node call, int scope) const;
+  // A name assigned once to a comparison, on which the function leaves its loop (`if done: break`).
+  bool EndsLoop(ts::Node name, int scope) const;
   // `i == 0` (either side) with `i` a loop target: true once per pass over the loop, not every step.
   bool CountsOnce(ts::Node comparison, int scope) const;
   // `if j <= 4:` with `j` an iteration counter (IterationCounter) and a constant bound: the branch runs on
@@ -279,6 +284,9 @@ class Builder {
   int scope_ = 0;
   int loop_ = -1;
   int guard_ = -1;
+  // The conditions of the conditional expressions (`a if cond else b`) being walked, with the depth of
+  // each expression: a condition's site is added when the walk reaches it.
+  std::vector<std::pair<uint32_t, ts::Node>> ternary_conditions_;
   int pending_loop_ = -1;   // for_statement whose body block comes next
   int pending_guard_ = -1;  // if/elif whose consequence block comes next
   std::vector<uint32_t> option_calls_;

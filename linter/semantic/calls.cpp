@@ -378,4 +378,14 @@ const Site* Model::SiteOf(ts::Node node) const {
   return nullptr;
 }
 
+const Site* Model::CallSiteOf(ts::Node call) const {
+  const Site* site = SiteOf(call);
+  if (site == nullptr) return nullptr;
+  for (const Site* end = sites_.data() + sites_.size(); site != end && site->node.StartByte() == call.StartByte();
+       ++site) {
+    if (site->kind == SiteKind::kCall && site->node == call) return site;
+  }
+  return nullptr;
+}
+
 }  // namespace tl::semantic

@@ -45,7 +45,12 @@ Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth,
       }
       return out;
     }
+    case K::kCall: return PeriodicHelper(node, scope);
     case K::kIdentifier: {
+      if (EndsLoop(node, scope)) {
+        out.rare = true;  // `done` of `if done: break`: true on the last iteration only
+        return out;
+      }
       const Model::Binding* binding = m_.SingleBinding(m_.Text(node), scope);
       if (binding == nullptr || binding->kind != Model::BindingKind::kAssign || binding->position != -1) return out;
       const K value = KindOf(Unparen(binding->value));
@@ -54,6 +59,55 @@ Builder::Rarity Builder::RareCondition(ts::Node condition, int scope, int depth,
     }
     default: return out;
   }
+}
+
+bool Builder::EndsLoop(ts::Node name, int scope) const {
+  // A flag the function assigns (to a comparison, `done = (cur_nimg >= total_kimg * 1000)`, or to `True`)
+  // and leaves its loop on: `if done: break` (or `return`), the branch's last statement.
+  const std::string_view text = m_.Text(name);
+  const std::span<const uint32_t> bindings = m_.BindingsIn(text, scope, scope);
+  const bool comparison = std::any_of(bindings.begin(), bindings.end(), [&](uint32_t index) {
+    return KindOf(Unparen(m_.bindings_[index].value)) == K::kComparison;
+  });
+  const bool flags = std::all_of(bindings.begin(), bindings.end(), [&](uint32_t index) {
+    const Model::Binding& binding = m_.bindings_[index];
+    const K value = KindOf(Unparen(binding.value));
+    return binding.kind == Model::BindingKind::kAssign && binding.position == -1 &&
+           (value == K::kComparison || value == K::kTrue);
+  });
+  if (bindings.empty() || !comparison || !flags) return false;
+  return std::any_of(m_.guards_.begin(), m_.guards_.end(), [&](const Guard& guard) {
+    if (guard.scope != scope || guard.block.IsNull() || m_.Text(Unparen(guard.condition)) != text) return false;
+    const uint32_t count = guard.block.NamedChildCount();
+    const ts::Node last = count > 0 ? guard.block.NamedChild(count - 1) : ts::Node();
+    return last.Is("break_statement") || KindOf(last) == K::kReturn;
+  });
+}
+
+Builder::Rarity Builder::PeriodicHelper(ts::Node call, int scope) const {
+  // `divisible_by(self.step, self.save_every)` with `def divisible_by(numer, denom): return (numer % denom)
+  // == 0` in the file: the period is the argument the divisor parameter takes.
+  Rarity out;
+  const Site* site = m_.CallSiteOf(call);
+  const std::vector<int>* callees = site != nullptr ? m_.LocalCallees(*site) : nullptr;
+  if (callees == nullptr || callees->size() != 1) return out;
+  const int function = callees->front();
+  const std::vector<ts::Node> returns = m_.ReturnsOf(function);
+  if (returns.size() != 1 || returns.front().IsNull()) return out;
+  const ts::Node modulo = ModuloCompared(Unparen(returns.front()), "==", function);
+  if (modulo.IsNull()) return out;
+  const ts::Node divisor = Unparen(Field(modulo, F::kRight));
+  if (KindOf(divisor) != K::kIdentifier) return out;
+  const Model::Binding* parameter = m_.SingleBinding(m_.Text(divisor), function);
+  if (parameter == nullptr || parameter->kind != Model::BindingKind::kParameter || parameter->scope != function) {
+    return out;
+  }
+  const auto argument = m_.FindArgument(*site, parameter->name, m_.ParameterPosition(*parameter));
+  if (!argument) return out;
+  out.period = m_.Resolve(argument->value, scope);
+  const auto n = out.period.AsInt();
+  out.rare = !n.has_value() || *n != 1;  // as Periodic: an unknown period throttles
+  return out;
 }
 
 Builder::Rarity Builder::Periodic(ts::Node modulo, int scope) const {
@@ -286,7 +340,23 @@ bool Builder::CountsOnce(ts::Node comparison, int scope) const {
     side = Unparen(side);
     if (KindOf(side) != K::kIdentifier) return false;
     const Model::Binding* binding = m_.SingleBinding(m_.Text(side), scope);
-    return binding != nullptr && binding->kind == Model::BindingKind::kLoopTarget;
+    if (binding != nullptr && binding->kind == Model::BindingKind::kLoopTarget) return true;
+    // A step counter the function keeps itself (`iteration = start_iter`, then `iteration += 1` in the
+    // loop): plain assignments, and at least one increment by a positive constant.
+    const std::span<const uint32_t> bindings = m_.BindingsIn(m_.Text(side), scope, scope);
+    bool increments = false;
+    for (const uint32_t index : bindings) {
+      const Model::Binding& b = m_.bindings_[index];
+      if (b.kind == Model::BindingKind::kAugmented) {
+        const auto step = m_.Resolve(b.value, scope).AsInt();
+        const ts::Node statement = b.target.Parent();
+        if (!step || *step <= 0 || m_.Text(Field(statement, F::kOperator)) != "+=") return false;
+        increments = true;
+      } else if (b.kind != Model::BindingKind::kAssign || b.position != -1) {
+        return false;
+      }
+    }
+    return increments;
   };
   for (uint32_t i = 0; i < 2; ++i) {
     ts::Node other = Unparen(comparison.NamedChild(1 - i));

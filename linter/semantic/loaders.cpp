@@ -30,6 +30,17 @@ void AddOnce(const Site* site, std::vector<const Site*>& out) {
 // helpers to the evaluation loop's batches is followed to its DataLoader).
 int FanOutStep(size_t sources) { return sources == 1 ? 1 : 4; }
 
+// Hugging Face Accelerate's `accelerator.prepare(model, optimizer, loader)`: it hands back each object it
+// is given, in order, a loader rebuilt with the same settings (workers, pinning), so the loader that
+// comes out is the one that went in. Its receiver is named for it (`accelerator`, `self.accelerator`).
+bool AcceleratePrepare(const Model& model, const Site& call) {
+  if (call.kind != SiteKind::kCall || call.name != "prepare") return false;
+  const ts::Node receiver = Unparen(call.Receiver());
+  if (receiver.IsNull()) return false;
+  const std::string_view canonical = model.CalleeCanonical(call);
+  return canonical.starts_with("accelerate.") || ContainsIgnoreCase(LastSegment(model.Text(receiver)), "accelerator");
+}
+
 }  // namespace
 
 bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
@@ -57,6 +68,10 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
         AddOnce(site, out);
         return true;
       }
+      if (AcceleratePrepare(*this, *site) && !site->Arguments().IsNull() && site->Arguments().NamedChildCount() == 1) {
+        expr = site->Arguments().NamedChild(0);  // `dl = accelerator.prepare(dl)`
+        continue;
+      }
       if (!OneOf(site->name, kWrappers)) return ReturnedLoaders(*site, depth + 1, out);
       if (site->Arguments().IsNull()) return false;
       if (site->name == "zip") {
@@ -82,6 +97,26 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
       // binding the use reads, the last one before it.
       binding = ReachingBinding(expr, scope);
       if (binding != nullptr && binding->kind != BindingKind::kAssign) return false;
+    }
+    if (binding != nullptr && binding->kind == BindingKind::kAssign && binding->position >= 0) {
+      // `model, opt, train_dl = accelerator.prepare(model, opt, train_dl)`: the argument at that position.
+      const Site* call = CallSiteOf(Unparen(binding->value));
+      const ts::Node args = call != nullptr ? call->Arguments() : ts::Node();
+      // The target is a flat pattern of as many names or attributes as the call has arguments (no `*rest`).
+      const ts::Node pattern = binding->target.Parent();
+      bool flat = true;
+      for (const ts::Node element : pattern.NamedChildren()) {
+        const K kind = KindOf(Unparen(element));
+        flat = flat && (kind == K::kIdentifier || kind == K::kAttribute);
+      }
+      if (call == nullptr || !AcceleratePrepare(*this, *call) || args.IsNull() || !flat ||
+          static_cast<uint32_t>(binding->position) >= args.NamedChildCount() ||
+          pattern.NamedChildCount() != args.NamedChildCount()) {
+        return false;
+      }
+      expr = args.NamedChild(static_cast<uint32_t>(binding->position));
+      scope = binding->scope;
+      continue;
     }
     if (binding == nullptr || binding->position != -1 || binding->value == expr) return false;
     if (binding->kind == BindingKind::kAssign) {

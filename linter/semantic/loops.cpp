@@ -195,8 +195,8 @@ void Builder::ClassifyLoops() {
       if (!called_in_loop[function]) continue;
       for (ts::Node value : m_.ReturnsOf(static_cast<int>(function))) {
         value = ModelOutputCall(value, static_cast<int>(function));
-        const Site* call = value.IsNull() ? nullptr : m_.SiteOf(value);
-        if (call != nullptr && call->kind == SiteKind::kCall && m_.RunsOnEachCall(*call) &&
+        const Site* call = value.IsNull() ? nullptr : m_.CallSiteOf(value);
+        if (call != nullptr && m_.RunsOnEachCall(*call) &&
             (m_.IsModelLike(call->callee, call->scope, 0) || m_.IsSubmoduleCall(*call))) {
           runs_model[function] = 1;
           break;

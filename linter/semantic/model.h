@@ -471,6 +471,9 @@ class Model {
 
   // The site recorded for a node (a call, interpolation or condition), or null.
   const Site* SiteOf(ts::Node node) const;
+  // The call site of a call node, or null: a call that is also a condition (`if divisible_by(step, n):`)
+  // has both sites, and SiteOf may answer the condition's.
+  const Site* CallSiteOf(ts::Node call) const;
 
   // The innermost scope whose node contains `offset`.
   int ScopeAt(uint32_t offset) const;
@@ -725,9 +728,14 @@ class Model {
   bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
   // A call of a submodule or a method of a model (`self.model.decoder(tokens, audio)`, `model.encode(x)`): the
-  // callee is an attribute of a model-like object, not one of nn.Module's own methods (`parameters`,
-  // `state_dict`...) nor a verb that saves, builds or logs (ModelNamed's), nor a loss.
+  // callee is an attribute of a model-like object (not `self`, not an option's `args.model`, not a
+  // tokenizer or processor), given at least one argument, and not one of nn.Module's own methods
+  // (`parameters`, `state_dict`...), a verb that saves, builds or logs (ModelNamed's), a method that sets,
+  // resets or asks (`reset`, `set_`, `is_`, `find_`...), a string's method, nor a loss.
   bool IsSubmoduleCall(const Site& call) const;
+  // Whether the loop target at `position` (BindTarget's numbering) of a loop over `iterable` is a tensor:
+  // a row of a tensor, or one of the tensors `zip`/`enumerate` hand out.
+  bool IteratesTensors(ts::Node iterable, int position, int scope, int depth) const;
   // A name that says a model (`model`, `net`, `self.ema_model`), not a verb that builds or saves one
   // (`build_model`): the fallback for parameters and values whose source is not known.
   static bool ModelNamed(std::string_view text);

@@ -580,12 +580,52 @@ TensorKind Model::BindingTensorKind(const Binding& binding, ts::Node expr, int d
         kind = TensorKind::kNotTensor;  // the step counter
       } else if (IsDataLoaderLike(iterable, binding.scope)) {
         kind = TensorKind::kTensor;  // a batch, or a field of one
+      } else if (IteratesTensors(iterable, binding.position, binding.scope, depth)) {
+        kind = TensorKind::kTensor;  // `for t_cur, t_next in zip(t_steps[:-1], t_steps[1:]):` 0-dim tensors
       }
       break;
     }
     default: break;
   }
   return kind;
+}
+
+bool Model::IteratesTensors(ts::Node iterable, int position, int scope, int depth) const {
+  // Iterating a tensor gives its rows (tensors); `zip(a, b)` gives one of each per iteration, and
+  // `enumerate(x)` a counter and one of x. `position` is the loop target's (BindTarget's): -1 the whole
+  // element, i the i-th name of a flat pattern, 100 + i a name nested in the i-th element.
+  iterable = Unparen(iterable);
+  if (position == -1) {
+    // Not a field of a loader's batch (`labels` of `for images, labels in loader`): that is a tensor only
+    // by assumption, and a list of strings as often.
+    ts::Node base = iterable;
+    while (KindOf(base) == K::kSubscript) base = Unparen(Field(base, F::kValue));
+    if (KindOf(base) == K::kIdentifier) {
+      for (const Binding& binding : BindingsOf(Text(base))) {
+        if (binding.kind == BindingKind::kLoopTarget && (binding.scope == scope || binding.scope == 0)) return false;
+      }
+    }
+    return TensorKindDepth(iterable, scope, depth + 1) == TensorKind::kTensor;
+  }
+  if (KindOf(iterable) != K::kCall) return false;
+  const ts::Node callee = Unparen(Field(iterable, F::kFunction));
+  const ts::Node args = Field(iterable, F::kArguments);
+  if (KindOf(callee) != K::kIdentifier || KindOf(args) != K::kArgumentList || Shadowed(Text(callee))) return false;
+  const uint32_t count = args.NamedChildCount();
+  if (Text(callee) == "enumerate" && count >= 1) {
+    if (position == 1) return IteratesTensors(args.NamedChild(0), -1, scope, depth + 1);
+    // `for i, (a, b) in enumerate(zip(x, y))`: a name inside the zip's tuple, every input a tensor.
+    return position == 101 && IteratesTensors(args.NamedChild(0), 100, scope, depth + 1);
+  }
+  if (Text(callee) != "zip" || count == 0) return false;
+  if (position >= 0 && static_cast<uint32_t>(position) < count) {
+    return IteratesTensors(args.NamedChild(static_cast<uint32_t>(position)), -1, scope, depth + 1);
+  }
+  if (position != 100) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!IteratesTensors(args.NamedChild(i), -1, scope, depth + 1)) return false;
+  }
+  return true;
 }
 
 bool Model::ParamGroupParams(ts::Node iterable, int scope) const {

@@ -239,6 +239,14 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
   parent_kind_[depth] = kind;
   parent_end_[depth] = node.EndByte();
   const K parent = depth > 0 ? parent_kind_[depth - 1] : K::kOther;
+  if (parent == K::kConditional && !ternary_conditions_.empty()) {
+    while (!ternary_conditions_.empty() && ternary_conditions_.back().first >= depth) ternary_conditions_.pop_back();
+    if (!ternary_conditions_.empty() && ternary_conditions_.back().first == depth - 1 &&
+        ternary_conditions_.back().second == node) {
+      AddSite(node, SiteKind::kCondition);
+      ternary_conditions_.pop_back();
+    }
+  }
 
   switch (kind) {
     // Leaves: asking the cursor for their first child costs as much as visiting a node.
@@ -378,6 +386,11 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
     case K::kIfClause:
       // A comprehension's filter: Python takes its truth once per element.
       if (node.NamedChildCount() > 0) AddSite(node.NamedChild(0), SiteKind::kCondition);
+      return true;
+    case K::kConditional:
+      // `a if cond else b`: Python takes the truth of `cond`, as an `if` does. Its site is added when the
+      // walk reaches `cond` (below), after the sites of `a`: the sites stay in document order.
+      if (node.NamedChildCount() == 3) ternary_conditions_.emplace_back(depth, node.NamedChild(1));
       return true;
     case K::kSubscript: {
       // `boxes[:, 2:]`: only an array takes several indices.

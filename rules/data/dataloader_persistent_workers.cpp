@@ -26,7 +26,11 @@ its loops (`trainer.fit(train_loader)` with `Trainer.fit` running the epoch loop
 arguments only). The loader is followed through names, `self.` attributes assigned once, wrappers
 (`enumerate`, `tqdm`, `zip`, `iter`), the parameters of functions of the file (and of a class's `__init__`)
 whose call sites all pass the same loader, functions of the file that return it (`self._prepare_dataloader
-(dataset)`), and either branch of `make(x) if x else None`. `num_workers` may be wrapped in `int(...)` or
+(dataset)`), Hugging Face Accelerate's `accelerator.prepare(...)`, which hands back the loader it is given
+with the same workers (`dl = accelerator.prepare(dl)`, and the argument at the same position of `model,
+opt, dl = accelerator.prepare(model, opt, dl)`), and either branch of `make(x) if x else None`. A
+generator that several loaders go through (one `cycle(dl)` for the train and the validation loader) is
+not followed. `num_workers` may be wrapped in `int(...)` or
 come from a `**kwargs` dict (a literal, `{...} if use_cuda else {}`, or a dict extended with
 `update({...})`): a count set on the GPU path only counts. A count computed at run time is above 0 when it
 is a product or sum of values that are: positive constants and argparse defaults, and, in a script that

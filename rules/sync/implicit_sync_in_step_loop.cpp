@@ -24,10 +24,14 @@ struct ImplicitSyncFinding {
 constexpr std::string_view kDocs = R"md(## What it does
 Checks for code that makes the host wait for the GPU on every training step without a sync call:
 - branching or asserting on a tensor: `if loss > 10:`, `elif not torch.isfinite(loss):`,
-  `while not done:` with a tensor `done`, `assert t.min() >= 0`, and a comprehension's `if` on the
+  `while not done:` with a tensor `done`, `assert t.min() >= 0`, the condition of a conditional
+  expression (`gamma = g if S_min <= t_cur <= S_max else 0` with `t_cur` a 0-dim device tensor), and a
+  comprehension's `if` on the
   elements of a device tensor (`[i for i, w in enumerate(words) if w != end]`: one sync per element;
   the elements of a tensor, of `enumerate(t)` and of `zip(a, t)` are followed, an enumerate counter is
-  not a tensor);
+  not a tensor). The variable of a `for` loop over a device tensor, or over `zip`/`enumerate` of device
+  tensors, is a device tensor too (`for t_cur, t_next in zip(t_steps[:-1], t_steps[1:]):`, `for idx, d
+  in enumerate(next_done): if d:`), but not over a field of a loader's batch (often a list of strings);
 - boolean-mask indexing of a device tensor, read or write: `x[mask]`, `x[x > 0] += 1`, `x[m] = y[m]`,
   `x[m] = t.max()` (a tensor value), and, on PyTorch before 1.10, `x[x > 0] = 0`, where the mask
   is a boolean tensor (a comparison with a tensor, `~m`, `a & b`, `torch.isnan(x)`, `x.eq(y)`, `.bool()`,

@@ -127,7 +127,13 @@ It does not include:
   most 10 iterations (the first few batches), under `if shown < 5:` whose branch runs `shown += 1` with
   `shown` set once to a constant and only ever grown (at most 10 runs), under a name bound to such a
   condition (`last_batch = batch_idx == last_idx`), under `A and B` when either
-  side is rare and under `A or B` when both are (`if i == 0 or (i + 1) % 50 == 0:`);
+  side is rare and under `A or B` when both are (`if i == 0 or (i + 1) % 50 == 0:`). A counter here may
+  also be one the function keeps itself, set by assignments and only grown by a positive constant
+  (`iteration += 1`: `if iteration == 0 or ...`); a flag assigned a comparison (or `True`) that the loop
+  leaves on (`done = cur_nimg >= total`, `if done: break`) is true once, so `if done or tick %
+  snapshot_ticks == 0:` is rare; and a call of a function of the file whose one `return` is a modulo
+  test of its parameters (`if divisible_by(step, save_every):`) is a periodic guard with the period the
+  call passes (a period of 1 runs every step);
 - branches that only run off CUDA: `if device.type == "cpu":`, `elif device.type == "npu":`,
   `if not torch.cuda.is_available():`;
 - branches that end the run, which run at most once: the statements of a branch that calls

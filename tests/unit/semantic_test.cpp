@@ -189,6 +189,31 @@ TEST_CASE("a loop that steps an environment is a rollout: one iteration per envi
   CHECK(ToString(Cadence::kEnvironmentStep) == "every environment step");
 }
 
+TEST_CASE("the condition of a conditional expression is a site, and sites stay in document order") {
+  auto p = Build(
+      "import torch\n"
+      "def f(model, x, t, a, b):\n"
+      "    y = model(x) if g(t) > 0 else h(a if c(b) else d(b))\n"
+      "    z = (k(x) if p(x) else q(x)) if r(x) else s(x)\n");
+  const Model& m = *p->model;
+  const auto& sites = m.Sites();
+  CHECK(std::is_sorted(sites.begin(), sites.end(),
+                       [](const Site& a, const Site& b) { return a.node.StartByte() < b.node.StartByte(); }));
+  std::vector<std::string> conditions;
+  for (const Site& site : sites) {
+    if (site.kind == SiteKind::kCondition) conditions.emplace_back(m.Text(site.node));
+  }
+  CHECK(conditions == std::vector<std::string>{"g(t) > 0", "c(b)", "p(x)", "r(x)"});
+  // A call that is also a condition has both sites; CallSiteOf answers the call's.
+  for (const Site& site : sites) {
+    if (site.kind != SiteKind::kCondition || m.Text(site.node) != "c(b)") continue;
+    const Site* call = m.CallSiteOf(site.node);
+    REQUIRE(call != nullptr);
+    CHECK(call->kind == SiteKind::kCall);
+    CHECK(call->name == "c");
+  }
+}
+
 TEST_CASE("a helper that steps the environment makes its caller's loop a rollout, not a training loop") {
   auto p = Build(
       "import torch\n"
