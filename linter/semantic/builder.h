@@ -217,7 +217,7 @@ class Builder {
   // A call of a function of the file whose one `return` is a modulo test of its parameters
   // (`divisible_by(step, every)`): periodic, with the period the call passes.
   Rarity PeriodicHelper(ts::Node call, int scope) const;
-  // A name assigned once to a comparison, on which the function leaves its loop (`if done: break`).
+  // A flag assigned comparisons (or `True`) only, on which the function leaves its loop (`if done: break`).
   bool EndsLoop(ts::Node name, int scope) const;
   // `i == 0` (either side) with `i` a loop target: true once per pass over the loop, not every step.
   bool CountsOnce(ts::Node comparison, int scope) const;

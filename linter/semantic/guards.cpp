@@ -342,8 +342,10 @@ bool Builder::CountsOnce(ts::Node comparison, int scope) const {
     const Model::Binding* binding = m_.SingleBinding(m_.Text(side), scope);
     if (binding != nullptr && binding->kind == Model::BindingKind::kLoopTarget) return true;
     // A step counter the function keeps itself (`iteration = start_iter`, then `iteration += 1` in the
-    // loop): plain assignments, and at least one increment by a positive constant.
+    // loop): plain assignments outside the loops around the comparison (a counter reset in the loop is 0
+    // again and again), and at least one increment by a positive constant.
     const std::span<const uint32_t> bindings = m_.BindingsIn(m_.Text(side), scope, scope);
+    const TextRange at = comparison.Range();
     bool increments = false;
     for (const uint32_t index : bindings) {
       const Model::Binding& b = m_.bindings_[index];
@@ -353,6 +355,11 @@ bool Builder::CountsOnce(ts::Node comparison, int scope) const {
         if (!step || *step <= 0 || m_.Text(Field(statement, F::kOperator)) != "+=") return false;
         increments = true;
       } else if (b.kind != Model::BindingKind::kAssign || b.position != -1) {
+        return false;
+      } else if (std::any_of(m_.loops_.begin(), m_.loops_.end(), [&](const Loop& loop) {
+                   return loop.scope == scope && loop.node.Range().Contains(at) &&
+                          loop.node.Range().Contains(b.target.Range());
+                 })) {
         return false;
       }
     }

@@ -594,6 +594,7 @@ bool Model::IteratesTensors(ts::Node iterable, int position, int scope, int dept
   // Iterating a tensor gives its rows (tensors); `zip(a, b)` gives one of each per iteration, and
   // `enumerate(x)` a counter and one of x. `position` is the loop target's (BindTarget's): -1 the whole
   // element, i the i-th name of a flat pattern, 100 + i a name nested in the i-th element.
+  if (depth > 12) return false;
   iterable = Unparen(iterable);
   if (position == -1) {
     // Not a field of a loader's batch (`labels` of `for images, labels in loader`): that is a tensor only
