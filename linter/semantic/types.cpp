@@ -203,7 +203,10 @@ bool Model::IsSubmoduleCall(const Site& call) const {
   // Nor a tokenizer's or a processor's (`tokenizer.decode(ids)`), which `from_pretrained` loads as well.
   const std::string_view holder = LastSegment(Text(object));
   if (ContainsIgnoreCase(holder, "tokenizer") || ContainsIgnoreCase(holder, "processor")) return false;
-  return IsModelLike(object, call.scope, 0);
+  // Asked of every attribute call in a loop: the object's name, or a few bindings deep, not the whole
+  // chain IsModelLike may follow (most such objects are not models, and proving that is the costly part).
+  constexpr int kShallow = 6;
+  return IsModelLike(object, call.scope, kShallow);
 }
 
 bool Model::IsLossCall(const Site& call) const {
