@@ -204,6 +204,8 @@ class Builder {
   };
   // `block`: the guarded block, when the condition is a guard's (Budgeted).
   Rarity RareCondition(ts::Node condition, int scope, int depth, ts::Node block = ts::Node()) const;
+  // A guard that runs once every `period` iterations: rare unless the period is 1 (see Periodic).
+  static Rarity EveryPeriod(Value period);
   // A rare guard (periodic, or one that ends the run) of `scope` inside `outer` that `inner` lies under: in
   // its block, or in the rest of a block that `if i % N != 0: continue` skips.
   bool RareBetween(ts::Node inner, ts::Node outer, int scope) const;
@@ -287,8 +289,9 @@ class Builder {
   // The conditions of the conditional expressions (`a if cond else b`) being walked, with the depth of
   // each expression: a condition's site is added when the walk reaches it.
   std::vector<std::pair<uint32_t, ts::Node>> ternary_conditions_;
-  int pending_loop_ = -1;   // for_statement whose body block comes next
-  int pending_guard_ = -1;  // if/elif whose consequence block comes next
+  std::vector<uint32_t> append_calls_;  // the file's `x.append(...)` calls, as indices into sites_
+  int pending_loop_ = -1;               // for_statement whose body block comes next
+  int pending_guard_ = -1;              // if/elif whose consequence block comes next
   std::vector<uint32_t> option_calls_;
   std::vector<int> skip_guards_;                // guards of the `if i % N != 0: continue` shape
   std::vector<ts::Node> precision_attributes_;  // see NoteAttribute

@@ -31,8 +31,8 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
     // BeamSearchDecoder(...)` in a method of the class: that one's.
     ts::Node object = ReceiverOf(site);
     const K ok = KindOf(object);
-    const bool self_attribute = ok == K::kAttribute && KindOf(Unparen(Field(object, F::kObject))) == K::kIdentifier &&
-                                m_.Text(Unparen(Field(object, F::kObject))) == "self";
+    const ts::Node holder = ok == K::kAttribute ? Unparen(Field(object, F::kObject)) : ts::Node();
+    const bool self_attribute = KindOf(holder) == K::kIdentifier && m_.Text(holder) == "self";
     if (ok != K::kIdentifier && !self_attribute) return out;
     const std::string_view head = m_.Text(object);
     if (head != "self" && head != "cls") {
@@ -94,7 +94,7 @@ void Builder::ConstructedClasses(const Model::Binding& binding, std::vector<std:
     }
     for (const ts::Node element : Unparen(assigned.value).NamedChildren()) construction(element);
   }
-  for (const uint32_t index : m_.CallsNamed("append")) {
+  for (const uint32_t index : append_calls_) {
     const Site& append = m_.sites_[index];
     const ts::Node args = append.Arguments();
     if (m_.Text(Unparen(append.Receiver())) != text || !same_holder(append.scope) || args.IsNull() ||

@@ -103,16 +103,16 @@ Builder::Rarity Builder::PeriodicHelper(ts::Node call, int scope) const {
     return out;
   }
   const auto argument = m_.FindArgument(*site, parameter->name, m_.ParameterPosition(*parameter));
-  if (!argument) return out;
-  out.period = m_.Resolve(argument->value, scope);
-  const auto n = out.period.AsInt();
-  out.rare = !n.has_value() || *n != 1;  // as Periodic: an unknown period throttles
-  return out;
+  return argument ? EveryPeriod(m_.Resolve(argument->value, scope)) : out;
 }
 
 Builder::Rarity Builder::Periodic(ts::Node modulo, int scope) const {
+  return EveryPeriod(m_.Resolve(Field(modulo, F::kRight), scope));
+}
+
+Builder::Rarity Builder::EveryPeriod(Value period) {
   Rarity out;
-  out.period = m_.Resolve(Field(modulo, F::kRight), scope);
+  out.period = std::move(period);
   const auto n = out.period.AsInt();
   // N == 1 runs every step. N == 0 (or negative) never does: `i % 0` raises, so such a guard is
   // short-circuited before it (`args.eval_step > 0 and step % args.eval_step == 0`, an option off by
@@ -323,20 +323,14 @@ bool Builder::IterationCounter(ts::Node name, int scope, int depth) const {
   if (binding->kind == Model::BindingKind::kParameter) {
     return m_.EveryCallerPasses(*binding, [&](ts::Node arg, int at) { return IterationCounter(arg, at, depth + 1); });
   }
-  if (binding->kind != Model::BindingKind::kLoopTarget) return false;
-  const ts::Node iterable = Unparen(binding->value);
-  if (KindOf(iterable) != K::kCall) return false;
-  const ts::Node callee = Unparen(Field(iterable, F::kFunction));
-  if (KindOf(callee) != K::kIdentifier || m_.FindImport(m_.Text(callee)) != nullptr) return false;
-  const std::string_view builtin = m_.Text(callee);
-  return (builtin == "range" && binding->position == -1) || (builtin == "enumerate" && binding->position == 0);
+  return m_.CountsIterations(*binding);
 }
 
 bool Builder::CountsOnce(ts::Node comparison, int scope) const {
   if (comparison.NamedChildCount() != 2 || comparison.ChildCount() != 3 || m_.Text(comparison.Child(1)) != "==") {
     return false;
   }
-  auto loop_target = [&](ts::Node side) {
+  auto counter = [&](ts::Node side) {
     side = Unparen(side);
     if (KindOf(side) != K::kIdentifier) return false;
     const Model::Binding* binding = m_.SingleBinding(m_.Text(side), scope);
@@ -367,7 +361,7 @@ bool Builder::CountsOnce(ts::Node comparison, int scope) const {
   };
   for (uint32_t i = 0; i < 2; ++i) {
     ts::Node other = Unparen(comparison.NamedChild(1 - i));
-    if (!loop_target(comparison.NamedChild(i)) || loop_target(other)) continue;
+    if (!counter(comparison.NamedChild(i)) || counter(other)) continue;
     // The other side is a constant or a value the loop does not step through (`last_idx`,
     // `len(loader) - 1`); a string or a call's result per iteration would not be.
     const K k = KindOf(other);

@@ -68,7 +68,6 @@ struct Value {
   std::optional<bool> Truthy() const;
 };
 
-// What the model can say about an expression's type, as far as syncs go.
 // The `torch.nn` layers whose widths TL401 checks, with the parameters that hold them at positions 0 and
 // 1 ("" = none). The summary marks a file whose such layers take a width from a parameter of theirs.
 struct WidthLayer {
@@ -86,6 +85,7 @@ inline constexpr std::array<WidthLayer, 8> kWidthLayers = {{
     {"GRU", {"input_size", "hidden_size"}},
 }};
 
+// What the model can say about an expression's type, as far as syncs go.
 enum class TensorKind : uint8_t { kUnknown, kTensor, kNotTensor };
 // Where a tensor lives. kHost: made on the host and never moved (`torch.randint(0, 10, (1,))` without
 // `device=`, `torch.from_numpy(a)`, `torch.tensor([1, 2])`); reading it back is not a device sync.
@@ -499,6 +499,9 @@ class Model {
   // assignment of which binds one, the variable of `for i in range(n)` (or an `enumerate` counter), or a
   // parameter annotated `int`, `float` or `bool` (syncs_implicit.cpp).
   bool IsPythonNumber(ts::Node expr, int scope, int depth = 0) const;
+  // The target of `for i in range(n)`, or the counter of `for i, x in enumerate(xs)` (the builtins, not
+  // names the file takes over): it counts the loop's iterations.
+  bool CountsIterations(const Binding& binding) const;
   // The `torch.utils.data.DataLoader(...)` call an expression stands for (loaders.cpp): the call itself, a
   // name bound to it once, enumerate/tqdm/iter/zip of one, a parameter of a function of the file whose
   // call sites in the file all pass the same loader. Null when it cannot be told.

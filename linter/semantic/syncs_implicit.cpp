@@ -242,14 +242,7 @@ bool Model::IsPythonNumber(ts::Node expr, int scope, int depth) const {
   }
   if (bindings.empty()) return false;
   return std::all_of(bindings.begin(), bindings.end(), [&](const Binding& binding) {
-    if (binding.kind == BindingKind::kLoopTarget && binding.loop >= 0) {
-      // `for i in range(n)`, and the counter of `for i, x in enumerate(xs)`.
-      const ts::Node iterable = Unparen(loops_[static_cast<size_t>(binding.loop)].iterable);
-      const ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
-      const std::string_view name = KindOf(callee) == K::kIdentifier ? Text(callee) : std::string_view();
-      return !Shadowed(name) &&
-             ((name == "range" && binding.position == -1) || (name == "enumerate" && binding.position == 0));
-    }
+    if (binding.kind == BindingKind::kLoopTarget) return CountsIterations(binding);
     if (binding.kind == BindingKind::kParameter) {
       const ts::Node type = Field(binding.target.Parent(), F::kType);
       return !type.IsNull() && NumberAnnotation(Text(type));
@@ -257,6 +250,15 @@ bool Model::IsPythonNumber(ts::Node expr, int scope, int depth) const {
     return binding.kind == BindingKind::kAssign && binding.position == -1 && !binding.value.IsNull() &&
            IsPythonNumber(binding.value, binding.scope, depth + 1);
   });
+}
+
+bool Model::CountsIterations(const Binding& binding) const {
+  if (binding.kind != BindingKind::kLoopTarget) return false;
+  const ts::Node iterable = Unparen(binding.value);
+  const ts::Node callee = KindOf(iterable) == K::kCall ? Unparen(Field(iterable, F::kFunction)) : ts::Node();
+  const std::string_view name = KindOf(callee) == K::kIdentifier ? Text(callee) : std::string_view();
+  return !name.empty() && !Shadowed(name) &&
+         ((name == "range" && binding.position == -1) || (name == "enumerate" && binding.position == 0));
 }
 
 std::optional<SyncOp> Model::ImplicitSyncAt(const Site& site) const {

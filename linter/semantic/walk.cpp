@@ -624,6 +624,7 @@ void Builder::Run() {
       m_.buffers_.push_back({cls, *name, args.NamedChild(1)});
     }
   }
+  append_calls_ = m_.CallsNamed("append");  // what lists of objects are given (ConstructedClasses)
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
     std::vector<int> callees = LocalCallees(m_.sites_[i]);
     if (!callees.empty()) m_.local_calls_.emplace_back(i, std::move(callees));

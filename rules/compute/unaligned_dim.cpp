@@ -61,8 +61,9 @@ a write when a later one replaces it in the same flow (in the same block or one 
 in between that the object is passed to), even when the later value is unknown. What torchlint cannot
 resolve stays unknown and is never reported: values from other files other than those constructor
 arguments (a dataclass default that the training script always overrides is still reported), a call's
-result (`len(tokenizer)`), a name bound more than once in a scope, parameters of functions the file never calls, `d.update(...)` and other
-changes to a dict's keys, nested fields (`config.model.width`), and arguments behind `*args`.
+result (`len(tokenizer)`), a name bound more than once in a scope, parameters of functions the file
+never calls, `d.update(...)` and other changes to a dict's keys, nested fields (`config.model.width`),
+and arguments behind `*args`.
 
 ## Why is this bad?
 Tensor cores run GEMMs in tiles; with FP16/BF16 they need the reduction (K) and output (N) dimensions
