@@ -111,9 +111,17 @@ std::filesystem::path FindProjectRoot(const std::filesystem::path& checked) {
   fs::path start = fs::absolute(checked, ec).lexically_normal();
   if (!fs::is_directory(start, ec)) start = start.parent_path();
   static constexpr std::string_view kMarkers[] = {"pyproject.toml", "setup.py", "setup.cfg", "torchlint.toml", ".git"};
+  const auto package = [&](const fs::path& dir) { return fs::exists(dir / "__init__.py", ec); };
   for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
-    for (std::string_view marker : kMarkers) {
-      if (fs::exists(dir / marker, ec)) return dir;
+    const bool marked = std::any_of(std::begin(kMarkers), std::end(kMarkers),
+                                    [&](std::string_view m) { return fs::exists(dir / m, ec); });
+    if (marked && !package(dir)) return dir;
+    if (marked) {
+      // A marker inside a package is one of its modules (`dinov2/eval/setup.py`): the project's modules are
+      // named from the folder that holds the package's top.
+      fs::path top = dir;
+      while (top != top.parent_path() && package(top.parent_path())) top = top.parent_path();
+      return top.has_parent_path() && top != top.parent_path() ? top.parent_path() : top;
     }
     if (dir == dir.parent_path()) break;
   }

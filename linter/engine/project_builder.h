@@ -47,6 +47,8 @@ BuiltIndex BuildProjectIndex(std::vector<IndexSeed> seeds, const ProjectIndexOpt
 
 // The project a path belongs to: the nearest folder at or above it with a project marker
 // (pyproject.toml, setup.py, setup.cfg, torchlint.toml, .git), else the folder itself (or the file's).
+// A marker in a package (a folder with `__init__.py`: `dinov2/eval/setup.py` is a module) makes the root
+// the folder that holds the package's top, where its modules' names start.
 std::filesystem::path FindProjectRoot(const std::filesystem::path& checked);
 
 // The root as the builder uses it: absolute, normalised, without a trailing slash.

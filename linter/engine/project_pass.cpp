@@ -76,7 +76,7 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     const size_t i = outcomes.size();
     const semantic::FileSummary* s = outcome.summary ? &*outcome.summary : nullptr;
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
-        !StarImportsProject(*s) && !s->parameter_reads && !s->builds_loaders &&
+        !StarImportsProject(*s) && !s->parameter_reads && !s->builds_loaders && !s->remote_loaders &&
         !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
         !originals[i]->collect_facts && ((s->imported_reads.empty() && !ImplicitSyncs(*s)) || !kept[i].text)) {
       // Most files that read fields of an imported name read a module's (`path.join` of `from os import
@@ -154,9 +154,12 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     // A file that builds loaders and imports a module of the project may hand them to its functions.
     const bool loaders = summary->builds_loaders && ImportsProject(index, *summary);
     const bool fields = index.ImportsFields(*summary);
+    // A batch it copies may come from a pinned loader a function of another module returns.
+    const bool factories = summary->remote_loaders && ImportsProject(index, *summary);
     // A step loop of another file calls a function of this one that syncs implicitly on every call.
     const bool entries = !index.StepEntries(*summary).empty();
-    if (device || catalog || values || loaders || fields || entries || summary->project_calls || starred[i] != 0) {
+    if (device || catalog || values || loaders || fields || factories || entries || summary->project_calls ||
+        starred[i] != 0) {
       again.push_back(i);
     }
   }

@@ -270,8 +270,6 @@ class Builder {
   // The names of the classes a binding builds an object of (`x = Net(...).cuda()`), or for the variable of
   // a loop over a list, the classes of the objects the list is made of or given by `append`.
   void ConstructedClasses(const Model::Binding& binding, std::vector<std::string_view>& out) const;
-  // A `for` over a call of the file's or project's own that is given a loader (`log_every(loader, ...)`).
-  bool WrapsLoader(ts::Node iterable, int scope) const;
   // The call a function's returned value is, or is an element or field of (`out[0]`, `out.logits`),
   // directly or through a name the function binds once; null otherwise.
   ts::Node ModelOutputCall(ts::Node value, int scope) const;

@@ -44,7 +44,7 @@ bool AcceleratePrepare(const Model& model, const Site& call) {
 }  // namespace
 
 bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
-                             std::vector<const Binding*>* remote) const {
+                             RemoteLoaders* remote) const {
   // A chain of single steps (a name to its value, a wrapper to its input), bounded in all, that fans out
   // where a value has several sources: the call sites of a parameter, the returns of a function, the
   // branches of a conditional. A function that passes its parameter to itself ends at the bound.
@@ -70,9 +70,17 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
       }
       if (AcceleratePrepare(*this, *site) && !site->Arguments().IsNull() && site->Arguments().NamedChildCount() == 1) {
         expr = site->Arguments().NamedChild(0);  // `dl = accelerator.prepare(dl)`
+        if (remote != nullptr) remote->prepared = true;
         continue;
       }
-      if (!OneOf(site->name, kWrappers)) return ReturnedLoaders(*site, depth + 1, out);
+      if (!OneOf(site->name, kWrappers)) {
+        // `loader = make_data_loader(...)` of another module: the project tells what it returns.
+        if (remote != nullptr && LocalCallees(*site) == nullptr && OtherModuleFunction(*site)) {
+          AddOnce(site, remote->factories);
+          return true;
+        }
+        return ReturnedLoaders(*site, depth + 1, out);
+      }
       if (site->Arguments().IsNull()) return false;
       if (site->name == "zip") {
         // zip(a, b): the first of its inputs that is a loader.
@@ -116,6 +124,7 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
       }
       expr = args.NamedChild(static_cast<uint32_t>(binding->position));
       scope = binding->scope;
+      if (remote != nullptr) remote->prepared = true;
       continue;
     }
     if (binding == nullptr || binding->position != -1 || binding->value == expr) return false;
@@ -131,7 +140,7 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
     const std::vector<uint32_t> callers = CallersOf(binding->scope);
     if (callers.empty() && remote != nullptr) {
       // No call of the file fills it: another file's may (BatchFromPinnedLoaders asks the project).
-      remote->push_back(binding);
+      remote->parameters.push_back(binding);
       return true;
     }
     if (callers.empty()) return false;
@@ -159,6 +168,26 @@ bool Model::ReturnedLoaders(const Site& call, int depth, std::vector<const Site*
     if (value.IsNull() || !LoaderCallsDepth(value, function, depth + step, out)) return false;
   }
   return true;
+}
+
+bool Model::WrapsLoader(ts::Node iterable, int scope) const {
+  // `for samples, targets in metric_logger.log_every(data_loader, 10, header):` a call of the project that
+  // takes the loader and yields what it iterates (a logger's or prefetcher's generator).
+  iterable = Unparen(iterable);
+  if (KindOf(iterable) != K::kCall) return false;
+  const ts::Node args = Field(iterable, F::kArguments);
+  if (KindOf(args) != K::kArgumentList || args.NamedChildCount() == 0) return false;
+  const ts::Node first = Unparen(args.NamedChild(0));
+  const K fk = KindOf(first);
+  if ((fk != K::kIdentifier && fk != K::kAttribute) || !IsDataLoaderLike(first, scope)) return false;
+  const std::string canonical = CanonicalName(Field(iterable, F::kFunction));
+  return canonical.empty() || !ThirdParty(canonical);
+}
+
+std::optional<std::string> Model::OtherModuleFunction(const Site& call) const {
+  std::vector<Callee> callees = ProjectCallees(call);
+  if (callees.size() != 1 || callees.front().kind != Callee::kFunction) return std::nullopt;
+  return std::move(callees.front().dotted);
 }
 
 const std::vector<int>* Model::LocalCallees(const Site& call) const {
@@ -649,7 +678,7 @@ std::vector<const Site*> Model::BatchLoaders(ts::Node expr, int scope) const {
 }
 
 bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
-                              std::vector<const Binding*>* remote) const {
+                              RemoteLoaders* remote) const {
   for (; depth < kMaxDepth; ++depth) {
     expr = Unparen(expr);
     const K k = KindOf(expr);
@@ -684,6 +713,11 @@ bool Model::BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<c
             binding->position == 0) {
           return false;
         }
+      }
+      // `for samples, targets in metric_logger.log_every(data_loader, 10, header):` yields the loader's batches.
+      if (KindOf(iterable) == K::kCall && WrapsLoader(iterable, loop.scope)) {
+        return LoaderCallsDepth(Unparen(Field(iterable, F::kArguments)).NamedChild(0), loop.scope, depth + 1, out,
+                                remote);
       }
       return LoaderCallsDepth(loop.iterable, loop.scope, depth + 1, out, remote);
     }

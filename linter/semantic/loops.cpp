@@ -101,20 +101,6 @@ void Builder::MarkHostBatches() {
   for (int loop : marked) m_.loops_[static_cast<size_t>(loop)].host_batch = true;
 }
 
-bool Builder::WrapsLoader(ts::Node iterable, int scope) const {
-  // `for samples, targets in metric_logger.log_every(data_loader, 10, header):` a call of the project that
-  // takes the loader and yields what it iterates (a logger's or prefetcher's generator).
-  iterable = Unparen(iterable);
-  if (KindOf(iterable) != K::kCall) return false;
-  const ts::Node args = Field(iterable, F::kArguments);
-  if (KindOf(args) != K::kArgumentList || args.NamedChildCount() == 0) return false;
-  const ts::Node first = Unparen(args.NamedChild(0));
-  const K fk = KindOf(first);
-  if ((fk != K::kIdentifier && fk != K::kAttribute) || !m_.IsDataLoaderLike(first, scope)) return false;
-  const std::string canonical = m_.CanonicalName(Field(iterable, F::kFunction));
-  return canonical.empty() || !ThirdParty(canonical);
-}
-
 void Builder::ClassifyLoops() {
   auto& loops = m_.loops_;
   const size_t n = loops.size();
@@ -132,7 +118,7 @@ void Builder::ClassifyLoops() {
     Loop& loop = loops[i];
     once[i] = RunsOnce(loop) ? 1 : 0;
     if (loop.kind == LoopKind::kFor &&
-        (m_.IsDataLoaderLike(loop.iterable, loop.scope) || WrapsLoader(loop.iterable, loop.scope))) {
+        (m_.IsDataLoaderLike(loop.iterable, loop.scope) || m_.WrapsLoader(loop.iterable, loop.scope))) {
       loop.evidence |= kIteratesLoader;
     }
   }

@@ -354,6 +354,10 @@ class Model {
   std::optional<SyncOp> SyncAt(const Site& site) const;
   // Is the expression a DataLoader, or an iterator / wrapper (enumerate, zip, tqdm, iter) of one?
   bool IsDataLoaderLike(ts::Node expr, int scope) const;
+  // A call of the file's or the project's own whose first argument is a loader, which it is taken to
+  // yield the batches of (`metric_logger.log_every(data_loader, 10, header)`: a logger's or prefetcher's
+  // generator). Third parties' calls are not.
+  bool WrapsLoader(ts::Node call, int scope) const;
 
   // Whether the script can run on CUDA, and the first piece of evidence for it: in the file itself, or
   // (with a project attached) in a file of its import component (InheritedCuda says where).
@@ -1024,10 +1028,22 @@ class Model {
   // loader, the one built at `loader` among them (`iter(self.loaders[i])` rebuilds one of them). Item
   // writes to `self.x[i]` are not recorded by the builder and are not seen.
   bool ListOfLoadersHolds(ts::Node list, int scope, const Site& loader) const;
+  // Where the loaders of a value come from beyond the file's own DataLoader calls, for the project to
+  // tell: a parameter that no call of the file fills (other files' calls do), and a call of a function of
+  // another module (which may return a loader: ProjectIndex::ReturnedLoader). `prepared`: a loader on the
+  // way went through Accelerate's `prepare`, whose loader puts each batch on the device itself.
+  struct RemoteLoaders {
+    std::vector<const Binding*> parameters;
+    std::vector<const Site*> factories;
+    bool prepared = false;
+    bool empty() const { return parameters.empty() && factories.empty(); }
+  };
   bool LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
-                        std::vector<const Binding*>* remote = nullptr) const;
+                        RemoteLoaders* remote = nullptr) const;
   bool BatchLoadersDepth(ts::Node expr, int scope, int depth, std::vector<const Site*>& out,
-                         std::vector<const Binding*>* remote = nullptr) const;
+                         RemoteLoaders* remote = nullptr) const;
+  // The function of another module a call names, when it is one (a factory of RemoteLoaders).
+  std::optional<std::string> OtherModuleFunction(const Site& call) const;
   // summary.cpp: the calls of functions (the file's own and other modules') each function makes on each
   // call, by scope; what a function returns (FunctionSummary::returns).
   // The values a call passes (keyword arguments' values), without splats; whether one is a device tensor
@@ -1049,9 +1065,19 @@ class Model {
   void SummarizeValues(FileSummary& out) const;
   // The sources of what a function returns (FunctionSummary::returned_source, returned_elements).
   void SummarizeReturns(int function, std::span<const ts::Node> returns, FunctionSummary& out) const;
+  // FunctionSummary::returned_loader: whether every return gives a DataLoader of the file, and whether
+  // each pins its memory (ArgumentFact bits; 0 when a return is anything else).
+  uint8_t ReturnedLoaderFacts(int function, std::span<const ts::Node> returns) const;
+  // What a value is as a loader of the file (ArgumentFact bits): the one DataLoader of the file it comes
+  // from, pinned or not (a loader Accelerate prepared counts as not pinned: its batches are on the
+  // device); 0 when it is not one loader of the file.
+  uint8_t LoaderFacts(ts::Node expr, int scope) const;
   // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or
   // `persistent_workers=` do not resolve in the file, the copy of a batch of a parameter's loader.
   bool ReadsParameters(const Site& call) const;
+  // Whether a call copies to the device a batch that may come from a loader another module's function
+  // returns (FileSummary::remote_loaders).
+  bool CopiesRemoteBatch(const Site& call) const;
   // The dotted name other files call a function scope by ("f",
   // "Class.method"); empty for nested functions and lambdas.
   std::string QualName(int scope) const;

@@ -295,23 +295,25 @@ std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClass(const FileSumma
   return ResolveClassDepth(from, source, 0);
 }
 
+std::optional<ProjectIndex::Symbol> ProjectIndex::SourceSymbol(const FileSummary& from,
+                                                               const ValueSource& source) const {
+  if (!source.known()) return std::nullopt;
+  if (source.call.find('.') == std::string::npos &&
+      (HasClass(from, source.call) || FunctionIn(from, source.call).has_value())) {
+    return Symbol{&from, source.call};
+  }
+  auto symbol = ResolveSymbol(from, source.call, 0);
+  if (!symbol || symbol->rest.empty()) return std::nullopt;
+  return symbol;
+}
+
 std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClassDepth(const FileSummary& from,
                                                                       const ValueSource& source, int depth) const {
-  if (depth > kMaxHops || !source.known()) return std::nullopt;
-  // A bare name of the file's own class or function, else a name through its imports.
-  const FileSummary* file = nullptr;
-  std::string rest;
-  const bool own = source.call.find('.') == std::string::npos &&
-                   (HasClass(from, source.call) || FunctionIn(from, source.call).has_value());
-  if (own) {
-    file = &from;
-    rest = source.call;
-  } else {
-    const auto symbol = ResolveSymbol(from, source.call, 0);
-    if (!symbol || symbol->rest.empty()) return std::nullopt;
-    file = symbol->file;
-    rest = symbol->rest;
-  }
+  if (depth > kMaxHops) return std::nullopt;
+  const auto symbol = SourceSymbol(from, source);
+  if (!symbol) return std::nullopt;
+  const FileSummary* file = symbol->file;
+  const std::string& rest = symbol->rest;
   if (HasClass(*file, rest)) {
     if (source.element >= 0) return std::nullopt;  // an element of an instance: not the class
     return ClassRef{file, rest};
@@ -330,6 +332,21 @@ std::optional<ProjectIndex::ClassRef> ProjectIndex::ResolveClassDepth(const File
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+uint8_t ProjectIndex::ReturnedLoader(const FileSummary& from, const ValueSource& source) const {
+  return ReturnedLoaderDepth(from, source, 0);
+}
+
+uint8_t ProjectIndex::ReturnedLoaderDepth(const FileSummary& from, const ValueSource& source, int depth) const {
+  // The whole result only: a loader is not a tuple's element here.
+  if (depth > kMaxHops || source.element >= 0) return 0;
+  const auto symbol = SourceSymbol(from, source);
+  if (!symbol) return 0;
+  const auto function = FunctionIn(*symbol->file, symbol->rest);
+  if (!function || function->function == nullptr) return 0;
+  if (function->function->returned_loader != 0) return function->function->returned_loader;
+  return ReturnedLoaderDepth(*symbol->file, function->function->returned_source, depth + 1);
 }
 
 bool ProjectIndex::DerivesFromTorchNn(const FileSummary& file, std::string_view cls, int depth) const {

@@ -142,6 +142,10 @@ struct FunctionSummary {
   // each element (an unknown source where an element is not a construction or a call).
   ValueSource returned_source;
   std::vector<ValueSource> returned_elements;
+  // Every `return` gives a DataLoader the file builds (`return DataLoader(..., pin_memory=True)`, or a name
+  // bound to one): kArgPinnedLoader when each pins its memory, else kArgUnpinnedLoader; 0 otherwise. A
+  // batch of what a caller in another file iterates then comes from pinned memory or not (TL204).
+  uint8_t returned_loader = 0;
   StepSummary step;
   // A method of a `torch.optim.Optimizer` subclass (`step`, `first_step`) that updates the parameters one
   // tensor at a time in a loop (Model::ParameterUpdateLoops, TL501): the loop's line and column; 0 when it
@@ -283,6 +287,9 @@ struct FileSummary {
   std::vector<std::string> imported_reads;
   // It builds a DataLoader: a function of another file may iterate it once per epoch (TL203).
   bool builds_loaders = false;
+  // It copies to the device a batch of what a function of another module returns (`loader =
+  // make_data_loader(...)`), which the index may tell is a pinned DataLoader (TL204).
+  bool remote_loaders = false;
   std::vector<FieldSummary> fields;
   std::vector<OutgoingCall> calls;
   // The calls of other modules' functions its step loops make on every step (in files that import torch).
@@ -398,6 +405,10 @@ class ProjectIndex {
   // function of the project whose returns (or the tuple element) are one, followed through the functions
   // that return another function's result. nullopt for a class outside the project or anything unknown.
   std::optional<ClassRef> ResolveClass(const FileSummary& from, const ValueSource& source) const;
+  // The loader a value of `from` is when it comes from a function of the project that returns one
+  // (FunctionSummary::returned_loader), followed through the functions that return another function's
+  // result as ResolveClass does: kArgPinnedLoader, kArgUnpinnedLoader, or 0 when it is not known.
+  uint8_t ReturnedLoader(const FileSummary& from, const ValueSource& source) const;
   // The method a call of an instance of the class runs (`obj(...)`): its `__call__` (its own or a project
   // base's), else `forward` for a subclass of a torch.nn class. nullopt when neither is in the project.
   std::optional<Function> CallOperator(const ClassRef& cls) const;
@@ -457,6 +468,10 @@ class ProjectIndex {
   std::optional<Function> MethodIn(const FileSummary& file, std::string_view cls, std::string_view method,
                                    int depth) const;
   std::optional<ClassRef> ResolveClassDepth(const FileSummary& from, const ValueSource& source, int depth) const;
+  uint8_t ReturnedLoaderDepth(const FileSummary& from, const ValueSource& source, int depth) const;
+  // The file and the qualname a source's call names: a bare name of the file's own class or function,
+  // else a name through its imports. nullopt when it is neither.
+  std::optional<Symbol> SourceSymbol(const FileSummary& from, const ValueSource& source) const;
   // Whether the class derives (through classes of the project) from a torch.nn class.
   bool DerivesFromTorchNn(const FileSummary& file, std::string_view cls, int depth) const;
 

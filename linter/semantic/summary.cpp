@@ -398,6 +398,7 @@ FileSummary Model::Summarize(const SourceFile& file) const {
                                 return !v.IsNull() && (ParsesArguments(v) || HoldsConfig(v, static_cast<int>(s), 0));
                               });
     SummarizeReturns(static_cast<int>(s), returns[s], function);
+    if (out.builds_loaders) function.returned_loader = ReturnedLoaderFacts(static_cast<int>(s), returns[s]);
     function.step = std::move(steps[s]);
     if (const int loop = std::binary_search(optimizer_classes.begin(), optimizer_classes.end(), scope.parent)
                              ? OptimizerUpdateLoop(static_cast<int>(s))
@@ -586,6 +587,25 @@ void Model::SummarizeReturns(int function, std::span<const ts::Node> returns, Fu
   if (!out.returned_elements.empty() && out.returned_source.known()) out.returned_source = {};
 }
 
+uint8_t Model::LoaderFacts(ts::Node expr, int scope) const {
+  std::vector<const Site*> loaders;
+  RemoteLoaders remote;
+  if (!LoaderCallsDepth(expr, scope, 0, loaders, &remote) || loaders.size() != 1 || !remote.empty()) return 0;
+  // Accelerate's prepared loader hands out batches on the device: not pinned host memory to copy from.
+  return PinsMemory(*loaders.front()) && !remote.prepared ? kArgPinnedLoader : kArgUnpinnedLoader;
+}
+
+uint8_t Model::ReturnedLoaderFacts(int function, std::span<const ts::Node> returns) const {
+  if (returns.empty()) return 0;
+  uint8_t out = kArgPinnedLoader;
+  for (const ts::Node value : returns) {
+    const uint8_t facts = value.IsNull() ? 0 : LoaderFacts(value, function);
+    if (facts == 0) return 0;
+    if (facts == kArgUnpinnedLoader) out = kArgUnpinnedLoader;
+  }
+  return out;
+}
+
 void Model::FieldsReadOf(std::string_view name, std::vector<std::string>& out) const {
   // A textual scan, to decide whether the project pass checks the file again: `name.attr` after no
   // identifier character.
@@ -702,9 +722,11 @@ void Model::SummarizeValues(FileSummary& out) const {
     reiterated.bits.assign(sites_.size(), 0);
   }
   auto attribute = reiterated.attributes.begin();
+  const bool torch = ImportsTorch();
   for (size_t i = 0; i < sites_.size(); ++i) {
     const Site& site = sites_[i];
     if (!out.parameter_reads && site.kind == SiteKind::kCall) out.parameter_reads = ReadsParameters(site);
+    if (!out.remote_loaders && torch && site.kind == SiteKind::kCall) out.remote_loaders = CopiesRemoteBatch(site);
     if (site.kind != SiteKind::kCall || site.Arguments().IsNull() || i >= callee_canonical_.size()) continue;
     std::string callee = callee_canonical_[i];
     // `functools.partial(Task.iter_batches, num_workers=0)`: a call of the function with those arguments
@@ -753,10 +775,8 @@ void Model::SummarizeValues(FileSummary& out) const {
         argument.config_module = ImportedConfigModule(arg, site.scope, 0);
       }
       argument.source = SourceOf(arg, site.scope, 0);
-      // (Only the file's own DataLoader calls end LoaderCallOf's chains.)
-      if (const Site* loader = out.builds_loaders ? LoaderCallOf(arg, site.scope) : nullptr; loader != nullptr) {
-        argument.facts |= PinsMemory(*loader) ? kArgPinnedLoader : kArgUnpinnedLoader;
-      }
+      // (Only the file's own DataLoader calls end LoaderFacts' chains.)
+      if (out.builds_loaders) argument.facts |= LoaderFacts(arg, site.scope);
       if (const Value value = Resolve(arg, site.scope); value.known()) {
         argument.value_kind = static_cast<uint8_t>(value.kind);
         argument.int_value = value.int_value;
@@ -806,6 +826,13 @@ std::vector<std::string_view> Model::PartialOverrides(const Site& partial) const
   return out;
 }
 
+bool Model::CopiesRemoteBatch(const Site& call) const {
+  if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return false;
+  std::vector<const Site*> loaders;
+  RemoteLoaders remote;
+  return BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &remote) && !remote.factories.empty();
+}
+
 bool Model::ReadsParameters(const Site& call) const {
   if (scopes_[static_cast<size_t>(call.scope)].kind != ScopeKind::kFunction) return false;
   if (call.name == "DataLoader") {
@@ -835,8 +862,8 @@ bool Model::ReadsParameters(const Site& call) const {
   if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return false;
   // The copy of a batch of a loader that a parameter no call of the file fills brings.
   std::vector<const Site*> loaders;
-  std::vector<const Binding*> parameters;
-  return BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &parameters) && !parameters.empty();
+  RemoteLoaders remote;
+  return BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &remote) && !remote.parameters.empty();
 }
 
 std::vector<Model::RemoteArgument> Model::RemoteArguments(const Binding& parameter) const {
@@ -1025,16 +1052,29 @@ bool Model::PinsMemory(const Site& loader) const {
 
 bool Model::BatchFromPinnedLoaders(ts::Node expr, int scope) const {
   std::vector<const Site*> loaders;
-  std::vector<const Binding*> parameters;
-  if (!BatchLoadersDepth(expr, scope, 0, loaders, project_ == nullptr ? nullptr : &parameters)) return false;
-  if (loaders.empty() && parameters.empty()) return false;
+  RemoteLoaders remote;
+  if (!BatchLoadersDepth(expr, scope, 0, loaders, &remote)) return false;
+  // A batch of a loader Accelerate prepared is on the device already: a `.to(device)` of it copies nothing.
+  if ((loaders.empty() && remote.empty()) || remote.prepared) return false;
   if (!std::all_of(loaders.begin(), loaders.end(), [&](const Site* loader) { return PinsMemory(*loader); })) {
     return false;
   }
-  return std::all_of(parameters.begin(), parameters.end(), [&](const Binding* parameter) {
-    const std::vector<RemoteArgument> arguments = RemoteArguments(*parameter);
-    return !arguments.empty() && std::all_of(arguments.begin(), arguments.end(), [](const RemoteArgument& remote) {
-      return remote.argument != nullptr && remote.argument->facts == kArgPinnedLoader;
+  // A loader another module's function returns (`make_data_loader(...)`, through re-exports and the
+  // functions that return its result).
+  if (!std::all_of(remote.factories.begin(), remote.factories.end(), [&](const Site* call) {
+        const std::optional<std::string> function = OtherModuleFunction(*call);
+        return function && project_ != nullptr && self_summary_ != nullptr &&
+               project_->ReturnedLoader(*self_summary_, {*function, -1}) == kArgPinnedLoader;
+      })) {
+    return false;
+  }
+  return std::all_of(remote.parameters.begin(), remote.parameters.end(), [&](const Binding* parameter) {
+    const std::vector<RemoteArgument> arguments = RemoteArguments(*parameter);  // none without a project
+    return !arguments.empty() && std::all_of(arguments.begin(), arguments.end(), [&](const RemoteArgument& r) {
+      if (r.argument == nullptr) return false;
+      // A loader of the calling file, or one a function of the project returns there.
+      return r.argument->facts == kArgPinnedLoader ||
+             (r.argument->facts == 0 && project_->ReturnedLoader(*r.caller, r.argument->source) == kArgPinnedLoader);
     });
   });
 }

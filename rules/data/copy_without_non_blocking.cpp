@@ -19,10 +19,14 @@ loop target of a loop over the loader (also through `enumerate`, `tqdm`, `zip`, 
 enumerate's counter), `next()` of its iterator, a value unpacked or indexed from one (`x, y = batch`,
 `batch["image"]`), or a parameter of a function of the file whose call sites all pass batches of the
 same loader (`def train_step(model, batch):`), or an element of a batch (`[t.to(device) for t in
-batch]`). The loader is followed through names (an iterator rebuilt when it runs out reads the last
-`iter(loader)` before it), `self.` attributes assigned once, the parameters of functions of the file and of
-a class's `__init__` (through the calls of the class), functions of the file that return it
-(`prepare_dataloader(...)`), and either branch of `make(x) if x else None`. A batch that several loaders
+batch]`), or a loop target of a call of the project given the loader (a logger's generator:
+`for samples, targets in metric_logger.log_every(data_loader, 10, header):`). The loader is followed
+through names (an iterator rebuilt when it runs out reads the last `iter(loader)` before it), `self.`
+attributes assigned once, the parameters of functions of the file and of a class's `__init__` (through the
+calls of the class), functions of the file that return it (`prepare_dataloader(...)`), functions of
+other modules of the project that return it (`loader = make_data_loader(...)` from `data/loaders.py`,
+through a package's re-export and the functions that return its result), and either branch of `make(x)
+if x else None`. A batch that several loaders
 reach (a helper called with the validation loader and another) is reported when every one of them pins
 memory. `pin_memory` is read as TL202 reads it (the keyword, the eighth positional, `**kwargs` dicts:
 literals, `{...} if use_cuda else {}`, and dicts extended with `update({...})` or `d["key"] = value`,
@@ -35,11 +39,13 @@ It does not report:
 - a `non_blocking=` whose value is not a literal `False` (a flag torchlint cannot resolve);
 - a batch one of whose loaders is not pinned, or that the model cannot trace to every loader it comes
   from (a `**kwargs` dict changed by `pop` or `setdefault` is unknown);
-- loaders built in another file of the project and returned from a function there (the model does not
-  follow a returned loader across files). A loader passed across files is followed: a batch of a
-  parameter of a function that its own file never calls (`def evaluate(net, dataloader, device):`) is
-  reported when every call of that function in the project's other files passes a loader of the
-  caller's file built with `pin_memory=True` (`evaluate(model, val_loader, device)` in train.py).
+- a batch of a loader that Hugging Face Accelerate prepared (`accelerator.prepare(loader)`, alone or in a
+  tuple): its loader puts each batch on the device itself, so the `.to(device)` copies nothing;
+- a parameter's batches when some call of its function passes a loader that is not known to be pinned. A
+  loader passed across files is followed: a batch of a parameter of a function that its own file never
+  calls (`def evaluate(net, dataloader, device):`) is reported when every call of that function in the
+  project's other files passes a pinned loader: one the caller's file builds with `pin_memory=True`
+  (`evaluate(model, val_loader, device)` in train.py), or one a function of the project returns there.
 
 ## Why is this bad?
 With `pin_memory=True` the batch sits in page-locked memory, which the GPU's copy engine can read

@@ -6,6 +6,7 @@
 
 #include "engine_test_support.h"
 #include "linter/engine/driver.h"
+#include "linter/engine/project_builder.h"
 #include "linter/ts/parse_guard.h"
 
 using tl::FileOutcome;
@@ -215,4 +216,25 @@ TEST_CASE("the project pass follows an imported module, and the summary cache an
   const auto third = RunProject(dir, &cache, 1);
   CHECK(cache.hits() == 3);  // __init__.py only
   CHECK(Summary(third).find("TL101") == std::string::npos);
+}
+
+TEST_CASE("the project root is the nearest marked folder that is not a package, else the folder above the package") {
+  TempDir dir;
+  dir.Write("repo/pyproject.toml", "");
+  dir.Write("repo/pkg/__init__.py", "");
+  dir.Write("repo/pkg/eval/__init__.py", "");
+  dir.Write("repo/pkg/eval/setup.py", "def setup_and_build_model():\n    pass\n");  // a module, not packaging
+  dir.Write("repo/pkg/eval/linear.py", "");
+  dir.Write("repo/tools/setup.py", "");  // a folder of scripts with its own packaging
+  dir.Write("repo/tools/run.py", "");
+  dir.Write("lib/mylib/__init__.py", "");
+  dir.Write("lib/mylib/setup.py", "");  // the package's top is marked: its modules are named from lib/
+  dir.Write("lib/mylib/core.py", "");
+
+  CHECK(tl::FindProjectRoot(dir / "repo/pkg/eval/linear.py") == dir / "repo");
+  CHECK(tl::FindProjectRoot(dir / "repo/pkg/eval") == dir / "repo");
+  CHECK(tl::FindProjectRoot(dir / "repo/tools/run.py") == dir / "repo/tools");
+  CHECK(tl::FindProjectRoot(dir / "lib/mylib/core.py") == dir / "lib");
+  CHECK(tl::ModuleNameUnder(dir / "repo/pkg/eval/linear.py", tl::FindProjectRoot(dir / "repo/pkg/eval/linear.py"),
+                            nullptr) == "pkg.eval.linear");
 }
