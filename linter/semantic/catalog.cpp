@@ -181,6 +181,43 @@ bool Model::CalledOnlySwitchedOff(int function) const {
   return calls > 0;
 }
 
+bool Model::ParameterNeverTrue(ts::Node condition, int scope) const {
+  condition = Unparen(condition);
+  ts::Node name = condition;
+  int is_none = -1;  // `name is None`: 1, `name is not None`: 0; -1: the name itself
+  if (KindOf(condition) == K::kComparison && condition.NamedChildCount() == 2 && condition.ChildCount() == 3) {
+    const std::string_view op = Text(condition.Child(1));
+    if (op != "is" && !(op.starts_with("is") && op.ends_with("not"))) return false;
+    ts::Node left = Unparen(condition.NamedChild(0));
+    ts::Node right = Unparen(condition.NamedChild(1));
+    if (KindOf(left) == K::kNone) std::swap(left, right);
+    if (KindOf(right) != K::kNone) return false;
+    name = left;
+    is_none = op == "is" ? 1 : 0;
+  }
+  if (KindOf(name) != K::kIdentifier) return false;
+  const Binding* binding = SingleBinding(Text(name), scope);
+  if (binding == nullptr || binding->kind != BindingKind::kParameter || binding->value.IsNull()) return false;
+  // The default makes the condition false...
+  const Value value = Resolve(binding->value, scopes_[static_cast<size_t>(binding->scope)].parent);
+  if (!value.known()) return false;
+  if (is_none >= 0 ? (value.kind == ValueKind::kNone) == (is_none == 1) : value.Truthy().value_or(true)) return false;
+  // ...and every call leaves the parameter at it: those of the file, and with a project those of other
+  // files (a value a call passes, even a false one, may be a run's option: `use_amp=args.use_amp`).
+  const int position = ParameterPosition(*binding);
+  const std::vector<uint32_t> callers = CallersOf(binding->scope);
+  for (const uint32_t index : callers) {
+    const Site& call = sites_[index];
+    if (HasStarArgs(call) || FindArgument(call, binding->name, position)) return false;
+  }
+  const std::vector<RemoteArgument> remote = RemoteArguments(*binding);
+  if (!std::all_of(remote.begin(), remote.end(),
+                   [](const RemoteArgument& r) { return r.argument == nullptr && !r.call->splat; })) {
+    return false;
+  }
+  return !callers.empty() || !remote.empty();
+}
+
 bool Model::SwitchedOff(const Site& site) const {
   for (int g = site.guard; g >= 0; g = guards_[static_cast<size_t>(g)].parent) {
     const Guard& guard = guards_[static_cast<size_t>(g)];

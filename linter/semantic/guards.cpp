@@ -186,6 +186,7 @@ void Builder::EvaluateGuards() {
   for (Guard& guard : m_.guards_) {
     guard.off_device = OffDevice(guard.condition);
     guard.ends_run = EndsRun(guard);
+    guard.never = m_.ParameterNeverTrue(guard.condition, guard.scope);
     const Rarity rarity = RareCondition(guard.condition, guard.scope, 0, guard.block);
     guard.period = rarity.period;  // also when N == 1 makes the guard run every step
     if (rarity.rare) {
@@ -199,6 +200,11 @@ void Builder::EvaluateGuards() {
 void Builder::ReviewGuards() {
   bool changed = false;
   for (Guard& guard : m_.guards_) {
+    // A parameter that other files' calls fill: they may never take the branch.
+    if (!guard.never && m_.ParameterNeverTrue(guard.condition, guard.scope)) {
+      guard.never = true;
+      changed = true;
+    }
     if (!guard.periodic || guard.period.known()) continue;
     const Rarity rarity = RareCondition(guard.condition, guard.scope, 0, guard.block);
     guard.period = rarity.period;

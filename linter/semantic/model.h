@@ -177,7 +177,11 @@ struct Guard {
   // The branch ends the run (`sys.exit(1)`, or a `raise` no `try` in the function catches): it runs at
   // most once (`if not math.isfinite(loss.item()): print(...); sys.exit(1)`).
   bool ends_run = false;
-  bool rare() const { return periodic || ends_run; }  // not every time the enclosing code runs
+  // The branch is never taken: its condition tests a parameter that every call of the function leaves at
+  // a default that makes it false (`if criterion is not None:` with `criterion=None`, `if debug:` with
+  // `debug=False`), in the file or, with a project, in other files (Model::ParameterNeverTrue).
+  bool never = false;
+  bool rare() const { return periodic || ends_run || never; }  // not every time the enclosing code runs
   // `if i % N != 0: continue`: the rest of the enclosing block runs once every N iterations; this
   // is that range (empty for ordinary guards).
   TextRange rest;
@@ -424,6 +428,10 @@ class Model {
   // True when a guard around the site (in its scope) has a condition known to be false: a debug flag
   // whose argparse or config default is off (`if args.detect_anomaly:`).
   bool SwitchedOff(const Site& site) const;
+  // Whether a condition on a parameter is false on every call of its function (Guard::never): the
+  // parameter itself (`if debug:`), or `param is None` / `param is not None`, false for its default, and
+  // every call (of the file, and with a project of other files) leaves the parameter out.
+  bool ParameterNeverTrue(ts::Node condition, int scope) const;
   // Whether every call of a function of the file is switched off (SwitchedOff): its calls in the file and,
   // with a project attached, those of the project's other files; false when nothing calls it.
   bool CalledOnlySwitchedOff(int function) const;

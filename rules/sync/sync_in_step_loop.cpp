@@ -140,6 +140,10 @@ It does not include:
   `sys.exit()`, `os._exit()` or the builtin `exit()`, or raises with no `try` of the function around it
   (`if not math.isfinite(loss.item()): print(loss.item()); sys.exit(1)`: the condition still syncs
   every step, the `print` does not);
+- branches that never run: a test of a parameter (`if debug:`, `if criterion is not None:`, `if
+  criterion is None:`) that its default makes false, in a function whose every call, in the file and
+  with the project in other files, leaves that parameter out. A call that passes it, even a run's option
+  that is false by default (`use_amp=args.use_amp`), keeps the branch;
 - values that are plainly not tensors (`.shape`, `len()`, Python numbers, results of `.item()`
   itself, `dict.items()`, NumPy values) and tensors made on the host and never moved: a factory
   without `device=` (`torch.randint(0, 10, (1,))`), `torch.tensor([...])`, `torch.from_numpy(a)`,
