@@ -210,12 +210,23 @@ bool Model::ParameterNeverTrue(ts::Node condition, int scope) const {
     const Site& call = sites_[index];
     if (HasStarArgs(call) || FindArgument(call, binding->name, position)) return false;
   }
-  const std::vector<RemoteArgument> remote = RemoteArguments(*binding);
-  if (!std::all_of(remote.begin(), remote.end(),
-                   [](const RemoteArgument& r) { return r.argument == nullptr && !r.call->splat; })) {
-    return false;
+  // (RemoteArguments answers only for functions the file never calls: here both kinds of calls count.)
+  size_t remote = 0;
+  if (project_ != nullptr && self_summary_ != nullptr) {
+    const std::string qualname = QualName(binding->scope);
+    for (const ProjectIndex::Incoming& incoming :
+         qualname.empty() ? std::span<const ProjectIndex::Incoming>() : project_->CallsOf(*self_summary_, qualname)) {
+      if (incoming.call->splat) return false;
+      for (const CallArgument& argument : incoming.call->arguments) {
+        if (argument.keyword.empty() ? position >= 0 && argument.position == position
+                                     : argument.keyword == binding->name) {
+          return false;
+        }
+      }
+      ++remote;
+    }
   }
-  return !callers.empty() || !remote.empty();
+  return !callers.empty() || remote > 0;
 }
 
 bool Model::SwitchedOff(const Site& site) const {

@@ -200,9 +200,9 @@ void Builder::EvaluateGuards() {
 void Builder::ReviewGuards() {
   bool changed = false;
   for (Guard& guard : m_.guards_) {
-    // A parameter that other files' calls fill: they may never take the branch.
-    if (!guard.never && m_.ParameterNeverTrue(guard.condition, guard.scope)) {
-      guard.never = true;
+    // A parameter that other files' calls may pass, or leave out too.
+    if (const bool never = m_.ParameterNeverTrue(guard.condition, guard.scope); never != guard.never) {
+      guard.never = never;
       changed = true;
     }
     if (!guard.periodic || guard.period.known()) continue;

@@ -361,7 +361,7 @@ class Model {
   // A call of the file's or the project's own whose first argument is a loader, which it is taken to
   // yield the batches of (`metric_logger.log_every(data_loader, 10, header)`: a logger's or prefetcher's
   // generator). Third parties' calls are not.
-  bool WrapsLoader(ts::Node call, int scope) const;
+  bool WrapsLoader(ts::Node iterable, int scope) const;
 
   // Whether the script can run on CUDA, and the first piece of evidence for it: in the file itself, or
   // (with a project attached) in a file of its import component (InheritedCuda says where).
