@@ -75,9 +75,13 @@ bool Model::LoaderCallsDepth(ts::Node expr, int scope, int depth, std::vector<co
       }
       if (!OneOf(site->name, kWrappers)) {
         // `loader = make_data_loader(...)` of another module: the project tells what it returns.
-        if (remote != nullptr && LocalCallees(*site) == nullptr && OtherModuleFunction(*site)) {
-          AddOnce(site, remote->factories);
-          return true;
+        if (remote != nullptr && LocalCallees(*site) == nullptr) {
+          if (std::optional<std::string> function = OtherModuleFunction(*site)) {
+            if (std::find(remote->factories.begin(), remote->factories.end(), *function) == remote->factories.end()) {
+              remote->factories.push_back(std::move(*function));
+            }
+            return true;
+          }
         }
         return ReturnedLoaders(*site, depth + 1, out);
       }

@@ -1042,7 +1042,7 @@ class Model {
   // way went through Accelerate's `prepare`, whose loader puts each batch on the device itself.
   struct RemoteLoaders {
     std::vector<const Binding*> parameters;
-    std::vector<const Site*> factories;
+    std::vector<std::string> factories;  // the functions, by dotted name ("pkg.data.make_data_loader")
     bool prepared = false;
     bool empty() const { return parameters.empty() && factories.empty(); }
   };
@@ -1081,11 +1081,13 @@ class Model {
   // device); 0 when it is not one loader of the file.
   uint8_t LoaderFacts(ts::Node expr, int scope) const;
   // Whether a call reads what a parameter may bring from another file: a DataLoader whose workers or
-  // `persistent_workers=` do not resolve in the file, the copy of a batch of a parameter's loader.
+  // `persistent_workers=` do not resolve in the file, a layer whose width is a parameter.
   bool ReadsParameters(const Site& call) const;
-  // Whether a call copies to the device a batch that may come from a loader another module's function
-  // returns (FileSummary::remote_loaders).
-  bool CopiesRemoteBatch(const Site& call) const;
+  // A `.to()` / `.cuda()` of a batch whose loader another file gives, in one walk of the batch: sets
+  // `parameters` for a parameter no call of the file fills (in a function; FileSummary::parameter_reads),
+  // `factories` for a call of another module's function, which may return a pinned loader
+  // (FileSummary::remote_loaders).
+  void CopiesRemoteBatch(const Site& call, bool& parameters, bool& factories) const;
   // The dotted name other files call a function scope by ("f",
   // "Class.method"); empty for nested functions and lambdas.
   std::string QualName(int scope) const;

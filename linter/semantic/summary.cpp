@@ -715,18 +715,22 @@ void Model::SummarizeValues(FileSummary& out) const {
   // the file iterates more than once (in files that import torch: a loop over another module's loaders
   // is in training code, and following every call's result through a large tree of plain Python is not
   // free).
+  const bool torch = ImportsTorch();
   ReiteratedResults reiterated;
-  if (ImportsTorch()) {
+  if (torch) {
     reiterated = ReiteratedResultBits();
   } else {
     reiterated.bits.assign(sites_.size(), 0);
   }
   auto attribute = reiterated.attributes.begin();
-  const bool torch = ImportsTorch();
   for (size_t i = 0; i < sites_.size(); ++i) {
     const Site& site = sites_[i];
     if (!out.parameter_reads && site.kind == SiteKind::kCall) out.parameter_reads = ReadsParameters(site);
-    if (!out.remote_loaders && torch && site.kind == SiteKind::kCall) out.remote_loaders = CopiesRemoteBatch(site);
+    if (site.kind == SiteKind::kCall && !(out.parameter_reads && (out.remote_loaders || !torch))) {
+      bool factories = false;
+      CopiesRemoteBatch(site, out.parameter_reads, factories);
+      out.remote_loaders = out.remote_loaders || (torch && factories);
+    }
     if (site.kind != SiteKind::kCall || site.Arguments().IsNull() || i >= callee_canonical_.size()) continue;
     std::string callee = callee_canonical_[i];
     // `functools.partial(Task.iter_batches, num_workers=0)`: a call of the function with those arguments
@@ -826,11 +830,16 @@ std::vector<std::string_view> Model::PartialOverrides(const Site& partial) const
   return out;
 }
 
-bool Model::CopiesRemoteBatch(const Site& call) const {
-  if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return false;
+void Model::CopiesRemoteBatch(const Site& call, bool& parameters, bool& factories) const {
+  if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return;
   std::vector<const Site*> loaders;
   RemoteLoaders remote;
-  return BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &remote) && !remote.factories.empty();
+  if (!BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &remote)) return;
+  // A parameter no call of the file fills (in a function: ReadsParameters' scope), a call of another
+  // module's function.
+  const bool in_function = scopes_[static_cast<size_t>(call.scope)].kind == ScopeKind::kFunction;
+  parameters = parameters || (in_function && !remote.parameters.empty());
+  factories = factories || !remote.factories.empty();
 }
 
 bool Model::ReadsParameters(const Site& call) const {
@@ -848,22 +857,16 @@ bool Model::ReadsParameters(const Site& call) const {
   // module's `__init__`): another file's construction may pass the number (TL401).
   const auto layer = std::find_if(kWidthLayers.begin(), kWidthLayers.end(),
                                   [&](const WidthLayer& l) { return l.name == call.name; });
-  if (layer != kWidthLayers.end()) {
-    if (!CalleeCanonical(call).starts_with("torch.nn.")) return false;
-    for (int position = 0; position < 2; ++position) {
-      const std::string_view param = layer->params[static_cast<size_t>(position)];
-      const auto arg = param.empty() ? std::nullopt : FindArgument(call, param, position);
-      const ts::Node width = arg ? Unparen(arg->value) : ts::Node();
-      const Binding* binding = KindOf(width) == K::kIdentifier ? SingleBinding(Text(width), call.scope) : nullptr;
-      if (binding != nullptr && binding->kind == BindingKind::kParameter && binding->scope == call.scope) return true;
-    }
-    return false;
+  // (The copy of a batch a parameter brings: CopiesRemoteBatch.)
+  if (layer == kWidthLayers.end() || !CalleeCanonical(call).starts_with("torch.nn.")) return false;
+  for (int position = 0; position < 2; ++position) {
+    const std::string_view param = layer->params[static_cast<size_t>(position)];
+    const auto arg = param.empty() ? std::nullopt : FindArgument(call, param, position);
+    const ts::Node width = arg ? Unparen(arg->value) : ts::Node();
+    const Binding* binding = KindOf(width) == K::kIdentifier ? SingleBinding(Text(width), call.scope) : nullptr;
+    if (binding != nullptr && binding->kind == BindingKind::kParameter && binding->scope == call.scope) return true;
   }
-  if ((call.name != "to" && call.name != "cuda") || call.Receiver().IsNull()) return false;
-  // The copy of a batch of a loader that a parameter no call of the file fills brings.
-  std::vector<const Site*> loaders;
-  RemoteLoaders remote;
-  return BatchLoadersDepth(call.Receiver(), call.scope, 0, loaders, &remote) && !remote.parameters.empty();
+  return false;
 }
 
 std::vector<Model::RemoteArgument> Model::RemoteArguments(const Binding& parameter) const {
@@ -1061,10 +1064,9 @@ bool Model::BatchFromPinnedLoaders(ts::Node expr, int scope) const {
   }
   // A loader another module's function returns (`make_data_loader(...)`, through re-exports and the
   // functions that return its result).
-  if (!std::all_of(remote.factories.begin(), remote.factories.end(), [&](const Site* call) {
-        const std::optional<std::string> function = OtherModuleFunction(*call);
-        return function && project_ != nullptr && self_summary_ != nullptr &&
-               project_->ReturnedLoader(*self_summary_, {*function, -1}) == kArgPinnedLoader;
+  if (!std::all_of(remote.factories.begin(), remote.factories.end(), [&](const std::string& function) {
+        return project_ != nullptr && self_summary_ != nullptr &&
+               project_->ReturnedLoader(*self_summary_, {function, -1}) == kArgPinnedLoader;
       })) {
     return false;
   }
