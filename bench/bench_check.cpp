@@ -59,7 +59,7 @@ int RunMode(const std::string& mode, const std::string& dir, size_t jobs) {
       auto text = tl::ReadFile(file.path);
       if (!text.ok()) continue;
       auto tree = parser.Parse(*text);
-      if (tree.ok() && tree->Root().HasError()) ++findings;
+      if (tree.ok() && tree->HasError()) ++findings;
     }
   } else {
     auto options = std::make_shared<const tl::CheckOptions>();

@@ -276,7 +276,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   // the error somewhere else than a parse of the text alone (and shape the broken region differently).
   // The diagnostics must not depend on the edits that led to a text, so a broken text is parsed afresh.
   out.incremental = old.has_value() && parsed.ok();
-  if (out.incremental && parsed->Root().HasError()) {
+  if (out.incremental && parsed->HasError()) {
     parsed = parser.Parse(file.text());
     out.incremental = false;
   }

@@ -48,15 +48,13 @@ void ParseCodeList(std::string_view rest, std::vector<std::string_view>& codes) 
 
 // Whether byte `offset` starts a comment token (and not a `#` inside a string).
 bool IsCommentAt(const ts::Tree& tree, uint32_t offset) {
-  const TSNode node = ts_node_descendant_for_byte_range(tree.Root().raw(), offset, offset + 1);
-  return !ts_node_is_null(node) && std::string_view(ts_node_type(node)) == "comment" &&
-         ts_node_start_byte(node) == offset;
+  const ts::Node node = tree.Root().DescendantForByteRange(offset, offset + 1);
+  return node.Is("comment") && node.StartByte() == offset;
 }
 
 // Whether `offset` lies strictly inside a string literal (a line that ends there continues the string).
 bool InsideString(const ts::Tree& tree, uint32_t offset) {
-  for (ts::Node node(ts_node_descendant_for_byte_range(tree.Root().raw(), offset, offset)); !node.IsNull();
-       node = node.Parent()) {
+  for (ts::Node node = tree.Root().DescendantForByteRange(offset, offset); !node.IsNull(); node = node.Parent()) {
     if (node.Is("string") && node.StartByte() < offset && offset < node.EndByte()) return true;
   }
   return false;
@@ -221,7 +219,7 @@ Result<AddNoqaResult> AddNoqa(const SourceFile& file, const std::vector<Diagnost
   auto applied = ApplyEdits(file.text(), std::move(edits));
   if (!applied.ok()) return applied.error();
   auto reparsed = parser.Parse(*applied);
-  if (!reparsed.ok() || (reparsed->Root().HasError() && !tree->Root().HasError())) {
+  if (!reparsed.ok() || (reparsed->HasError() && !tree->HasError())) {
     return Error{
         fmt::format("{}: adding `# noqa` would make the file unparsable, so it was left unchanged; "
                     "please report this as a torchlint bug",

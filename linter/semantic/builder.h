@@ -153,12 +153,11 @@ class Builder {
   void RecordParameters(ts::Node parameters);
   void RecordImport(ts::Node node, K kind);
   void RecordCall(ts::Node node, std::span<const ts::Node> kids);
-  // The named children of the node Enter is at, read once from the tree (only for a node with up to
-  // NamedChildRange::kFewChildren of them; empty otherwise): Enter reads its fields from them, and when
-  // it enters the node the walk hands them out from here instead of asking tree-sitter again. In this
-  // tree-sitter a call's callee and arguments, an assignment's target and value, or a definition's name
-  // and parameters are each a walk over the node's children when asked for; the walk asks for them all
-  // anyway. (An attribute is not read so: most are not entered, and need only their first child.)
+  // The named children of the node Enter is at (only for a node with up to kFewKids of them; empty
+  // otherwise), read once: Enter reads their positional fields from them (a call's callee and arguments,
+  // an assignment's target and value, a definition's name and parameters), and when it enters the node
+  // the walk hands them out from here.
+  static constexpr uint32_t kFewKids = 8;
   std::span<const ts::Node> Kids(ts::Node node);
   void AddSite(ts::Node node, SiteKind kind);
   void NoteString(ts::Node node);

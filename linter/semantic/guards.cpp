@@ -168,8 +168,8 @@ bool Builder::EndsRun(const Guard& guard) const {
   }
   if (exits) return true;
   if (!raises) return false;
-  // A raise that a `try` of the function catches may let the loop go on. Parent lookups walk down from
-  // the root in this tree-sitter; they are only paid for branches that raise inside some `try`.
+  // A raise that a `try` of the function catches may let the loop go on: only a branch that raises
+  // inside some `try` is looked at further.
   const TextRange block = guard.block.Range();
   if (std::none_of(try_statements_.begin(), try_statements_.end(),
                    [&](TextRange statement) { return statement.Contains(block); })) {
@@ -228,8 +228,6 @@ void Builder::EvaluateSkipGuard(Guard& guard) {
       guard.block.NamedChild(0).Type() != "continue_statement") {
     return;
   }
-  // Parent lookups walk down from the root in this tree-sitter; they are only paid here, for the
-  // rare guard of this shape.
   ts::Node statement = guard.condition.Parent();
   ts::Node block = statement.Parent();
   if (!statement.Is("if_statement") || !block.Is("block")) return;

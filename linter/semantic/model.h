@@ -217,8 +217,7 @@ struct Site {
   bool per_step() const { return cadence != Cadence::kNone; }
   // Calls: `x` in `x.item()` (null for plain names), computed on demand to keep the site table small
   // (files have hundreds of thousands of calls); and the `arguments` field, read once by the builder,
-  // since the passes ask it of every call several times and a lookup by field costs hundreds of
-  // instructions in this tree-sitter.
+  // since the passes ask it of every call several times.
   ts::Node Receiver() const;
   ts::Node Arguments() const { return arguments; }
   ts::Node arguments;  // calls only: the argument_list (or generator_expression)
@@ -275,20 +274,10 @@ class Model {
   // The node's source text; empty for a null node (fields are often absent in broken code).
   std::string_view Text(ts::Node node) const { return node.IsNull() ? std::string_view() : node.Text(source_); }
 
-  // A node's named children, as NamedChildren(), NamedChildCount() and NamedChild(i) answer them, read
-  // from the walk's record where it kept them (ChildTable) and from the tree otherwise.
-  ChildList NamedChildren(ts::Node node) const {
-    if (auto kept = child_table_.Find(node)) return ChildList(*kept);
-    return ChildList(node);
-  }
-  uint32_t NamedChildCount(ts::Node node) const {
-    if (auto kept = child_table_.Find(node)) return static_cast<uint32_t>(kept->size());
-    return node.IsNull() ? 0 : node.NamedChildCount();
-  }
-  ts::Node NamedChild(ts::Node node, uint32_t i) const {
-    if (auto kept = child_table_.Find(node)) return i < kept->size() ? (*kept)[i] : ts::Node();
-    return node.IsNull() ? ts::Node() : node.NamedChild(i);
-  }
+  // A node's named children (null-safe).
+  ChildList NamedChildren(ts::Node node) const { return ChildList(node); }
+  uint32_t NamedChildCount(ts::Node node) const { return node.NamedChildCount(); }
+  ts::Node NamedChild(ts::Node node, uint32_t i) const { return node.NamedChild(i); }
 
   const std::vector<Scope>& Scopes() const { return scopes_; }
   const std::vector<Loop>& Loops() const { return loops_; }
@@ -797,7 +786,6 @@ class Model {
       int record) const;
 
   std::string_view source_;
-  ChildTable child_table_;  // filled by the walk (Builder::Run)
   // ResolveAll of a plain name, by (name, scope): what it finds depends on nothing else, and rules ask
   // it of the same name in the same function many times (`nn.Linear(dim, dim)`, then `LayerNorm(dim)`).
   mutable std::mutex resolved_mu_;
@@ -831,8 +819,8 @@ class Model {
   };
   std::vector<YieldFrom> yield_froms_;
   std::vector<TextRange> stop_iteration_handlers_;  // `except StopIteration:` clauses
-  // Every if statement, in document order: ExclusiveBranches walks up through parents (which this
-  // tree-sitter finds by walking down from the root) only when one of them holds both nodes.
+  // Every if statement, in document order: ExclusiveBranches walks up through parents only when one of
+  // them holds both nodes.
   std::vector<TextRange> if_statements_;
   // The names each comprehension's `for` clauses bind, sorted by name: `w` in `[w for w in t if w > 0]`
   // (position -1), `i` and `w` in `for i, w in enumerate(t)` (positions 0 and 1).
@@ -959,7 +947,7 @@ class Model {
   // FromParameters by (node, scope, depth): the summary asks it of the names of the same guards for every
   // site under them, and each answer follows every binding of the name.
   struct FromParametersKey {
-    const void* node = nullptr;
+    uint32_t node = 0;  // ts::Node::Id()
     int scope = 0;
     int depth = 0;
     friend bool operator<(const FromParametersKey& a, const FromParametersKey& b) {

@@ -191,7 +191,7 @@ bool Model::GuardedByParameters(const Site& site, std::string_view synced) const
 
 bool Model::FromParameters(ts::Node expr, int scope, int depth) const {
   if (depth > 6 || expr.IsNull()) return false;
-  const FromParametersKey key{expr.raw().id, scope, depth};
+  const FromParametersKey key{expr.Id(), scope, depth};
   {
     const std::lock_guard lock(from_parameters_mu_);
     if (auto it = from_parameters_.find(key); it != from_parameters_.end()) return it->second;

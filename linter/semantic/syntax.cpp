@@ -111,26 +111,6 @@ SyntaxTables::SyntaxTables() {
   field_consequence = ts_language_field_id_for_name(language, "consequence", 11);
 }
 
-void ChildTable::Keep(ts::Node parent, uint32_t first, uint32_t count) {
-  if (used_ == 0) tree_ = parent.raw().tree;
-  if (2 * (used_ + 1) > entries_.size()) {
-    std::vector<Entry> old = std::move(entries_);
-    entries_.assign(old.empty() ? 1024 : 2 * old.size(), Entry{});
-    shift_ = 64 - static_cast<unsigned>(std::countr_zero(entries_.size()));
-    for (const Entry& entry : old) {
-      if (entry.id != nullptr) Insert(entry);
-    }
-  }
-  Insert({parent.raw().id, first, count});
-  ++used_;
-}
-
-void ChildTable::Insert(const Entry& entry) {
-  size_t i = Hash(entry.id);
-  while (entries_[i].id != nullptr) i = (i + 1) & (entries_.size() - 1);
-  entries_[i] = entry;
-}
-
 // Strips parentheses: `((x))` -> `x`. Iterative, so deep nesting is fine.
 ts::Node Unparen(ts::Node node) {
   while (KindOf(node) == K::kParenthesized) {

@@ -89,14 +89,7 @@ void Builder::BindTarget(ts::Node target, ts::Node value, Model::BindingKind kin
 }
 
 void Builder::RecordParameters(ts::Node parameters) {
-  // The parameters are kept in the ChildTable too: the value flow reads them at every call it follows.
-  ts::NamedChildRange children = parameters.NamedChildren();
-  const uint32_t count = children.size();
-  const bool keep = count > 0 && count <= ts::NamedChildRange::kFewChildren;
-  const uint32_t first = keep ? m_.child_table_.Open(count) : 0;
-  uint32_t next = first;
-  for (ts::Node p : children) {
-    if (keep) m_.child_table_.Set(next++, p);
+  for (ts::Node p : parameters.NamedChildren()) {
     const K k = KindOf(p);
     ts::Node name;
     ts::Node value;
@@ -116,7 +109,6 @@ void Builder::RecordParameters(ts::Node parameters) {
       m_.bindings_.push_back({m_.Text(name), scope_, Model::BindingKind::kParameter, value, name, -1, -1});
     }
   }
-  if (keep && next - first == count) m_.child_table_.Keep(parameters, first, count);
 }
 
 void Builder::RecordCall(ts::Node node, std::span<const ts::Node> kids) {
@@ -223,7 +215,7 @@ void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
 
 std::span<const ts::Node> Builder::Kids(ts::Node node) {
   const uint32_t count = node.NamedChildCount();
-  if (count == 0 || count > ts::NamedChildRange::kFewChildren) return {};
+  if (count == 0 || count > kFewKids) return {};
   kids_begin_ = kids_.size();
   kids_of_ = node;
   for (uint32_t i = 0; i < count; ++i) kids_.push_back(node.NamedChild(i));
@@ -249,7 +241,7 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
   }
 
   switch (kind) {
-    // Leaves: asking the cursor for their first child costs as much as visiting a node.
+    // Leaves: nothing below them that the model reads.
     case K::kToken:
     case K::kIdentifier:
     case K::kInteger:
@@ -527,19 +519,9 @@ void Builder::Run() {
   module.node = tree_->Root();
   m_.scopes_.push_back(module);
 
-  // Named nodes only, in preorder: the anonymous tokens between them are leaves the model never reads,
-  // and stepping a TreeCursor over each of them costs more in this tree-sitter than handing out a node's
-  // named children (NamedChildRange). `levels` holds, at each depth, the children still to visit, so the
-  // walk is iterative; the frames a node pushed are popped when its subtree is done.
-  // The named children of narrow argument lists are kept in the model's ChildTable as they are read (the
-  // passes and rules read the arguments of the same calls again and again; keeping every node's children
-  // costs the walk more than the other questions save): `kept` holds, at each depth, the node, its first
-  // slot and the slot of its next child (kNotKept: a node not kept).
-  struct Kept {
-    ts::Node node;
-    uint32_t first, next;
-  };
-  constexpr uint32_t kNotKept = UINT32_MAX;
+  // Named nodes only, in preorder: the anonymous tokens between them are leaves the model never reads.
+  // `levels` holds, at each depth, the children still to visit, so the walk is iterative; the frames a
+  // node pushed are popped when its subtree is done.
   // A level hands out its node's children from the tree, or from kids_ when Enter read them (Kids).
   constexpr size_t kFromTree = SIZE_MAX;
   struct Level {
@@ -549,45 +531,32 @@ void Builder::Run() {
     size_t kid_first = kFromTree;  // the level's first slot in kids_
     uint32_t kid_count = 0;
     uint32_t kid_next = 0;
-    uint32_t size() const { return kid_first == kFromTree ? range.size() : kid_count; }
   };
   std::vector<Level> levels;
-  std::vector<Kept> kept;
   const auto next = [&](Level& level) {
     if (level.kid_first == kFromTree) return level.range.Next();
     return level.kid_next < level.kid_count ? kids_[level.kid_first + level.kid_next++] : ts::Node();
   };
-  const auto push = [&](ts::Node node, K kind) {
+  const auto push = [&](ts::Node node) {
     if (!kids_of_.IsNull() && kids_of_ == node) {
       levels.emplace_back(kids_begin_, static_cast<uint32_t>(kids_.size() - kids_begin_));
     } else {
       levels.emplace_back(node);
     }
     kids_of_ = ts::Node();
-    const uint32_t count = levels.back().size();
-    const uint32_t first = kind == K::kArgumentList && count > 0 && count <= ts::NamedChildRange::kFewChildren
-                               ? m_.child_table_.Open(count)
-                               : kNotKept;
-    kept.push_back({node, first, first});
   };
-  if (Enter(tree_->Root(), 0)) push(tree_->Root(), parent_kind_[0]);
+  if (Enter(tree_->Root(), 0)) push(tree_->Root());
   while (!levels.empty()) {
     const auto depth = static_cast<uint32_t>(levels.size());
     const ts::Node node = next(levels.back());
     if (node.IsNull()) {
-      const Kept& done = kept.back();
-      if (done.first != kNotKept && done.next - done.first == levels.back().size()) {
-        m_.child_table_.Keep(done.node, done.first, done.next - done.first);
-      }
       if (levels.back().kid_first != kFromTree) kids_.resize(levels.back().kid_first);
       levels.pop_back();
-      kept.pop_back();
       PopTo(depth - 1);
       continue;
     }
-    if (kept.back().first != kNotKept) m_.child_table_.Set(kept.back().next++, node);
     if (Enter(node, depth)) {
-      push(node, parent_kind_[depth]);
+      push(node);
     } else {
       if (!kids_of_.IsNull()) {  // read, but not entered
         kids_.resize(kids_begin_);

@@ -4,6 +4,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <optional>
+
 extern "C" const TSLanguage* tree_sitter_python();
 
 namespace tl::ts {
@@ -12,51 +15,242 @@ const TSLanguage* PythonLanguage() { return tree_sitter_python(); }
 
 std::vector<Node> Node::Children() const {
   std::vector<Node> out;
-  if (IsNull()) return out;
-  out.reserve(ChildCount());
-  TSTreeCursor cursor = ts_tree_cursor_new(node_);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      out.emplace_back(ts_tree_cursor_current_node(&cursor));
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
-  }
-  ts_tree_cursor_delete(&cursor);
+  const uint32_t count = ChildCount();
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) out.push_back(Child(i));
   return out;
 }
 
-NamedChildRange::NamedChildRange(Node parent)
-    : parent_(parent), count_(parent.IsNull() ? 0 : parent.NamedChildCount()) {}
-
-NamedChildRange::~NamedChildRange() {
-  if (cursor_live_) ts_tree_cursor_delete(&cursor_);
+Node Node::Field(std::string_view name) const {
+  if (IsNull()) return Node();
+  return FieldById(ts_language_field_id_for_name(PythonLanguage(), name.data(), static_cast<uint32_t>(name.size())));
 }
 
-NamedChildRange::NamedChildRange(NamedChildRange&& other) noexcept
-    : parent_(other.parent_),
-      count_(other.count_),
-      next_(other.next_),
-      cursor_live_(other.cursor_live_),
-      cursor_(other.cursor_) {
-  other.cursor_live_ = false;  // the cursor's memory is this one's now
-  other.count_ = other.next_;
-}
-
-Node NamedChildRange::NextWide() {
-  const bool first = !cursor_live_;
-  if (first) {
-    cursor_ = ts_tree_cursor_new(parent_.raw());
-    cursor_live_ = true;
-  }
-  for (bool moved = first ? ts_tree_cursor_goto_first_child(&cursor_) : ts_tree_cursor_goto_next_sibling(&cursor_);
-       moved; moved = ts_tree_cursor_goto_next_sibling(&cursor_)) {
-    const Node node(ts_tree_cursor_current_node(&cursor_));
-    if (node.IsNamed()) {
-      ++next_;
-      return node;
+Node Node::DescendantForByteRange(uint32_t start, uint32_t end) const {
+  // tree-sitter's own descent: into the first child that reaches past both ends of the range and
+  // starts at or before its start, until no child does.
+  Node node = *this;
+  for (bool descended = !IsNull(); descended;) {
+    descended = false;
+    const uint32_t count = node.ChildCount();
+    for (uint32_t i = 0; i < count; ++i) {
+      const Node child = node.Child(i);
+      if (child.EndByte() < end || child.EndByte() <= start) continue;
+      if (start < child.StartByte()) break;
+      node = child;
+      descended = true;
+      break;
     }
   }
-  next_ = count_;
-  return Node();
+  return node;
+}
+
+namespace {
+
+// Where byte `at` of the text after `edits` was before them, or nullopt inside text an edit wrote.
+std::optional<uint32_t> BeforeEdits(uint32_t at, std::span<const TSInputEdit> edits) {
+  for (size_t i = edits.size(); i-- > 0;) {
+    const TSInputEdit& edit = edits[i];
+    if (at < edit.start_byte) continue;
+    if (at < edit.new_end_byte) return std::nullopt;
+    at = at - edit.new_end_byte + edit.old_end_byte;
+  }
+  return at;
+}
+
+}  // namespace
+
+FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy(tree)) {
+  const TSNode root = ts_tree_root_node(owner_);
+  if (ts_node_is_null(root)) return;
+  // Preorder through a cursor. A node's children get their slots when it is entered (tree-sitter keeps
+  // the counts); `open` holds the nodes whose children are being visited and the next slot of each.
+  struct Open {
+    uint32_t index;
+    uint32_t next_kid;
+    uint32_t next_named;
+  };
+  std::vector<Open> open;
+  const auto add = [&](TSNode node, TSFieldId field) {
+    const auto index = static_cast<uint32_t>(records_.size());
+    Record r;
+    r.start = ts_node_start_byte(node);
+    r.end = ts_node_end_byte(node);
+    r.symbol = ts_node_symbol(node);
+    r.field = field <= UINT8_MAX ? static_cast<uint8_t>(field) : 0;
+    r.flags = static_cast<uint8_t>((ts_node_is_named(node) ? kNamed : 0) | (ts_node_is_missing(node) ? kMissing : 0) |
+                                   (ts_node_has_error(node) ? kHasError : 0));
+    r.kid_count = ts_node_child_count(node);
+    r.named_count = ts_node_named_child_count(node);
+    r.kids = static_cast<uint32_t>(kids_.size());
+    r.named = static_cast<uint32_t>(named_.size());
+    kids_.resize(kids_.size() + r.kid_count, kNone);
+    named_.resize(named_.size() + r.named_count, kNone);
+    if (!open.empty()) {
+      Open& parent = open.back();
+      const Record& p = records_[parent.index];
+      r.parent = parent.index;
+      r.slot = parent.next_kid - p.kids;
+      // Slots beyond the counts tree-sitter gave would be another node's: such a child is left out.
+      if (parent.next_kid < p.kids + p.kid_count) kids_[parent.next_kid++] = index;
+      if ((r.flags & kNamed) != 0 && parent.next_named < p.named + p.named_count) named_[parent.next_named++] = index;
+    }
+    records_.push_back(r);
+    ids_.push_back(node.id);
+    return index;
+  };
+  // A closed node keeps the children it got (the same as its counts, unless tree-sitter's counts and its
+  // cursor disagreed) and learns where its subtree ends.
+  const auto close = [&](const Open& node) {
+    Record& r = records_[node.index];
+    r.kid_count = node.next_kid - r.kids;
+    r.named_count = node.next_named - r.named;
+    r.subtree_end = static_cast<uint32_t>(records_.size());
+  };
+  // Room for all nodes at once (Python runs about one node per 5 to 6 bytes): growing the arrays copies
+  // them, and the copies touch fresh pages, which costs more than the walk itself.
+  const size_t estimate = ts_node_end_byte(root) / 4 + 64;
+  records_.reserve(estimate);
+  kids_.reserve(estimate);
+  named_.reserve(estimate);
+  ids_.reserve(estimate);
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  TSNode node = root;
+  TSFieldId field = 0;
+  for (;;) {
+    const uint32_t current = add(node, field);
+    const bool copied = reuse != nullptr && records_[current].kid_count > 0 && CopyReused(current, node, *reuse);
+    // A leaf is known from its count: asking the cursor for its first child costs as much as a visit.
+    if (!copied && records_[current].kid_count > 0 && ts_tree_cursor_goto_first_child(&cursor)) {
+      const Record& r = records_[current];
+      open.push_back({current, r.kids, r.named});
+    } else {
+      if (!copied) close({current, records_[current].kids, records_[current].named});
+      bool done = false;
+      while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+        if (open.empty() || !ts_tree_cursor_goto_parent(&cursor)) {
+          done = true;
+          break;
+        }
+        close(open.back());
+        open.pop_back();
+      }
+      if (done) break;
+    }
+    node = ts_tree_cursor_current_node(&cursor);
+    field = ts_tree_cursor_current_field_id(&cursor);
+  }
+  ts_tree_cursor_delete(&cursor);
+  while (!open.empty()) {  // not reached: the cursor climbs back to the root
+    close(open.back());
+    open.pop_back();
+  }
+}
+
+FlatTree::~FlatTree() {
+  if (owner_ != nullptr) ts_tree_delete(owner_);
+}
+
+bool FlatTree::CopyReused(uint32_t index, TSNode node, const Reuse& reuse) {
+  const FlatTree& before = *reuse.previous;
+  const Record& mine = records_[index];
+  const std::optional<uint32_t> was = BeforeEdits(mine.start, reuse.edits);
+  if (!was || before.records_.empty()) return false;
+  // The previous tree's nodes that started there (preorder keeps starts in order): the one with the
+  // same id, the same width and the same children is this node's subtree, untouched.
+  auto it = std::lower_bound(before.records_.begin(), before.records_.end(), *was,
+                             [](const Record& r, uint32_t at) { return r.start < at; });
+  uint32_t from = kNone;
+  for (; it != before.records_.end() && it->start == *was; ++it) {
+    const auto k = static_cast<uint32_t>(it - before.records_.begin());
+    if (before.ids_[k] == node.id && it->end - it->start == mine.end - mine.start && it->kid_count == mine.kid_count &&
+        it->named_count == mine.named_count) {
+      from = k;
+      break;
+    }
+  }
+  if (from == kNone) return false;
+  // Copy the subtree's records, and its slots in the child arrays (a subtree's slots are one run, in
+  // preorder like its records), with every index, slot and byte moved by where it lands.
+  const uint32_t to = before.records_[from].subtree_end;
+  const uint32_t kids_from = before.records_[from].kids;
+  const auto kids_to = static_cast<uint32_t>(to < before.records_.size() ? before.records_[to].kids
+                                                                         : before.kids_.size());
+  const uint32_t named_from = before.records_[from].named;
+  const auto named_to = static_cast<uint32_t>(to < before.records_.size() ? before.records_[to].named
+                                                                          : before.named_.size());
+  const uint32_t index_shift = index - from;  // unsigned arithmetic: wraps back on the way
+  const uint32_t byte_shift = mine.start - *was;
+  const uint32_t kid_shift = mine.kids - kids_from;
+  const uint32_t named_shift = mine.named - named_from;
+  kids_.resize(mine.kids + (kids_to - kids_from));
+  for (uint32_t slot = kids_from; slot < kids_to; ++slot) {
+    const uint32_t kid = before.kids_[slot];
+    kids_[slot + kid_shift] = kid == kNone ? kNone : kid + index_shift;
+  }
+  named_.resize(mine.named + (named_to - named_from));
+  for (uint32_t slot = named_from; slot < named_to; ++slot) {
+    const uint32_t kid = before.named_[slot];
+    named_[slot + named_shift] = kid == kNone ? kNone : kid + index_shift;
+  }
+  for (uint32_t k = from + 1; k < to; ++k) {
+    Record r = before.records_[k];
+    r.start += byte_shift;
+    r.end += byte_shift;
+    r.parent += index_shift;
+    r.subtree_end += index_shift;
+    r.kids += kid_shift;
+    r.named += named_shift;
+    records_.push_back(r);
+    ids_.push_back(before.ids_[k]);
+  }
+  records_[index].subtree_end = static_cast<uint32_t>(records_.size());
+  reused_ += to - from;
+  return true;
+}
+
+size_t FlatTree::MemoryBytes() const {
+  return records_.capacity() * sizeof(Record) + (kids_.capacity() + named_.capacity()) * sizeof(uint32_t) +
+         ids_.capacity() * sizeof(const void*);
+}
+
+Node Tree::Root() const {
+  Flat& flat = *flat_;
+  std::call_once(flat.once, [&] {
+    std::shared_ptr<Flat> previous;
+    std::vector<TSInputEdit> edits;
+    {
+      const std::lock_guard lock(flat.mu);
+      previous = std::move(flat.previous);
+      edits = std::move(flat.edits);
+    }
+    FlatTree::Reuse reuse;
+    if (previous && previous->built.load(std::memory_order_acquire)) reuse = {previous->tree.get(), edits};
+    flat.tree = std::make_unique<const FlatTree>(tree_.get(), reuse.previous != nullptr ? &reuse : nullptr);
+    flat.built.store(true, std::memory_order_release);
+  });
+  return flat.tree->size() == 0 ? Node() : Node(flat.tree.get(), 0);
+}
+
+void Tree::LendTo(Flat& into) const {
+  // The flat tree of this state when made (in the coordinates of the text now), else what this state
+  // was lent, with its edits.
+  if (flat_->built.load(std::memory_order_acquire)) {
+    into.previous = flat_;
+    into.edits.clear();
+    return;
+  }
+  const std::lock_guard lock(flat_->mu);
+  into.previous = flat_->previous;
+  into.edits = flat_->edits;
+}
+
+void Tree::Edit(const TSInputEdit& edit) {
+  ts_tree_edit(tree_.get(), &edit);
+  auto next = std::make_shared<Flat>();
+  LendTo(*next);
+  if (next->previous) next->edits.push_back(edit);
+  flat_ = std::move(next);
 }
 
 Parser::Parser() : parser_(ts_parser_new(), &ts_parser_delete) {
@@ -71,7 +265,11 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 Result<Tree> Parser::Parse(std::string_view source) { return ParseWith(source, nullptr); }
 
-Result<Tree> Parser::Parse(std::string_view source, const Tree& old) { return ParseWith(source, old.raw()); }
+Result<Tree> Parser::Parse(std::string_view source, const Tree& old) {
+  Result<Tree> tree = ParseWith(source, old.raw());
+  if (tree.ok()) old.LendTo(*tree->flat_);
+  return tree;
+}
 
 Result<Tree> Parser::ParseWith(std::string_view source, const TSTree* old) {
   if (source.size() > UINT32_MAX) return Error{"file is too large to parse (over 4 GiB)"};
@@ -105,60 +303,6 @@ Node FirstSyntaxError(Node root) {
     return node.HasError();
   });
   return found;
-}
-
-Node Match::Get(const Query& query, std::string_view name) const {
-  const uint32_t index = query.CaptureIndex(name);
-  for (const auto& capture : captures) {
-    if (capture.index == index) return capture.node;
-  }
-  return Node();
-}
-
-Result<std::shared_ptr<const Query>> Query::Compile(std::string_view source) {
-  uint32_t error_offset = 0;
-  TSQueryError error_type = TSQueryErrorNone;
-  TSQuery* query = ts_query_new(PythonLanguage(), source.data(), static_cast<uint32_t>(source.size()), &error_offset,
-                                &error_type);
-  if (query == nullptr) {
-    static constexpr const char* kKinds[] = {"none",    "syntax",    "node type", "field",
-                                             "capture", "structure", "language"};
-    const auto kind = static_cast<size_t>(error_type);
-    return Error{fmt::format("query error ({}) at byte {}: `{}`", kind < 7 ? kKinds[kind] : "unknown", error_offset,
-                             source.substr(error_offset, 40))};
-  }
-  return std::make_shared<const Query>(query);
-}
-
-uint32_t Query::CaptureIndex(std::string_view name) const {
-  const uint32_t count = ts_query_capture_count(query_.get());
-  for (uint32_t i = 0; i < count; ++i) {
-    if (CaptureName(i) == name) return i;
-  }
-  return UINT32_MAX;
-}
-
-std::string_view Query::CaptureName(uint32_t index) const {
-  uint32_t length = 0;
-  const char* name = ts_query_capture_name_for_id(query_.get(), index, &length);
-  return {name, length};
-}
-
-std::vector<Match> RunQuery(const Query& query, Node root) {
-  std::vector<Match> out;
-  std::unique_ptr<TSQueryCursor, decltype(&ts_query_cursor_delete)> cursor(ts_query_cursor_new(),
-                                                                           &ts_query_cursor_delete);
-  ts_query_cursor_exec(cursor.get(), query.raw(), root.raw());
-  TSQueryMatch match;
-  while (ts_query_cursor_next_match(cursor.get(), &match)) {
-    Match m{match.pattern_index, {}};
-    m.captures.reserve(match.capture_count);
-    for (uint16_t i = 0; i < match.capture_count; ++i) {
-      m.captures.push_back({match.captures[i].index, Node(match.captures[i].node)});
-    }
-    out.push_back(std::move(m));
-  }
-  return out;
 }
 
 }  // namespace tl::ts

@@ -1,14 +1,20 @@
-// RAII over tree-sitter's C API (runtime 0.20.7, grammar ABI 14). Parser and Tree own their C objects;
-// Node is a borrowed value that is valid while its Tree lives. Walks are iterative (TreeCursor), so a
-// file of 100,000 nested brackets cannot overflow the stack. Queries are compiled once per process and
-// shared read-only; tree-sitter's C library does not evaluate #eq?/#match?, so predicates are ours.
+// RAII over tree-sitter's C API (runtime 0.20.7, grammar ABI 14). Parser and Tree own their C objects.
+// A Tree's nodes are read from a flat copy of it (FlatTree), made once on the first Root(): tree-sitter
+// 0.20 answers a node's i-th child, its parent or a field by walking the children from the first (and
+// the parent from the root), hundreds of instructions a question, and the semantic model asks millions
+// of them. The flat copy answers each from an array. Node is a borrowed value that is valid while its
+// Tree (or a Copy() made before the next Edit()) lives. Walks are iterative, so a file of 100,000
+// nested brackets cannot overflow the stack.
 #pragma once
 
 #include <tree_sitter/api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,54 +27,187 @@ namespace tl::ts {
 const TSLanguage* PythonLanguage();
 
 class NamedChildRange;
+class FlatTree;
 
 class Node {
  public:
-  Node() : node_{} {}
-  explicit Node(TSNode node) : node_(node) {}
+  Node() = default;
+  Node(const FlatTree* tree, uint32_t index) : tree_(tree), index_(index) {}
 
-  bool IsNull() const { return ts_node_is_null(node_); }
+  bool IsNull() const { return tree_ == nullptr; }
   explicit operator bool() const { return !IsNull(); }
 
-  std::string_view Type() const { return ts_node_type(node_); }
-  TSSymbol Symbol() const { return ts_node_symbol(node_); }
+  inline std::string_view Type() const;
+  inline TSSymbol Symbol() const;
   bool Is(std::string_view type) const { return !IsNull() && Type() == type; }
-  bool IsNamed() const { return ts_node_is_named(node_); }
-  bool IsMissing() const { return ts_node_is_missing(node_); }
+  inline bool IsNamed() const;
+  inline bool IsMissing() const;
   bool IsError() const { return Type() == "ERROR"; }
-  bool HasError() const { return ts_node_has_error(node_); }
+  inline bool HasError() const;
 
-  uint32_t StartByte() const { return ts_node_start_byte(node_); }
-  uint32_t EndByte() const { return ts_node_end_byte(node_); }
+  inline uint32_t StartByte() const;
+  inline uint32_t EndByte() const;
   TextRange Range() const { return {StartByte(), EndByte()}; }
   // The node's source text; `source` must be the buffer the tree was parsed from.
   std::string_view Text(std::string_view source) const { return source.substr(StartByte(), EndByte() - StartByte()); }
 
-  Node Parent() const { return Node(ts_node_parent(node_)); }
-  uint32_t ChildCount() const { return ts_node_child_count(node_); }
-  uint32_t NamedChildCount() const { return ts_node_named_child_count(node_); }
-  Node Child(uint32_t i) const { return Node(ts_node_child(node_, i)); }
-  Node NamedChild(uint32_t i) const { return Node(ts_node_named_child(node_, i)); }
-  Node Field(std::string_view name) const {
-    return Node(ts_node_child_by_field_name(node_, name.data(), static_cast<uint32_t>(name.size())));
-  }
-  Node NextSibling() const { return Node(ts_node_next_sibling(node_)); }
-  Node PrevSibling() const { return Node(ts_node_prev_sibling(node_)); }
-  Node NextNamedSibling() const { return Node(ts_node_next_named_sibling(node_)); }
-  Node PrevNamedSibling() const { return Node(ts_node_prev_named_sibling(node_)); }
+  inline Node Parent() const;
+  inline uint32_t ChildCount() const;
+  inline uint32_t NamedChildCount() const;
+  inline Node Child(uint32_t i) const;
+  inline Node NamedChild(uint32_t i) const;
+  // The first child under a field, by name or by id (ts_language_field_id_for_name).
+  Node Field(std::string_view name) const;
+  inline Node FieldById(TSFieldId field) const;
+  inline Node NextSibling() const;
+  inline Node PrevSibling() const;
+  inline Node NextNamedSibling() const;
+  inline Node PrevNamedSibling() const;
+  // The smallest node (named or not) under this one that spans bytes [start, end], as
+  // ts_node_descendant_for_byte_range answers it.
+  Node DescendantForByteRange(uint32_t start, uint32_t end) const;
 
-  // All children, in order, through one cursor pass: O(children).
+  // All children, in order.
   std::vector<Node> Children() const;
-  // The named children, in order, one at a time: O(children) in all (see NamedChildRange), where a loop
-  // over NamedChild(i) is quadratic. `for (ts::Node arg : args.NamedChildren())`.
-  NamedChildRange NamedChildren() const;
+  // The named children, in order: `for (ts::Node arg : args.NamedChildren())`.
+  inline NamedChildRange NamedChildren() const;
 
-  TSNode raw() const { return node_; }
-  friend bool operator==(Node a, Node b) { return ts_node_eq(a.node_, b.node_); }
+  // The node's place in its tree (preorder), and the tree: with Id(), a key for caches of one tree.
+  uint32_t Id() const { return index_; }
+  const FlatTree* Owner() const { return tree_; }
+  friend bool operator==(Node a, Node b) { return a.tree_ == b.tree_ && a.index_ == b.index_; }
 
  private:
-  TSNode node_;
+  template <typename Visitor>
+  friend void Walk(Node root, Visitor&& visit);
+  const FlatTree* tree_ = nullptr;
+  uint32_t index_ = 0;
 };
+
+// A tree-sitter tree copied into arrays, in preorder: each node's bytes, symbol, flags, parent, field
+// and subtree end, and each node's children and named children as runs of a shared index array. What
+// every question answers is what tree-sitter's node API answers for the same node (a unit test compares
+// them node by node).
+class FlatTree {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  enum Flags : uint8_t { kNamed = 1, kMissing = 2, kHasError = 4 };
+  struct Record {
+    uint32_t start = 0;
+    uint32_t end = 0;
+    uint32_t parent = kNone;
+    uint32_t subtree_end = 0;  // one past the last node of its subtree
+    uint32_t kids = 0;         // its children: kids_[kids, kids + kid_count)
+    uint32_t kid_count = 0;
+    uint32_t named = 0;  // its named children: named_[named, named + named_count)
+    uint32_t named_count = 0;
+    uint32_t slot = 0;  // its place among its parent's children
+    TSSymbol symbol = 0;
+    uint8_t field = 0;  // the field it is under in its parent (0: none; ids fit a byte in this grammar)
+    uint8_t flags = 0;
+  };
+
+  // What an earlier flat tree of the same tree's history lends to the next: tree-sitter's incremental
+  // parse reuses every subtree an edit did not touch (the same subtree, so the same node id), and such a
+  // subtree's nodes are copied from `previous`, their bytes shifted, instead of walked again. `edits`
+  // are the edits since `previous` was made, in the order they were made (Tree::Edit).
+  struct Reuse {
+    const FlatTree* previous = nullptr;
+    std::span<const TSInputEdit> edits;
+  };
+
+  // The flat copy of `tree` (which it keeps a reference to: the node ids stay valid while it lives).
+  explicit FlatTree(const TSTree* tree, const Reuse* reuse = nullptr);
+  ~FlatTree();
+  FlatTree(const FlatTree&) = delete;
+  FlatTree& operator=(const FlatTree&) = delete;
+
+  const Record& At(uint32_t index) const { return records_[index]; }
+  uint32_t Kid(uint32_t slot) const { return kids_[slot]; }
+  uint32_t NamedKid(uint32_t slot) const { return named_[slot]; }
+  const uint32_t* NamedKids(uint32_t first) const { return named_.data() + first; }
+  size_t size() const { return records_.size(); }
+  size_t MemoryBytes() const;
+  // How many nodes were copied from the previous flat tree rather than walked.
+  size_t Reused() const { return reused_; }
+
+ private:
+  // Copies the subtree of `previous` that tree-sitter reused for the node just added at `index`, if it
+  // is one; false when it is not (the node is then walked).
+  bool CopyReused(uint32_t index, TSNode node, const Reuse& reuse);
+
+  std::vector<Record> records_;
+  std::vector<uint32_t> kids_;
+  std::vector<uint32_t> named_;
+  std::vector<const void*> ids_;  // tree-sitter's id of each node
+  TSTree* owner_ = nullptr;       // a copy of the tree the ids belong to
+  size_t reused_ = 0;
+};
+
+inline std::string_view Node::Type() const { return ts_language_symbol_name(PythonLanguage(), Symbol()); }
+inline TSSymbol Node::Symbol() const { return tree_->At(index_).symbol; }
+inline bool Node::IsNamed() const { return (tree_->At(index_).flags & FlatTree::kNamed) != 0; }
+inline bool Node::IsMissing() const { return (tree_->At(index_).flags & FlatTree::kMissing) != 0; }
+inline bool Node::HasError() const { return (tree_->At(index_).flags & FlatTree::kHasError) != 0; }
+inline uint32_t Node::StartByte() const { return tree_->At(index_).start; }
+inline uint32_t Node::EndByte() const { return tree_->At(index_).end; }
+inline Node Node::Parent() const {
+  if (IsNull()) return Node();
+  const uint32_t parent = tree_->At(index_).parent;
+  return parent == FlatTree::kNone ? Node() : Node(tree_, parent);
+}
+inline uint32_t Node::ChildCount() const { return IsNull() ? 0 : tree_->At(index_).kid_count; }
+inline uint32_t Node::NamedChildCount() const { return IsNull() ? 0 : tree_->At(index_).named_count; }
+inline Node Node::Child(uint32_t i) const {
+  if (IsNull()) return Node();
+  const FlatTree::Record& r = tree_->At(index_);
+  return i < r.kid_count ? Node(tree_, tree_->Kid(r.kids + i)) : Node();
+}
+inline Node Node::NamedChild(uint32_t i) const {
+  if (IsNull()) return Node();
+  const FlatTree::Record& r = tree_->At(index_);
+  return i < r.named_count ? Node(tree_, tree_->NamedKid(r.named + i)) : Node();
+}
+inline Node Node::FieldById(TSFieldId field) const {
+  if (IsNull() || field == 0) return Node();
+  const FlatTree::Record& r = tree_->At(index_);
+  for (uint32_t i = 0; i < r.kid_count; ++i) {
+    const uint32_t kid = tree_->Kid(r.kids + i);
+    if (tree_->At(kid).field == field) return Node(tree_, kid);
+  }
+  return Node();
+}
+inline Node Node::NextSibling() const {
+  const Node parent = Parent();
+  if (parent.IsNull()) return Node();
+  return parent.Child(tree_->At(index_).slot + 1);
+}
+inline Node Node::PrevSibling() const {
+  const Node parent = Parent();
+  const uint32_t slot = IsNull() ? 0 : tree_->At(index_).slot;
+  if (parent.IsNull() || slot == 0) return Node();
+  return parent.Child(slot - 1);
+}
+inline Node Node::NextNamedSibling() const {
+  const Node parent = Parent();
+  if (parent.IsNull()) return Node();
+  const FlatTree::Record& p = tree_->At(parent.index_);
+  for (uint32_t slot = tree_->At(index_).slot + 1; slot < p.kid_count; ++slot) {
+    const uint32_t kid = tree_->Kid(p.kids + slot);
+    if ((tree_->At(kid).flags & FlatTree::kNamed) != 0) return Node(tree_, kid);
+  }
+  return Node();
+}
+inline Node Node::PrevNamedSibling() const {
+  const Node parent = Parent();
+  if (parent.IsNull()) return Node();
+  const FlatTree::Record& p = tree_->At(parent.index_);
+  for (uint32_t slot = tree_->At(index_).slot; slot-- > 0;) {
+    const uint32_t kid = tree_->Kid(p.kids + slot);
+    if ((tree_->At(kid).flags & FlatTree::kNamed) != 0) return Node(tree_, kid);
+  }
+  return Node();
+}
 
 // The range-for iterator of a sequence of nodes handed out by `Node Next()`, which answers a null Node
 // after the last.
@@ -88,60 +227,69 @@ class NextIterator {
   Node node_;
 };
 
-// A node's named children, handed out in order by Next() or a range-for. In this tree-sitter (0.20)
-// Child(i) and NamedChild(i) each walk the children from the first, so an indexed loop is quadratic in
-// their number. A TreeCursor is linear but costs more to set up, and it steps over the anonymous tokens
-// between named children (`,` in an argument list) one by one: for a few children, indexing is cheaper.
-// So a node with up to kFewChildren named children is indexed and a wider one (a long block, a big
-// literal) is read with a cursor; either way the children and their order are NamedChild(i)'s.
+// A node's named children, handed out in order by Next() or a range-for, from the flat tree's array.
 class NamedChildRange {
  public:
-  static constexpr uint32_t kFewChildren = 8;
-
   explicit NamedChildRange(Node parent);
-  ~NamedChildRange();
-  NamedChildRange(NamedChildRange&& other) noexcept;
-  NamedChildRange(const NamedChildRange&) = delete;
-  NamedChildRange& operator=(const NamedChildRange&) = delete;
-  NamedChildRange& operator=(NamedChildRange&&) = delete;
 
   uint32_t size() const { return count_; }
-  // The next named child, or a null Node after the last. Inline: most nodes are narrow.
-  Node Next() {
-    if (next_ >= count_) return Node();
-    if (count_ <= kFewChildren) return parent_.NamedChild(next_++);
-    return NextWide();
-  }
+  // The next named child, or a null Node after the last.
+  Node Next() { return next_ < count_ ? Node(tree_, kids_[next_++]) : Node(); }
 
   using Iterator = NextIterator<NamedChildRange>;
   Iterator begin() { return Iterator(this, Next()); }
   std::default_sentinel_t end() const { return {}; }
 
  private:
-  Node NextWide();  // a wide node's next named child, through the cursor
-
-  Node parent_;
+  const FlatTree* tree_ = nullptr;
+  const uint32_t* kids_ = nullptr;
   uint32_t count_ = 0;
   uint32_t next_ = 0;  // children handed out
-  bool cursor_live_ = false;
-  TSTreeCursor cursor_{};
 };
+
+inline NamedChildRange::NamedChildRange(Node parent) {
+  if (parent.IsNull()) return;
+  tree_ = parent.Owner();
+  const FlatTree::Record& r = tree_->At(parent.Id());
+  kids_ = tree_->NamedKids(r.named);
+  count_ = r.named_count;
+}
 
 inline NamedChildRange Node::NamedChildren() const { return NamedChildRange(*this); }
 
 class Tree {
  public:
-  explicit Tree(TSTree* tree) : tree_(tree, &ts_tree_delete) {}
-  Node Root() const { return Node(ts_tree_root_node(tree_.get())); }
+  explicit Tree(TSTree* tree) : tree_(tree, &ts_tree_delete), flat_(std::make_shared<Flat>()) {}
+  // The root, from the flat copy (made on the first call, once, whichever thread asks).
+  Node Root() const;
   TSTree* raw() const { return tree_.get(); }
-  // A shallow copy (tree-sitter shares the nodes): what another thread may read or parse against.
-  Tree Copy() const { return Tree(ts_tree_copy(tree_.get())); }
+  // Whether the tree holds an ERROR or MISSING node, from tree-sitter (no flat copy is made).
+  bool HasError() const { return ts_node_has_error(ts_tree_root_node(tree_.get())); }
+  // A shallow copy (tree-sitter shares the nodes, and the copy shares the flat tree): what another
+  // thread may read or parse against.
+  Tree Copy() const { return Tree(ts_tree_copy(tree_.get()), flat_); }
   // Records an edit of the text, so that the next parse with this tree as the old one reuses what
-  // the edit did not touch.
-  void Edit(const TSInputEdit& edit) { ts_tree_edit(tree_.get(), &edit); }
+  // the edit did not touch, and the flat copy of that parse reuses this one's. Nodes read before the
+  // edit stay valid in the copies that share them.
+  void Edit(const TSInputEdit& edit);
 
  private:
+  friend class Parser;
+  struct Flat {
+    std::once_flag once;
+    std::unique_ptr<const FlatTree> tree;
+    std::atomic<bool> built{false};
+    // A made flat tree of an earlier state of this tree and the edits since, for the making of this
+    // one (FlatTree::Reuse); let go once it is made.
+    std::mutex mu;
+    std::shared_ptr<Flat> previous;
+    std::vector<TSInputEdit> edits;
+  };
+  Tree(TSTree* tree, std::shared_ptr<Flat> flat) : tree_(tree, &ts_tree_delete), flat_(std::move(flat)) {}
+  // What the flat tree of a tree parsed from this one (after its edits) may reuse, into `into`.
+  void LendTo(Flat& into) const;
   std::unique_ptr<TSTree, decltype(&ts_tree_delete)> tree_;
+  std::shared_ptr<Flat> flat_;
 };
 
 class Parser {
@@ -160,60 +308,20 @@ class Parser {
   std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser_;
 };
 
-// Preorder walk with a TreeCursor. The visitor returns true to descend into the node's children and
-// false to skip them. Never recursive.
+// Preorder walk. The visitor returns true to descend into the node's children and false to skip them.
+// Never recursive.
 template <typename Visitor>
 void Walk(Node root, Visitor&& visit) {
   if (root.IsNull()) return;
-  TSTreeCursor cursor = ts_tree_cursor_new(root.raw());
-  struct Guard {
-    TSTreeCursor* c;
-    ~Guard() { ts_tree_cursor_delete(c); }
-  } guard{&cursor};
-  for (;;) {
-    const bool descend = visit(Node(ts_tree_cursor_current_node(&cursor)));
-    if (descend && ts_tree_cursor_goto_first_child(&cursor)) continue;
-    for (;;) {
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) break;
-      if (!ts_tree_cursor_goto_parent(&cursor)) return;
-    }
+  const FlatTree& tree = *root.tree_;
+  const uint32_t end = tree.At(root.index_).subtree_end;
+  for (uint32_t i = root.index_; i < end;) {
+    i = visit(Node(&tree, i)) ? i + 1 : tree.At(i).subtree_end;
   }
 }
 
 // The first ERROR or MISSING node in document order, or a null Node. Only subtrees that contain an
 // error are entered, so a clean tree costs one flag test on the root.
 Node FirstSyntaxError(Node root);
-
-class Query;
-
-// One match of a query: its pattern index and captures by capture index.
-struct Capture {
-  uint32_t index;
-  Node node;
-};
-struct Match {
-  uint32_t pattern;
-  std::vector<Capture> captures;
-  // The first node captured under `name`, or a null Node.
-  Node Get(const Query& query, std::string_view name) const;
-};
-
-class Query {
- public:
-  // Compiles `source` for Python. The error names the byte offset and kind of the problem.
-  static Result<std::shared_ptr<const Query>> Compile(std::string_view source);
-
-  uint32_t CaptureIndex(std::string_view name) const;  // UINT32_MAX when absent
-  std::string_view CaptureName(uint32_t index) const;
-  TSQuery* raw() const { return query_.get(); }
-
-  explicit Query(TSQuery* query) : query_(query, &ts_query_delete) {}
-
- private:
-  std::unique_ptr<TSQuery, decltype(&ts_query_delete)> query_;
-};
-
-// Runs a query over a subtree and returns every match (the cursor is per call: queries are shared).
-std::vector<Match> RunQuery(const Query& query, Node root);
 
 }  // namespace tl::ts

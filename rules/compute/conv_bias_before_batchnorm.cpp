@@ -276,8 +276,7 @@ class ConvBiasBeforeBatchNorm final : public Rule {
       if (scope.kind != semantic::ScopeKind::kFunction || scope.name != "forward") continue;
       const semantic::Site* conv = model.ConstructorOf(site.callee, site.scope);
       if (conv == nullptr) continue;
-      // `report` drops every layer that is not a conv: asking first saves the walks to the parent
-      // below (tree-sitter finds a parent by descending from the root) for the other layers.
+      // `report` drops every layer that is not a conv: that is asked first.
       std::string conv_holder;
       if (!IsConv(LayerClass(model, *conv, conv_holder))) continue;
       const ts::Node parent = site.node.Parent();

@@ -1,9 +1,14 @@
 // ts::Parser's guards: a leading BOM is skipped with offsets kept as file offsets, and brackets left
 // open beyond what the runtime survives are refused with a one-line reason instead of a crash. And
-// NamedChildren() hands out NamedChild(i)'s nodes, for narrow nodes (indexed) and wide ones (a cursor).
+// The flat tree every Node reads from answers what tree-sitter's node API answers, node by node.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "linter/ts/ts.h"
@@ -47,35 +52,317 @@ TEST_CASE("FirstSyntaxError finds the first ERROR or MISSING node") {
   CHECK_FALSE(tl::ts::FirstSyntaxError(clean->Root()));
 }
 
-TEST_CASE("NamedChildren gives NamedChild(i)'s nodes in order, for few and for many children") {
-  // Wide nodes (a long block, argument list, dict and import list, with comments among the children)
-  // are read with a cursor, narrow ones by index; hidden nodes (`_suite`) and anonymous tokens with
-  // children (`not in`) sit between some parents and their named children.
+namespace {
+
+// Every node of the tree in preorder, read with tree-sitter's own node API (ts_node_child), not with
+// the cursor the flat tree is made with, with the place of its parent (the node whose child it is).
+struct ApiNode {
+  TSNode node;
+  uint32_t parent;
+  uint32_t slot;  // its place among the parent's children
+};
+std::vector<ApiNode> PreorderByApi(TSNode root) {
+  std::vector<ApiNode> out;
+  std::vector<ApiNode> stack{{root, UINT32_MAX, 0}};
+  while (!stack.empty()) {
+    const ApiNode entry = stack.back();
+    stack.pop_back();
+    const auto place = static_cast<uint32_t>(out.size());
+    out.push_back(entry);
+    for (uint32_t i = ts_node_child_count(entry.node); i-- > 0;)
+      stack.push_back({ts_node_child(entry.node, i), place, i});
+  }
+  return out;
+}
+
+// Compares the flat tree of `tree` with tree-sitter's answers for every node and every question the
+// Node class answers; returns the number of nodes compared.
+size_t CompareWithTreeSitter(const tl::ts::Tree& tree) {
+  const std::vector<ApiNode> api = PreorderByApi(ts_tree_root_node(tree.raw()));
+  std::unordered_map<const void*, uint32_t> index;  // tree-sitter's node id -> preorder place
+  for (uint32_t i = 0; i < api.size(); ++i) index[api[i].node.id] = i;
+  std::vector<tl::ts::Node> flat;
+  tl::ts::Walk(tree.Root(), [&](tl::ts::Node node) {
+    flat.push_back(node);
+    return true;
+  });
+  REQUIRE(flat.size() == api.size());
+  // The same node, or both absent.
+  const auto same = [&](tl::ts::Node mine, TSNode theirs) {
+    if (ts_node_is_null(theirs)) return mine.IsNull();
+    return !mine.IsNull() && mine == flat[index.at(theirs.id)];
+  };
+  const TSLanguage* language = tl::ts::PythonLanguage();
+  const uint32_t fields = ts_language_field_count(language);
+  size_t mismatches = 0;
+  for (uint32_t i = 0; i < api.size(); ++i) {
+    const TSNode theirs = api[i].node;
+    const tl::ts::Node mine = flat[i];
+    // The parent and the siblings, structurally: ts_node_parent in this tree-sitter answers a wrong node
+    // for a zero-width node (a MISSING token, an empty block) and for the node after one, because it
+    // finds the parent by position; the flat tree answers the node whose child it is.
+    const TSNode parent = api[i].parent == UINT32_MAX ? TSNode{} : api[api[i].parent].node;
+    const uint32_t slot = api[i].slot;
+    const auto sibling = [&](int step, bool named) {
+      if (ts_node_is_null(parent)) return TSNode{};
+      for (int64_t k = static_cast<int64_t>(slot) + step; k >= 0 && k < ts_node_child_count(parent); k += step) {
+        const TSNode candidate = ts_node_child(parent, static_cast<uint32_t>(k));
+        if (!named || ts_node_is_named(candidate)) return candidate;
+      }
+      return TSNode{};
+    };
+    std::string wrong;  // the questions answered differently
+    const auto expect = [&](bool agrees, const char* what) {
+      if (!agrees) wrong += std::string(wrong.empty() ? "" : ", ") + what;
+    };
+    expect(mine.Id() == i, "place");
+    expect(mine.Symbol() == ts_node_symbol(theirs) && mine.Type() == ts_node_type(theirs), "type");
+    expect(mine.StartByte() == ts_node_start_byte(theirs) && mine.EndByte() == ts_node_end_byte(theirs), "bytes");
+    expect(mine.IsNamed() == ts_node_is_named(theirs), "named");
+    expect(mine.IsMissing() == ts_node_is_missing(theirs), "missing");
+    expect(mine.HasError() == ts_node_has_error(theirs), "has error");
+    expect(mine.ChildCount() == ts_node_child_count(theirs), "child count");
+    expect(mine.NamedChildCount() == ts_node_named_child_count(theirs), "named child count");
+    expect(same(mine.Parent(), parent), "parent");
+    expect(same(mine.NextSibling(), sibling(1, false)), "next sibling");
+    expect(same(mine.PrevSibling(), sibling(-1, false)), "previous sibling");
+    expect(same(mine.NextNamedSibling(), sibling(1, true)), "next named sibling");
+    expect(same(mine.PrevNamedSibling(), sibling(-1, true)), "previous named sibling");
+    // Where the node has a width, tree-sitter's own parent is the same.
+    if (ts_node_start_byte(theirs) < ts_node_end_byte(theirs) && !ts_node_is_null(parent) &&
+        ts_node_start_byte(parent) < ts_node_start_byte(theirs)) {
+      expect(same(mine.Parent(), ts_node_parent(theirs)), "tree-sitter's parent");
+    }
+    for (uint32_t k = 0; k <= mine.ChildCount(); ++k) expect(same(mine.Child(k), ts_node_child(theirs, k)), "child");
+    std::vector<tl::ts::Node> ranged;
+    for (tl::ts::Node child : mine.NamedChildren()) ranged.push_back(child);
+    expect(ranged.size() == mine.NamedChildCount(), "named children");
+    for (uint32_t k = 0; k <= mine.NamedChildCount(); ++k) {
+      expect(same(mine.NamedChild(k), ts_node_named_child(theirs, k)), "named child");
+      expect(k == ranged.size() || ranged[k] == mine.NamedChild(k), "named children");
+    }
+    for (TSFieldId field = 1; field <= fields; ++field) {
+      // Tree-sitter also answers a field that a child aliased from a hidden rule passes up (a match
+      // statement's `alternative`, a case clause inside its block); the flat tree answers children only.
+      const TSNode answer = ts_node_child_by_field_id(theirs, field);
+      const bool child = ts_node_is_null(answer) || api[index.at(answer.id)].parent == i;
+      expect(same(mine.FieldById(field), child ? answer : TSNode{}), "field");
+    }
+    expect(same(mine.Field("body"), ts_node_child_by_field_name(theirs, "body", 4)), "field by name");
+    // The smallest node at this node's start, of one byte and of none, asked of the root.
+    const uint32_t at = ts_node_start_byte(theirs);
+    const TSNode root = api[0].node;
+    expect(same(flat[0].DescendantForByteRange(at, at), ts_node_descendant_for_byte_range(root, at, at)) &&
+               same(flat[0].DescendantForByteRange(at, at + 1), ts_node_descendant_for_byte_range(root, at, at + 1)),
+           "descendant for a byte range");
+    const bool ok = wrong.empty();
+    if (!ok && ++mismatches <= 5) {
+      FAIL_CHECK("node " << i << " (" << std::string(ts_node_type(theirs)) << " at byte " << at
+                         << ") differs from tree-sitter's: " << wrong);
+    }
+  }
+  CHECK(mismatches == 0);
+  return api.size();
+}
+
+size_t CompareWithTreeSitter(const std::string& text) {
+  tl::ts::Parser parser;
+  auto tree = parser.Parse(text);
+  REQUIRE(tree.ok());
+  return CompareWithTreeSitter(*tree);
+}
+
+// Every Python fixture of the rule tests.
+std::vector<std::string> FixtureTexts() {
+  std::vector<std::string> out;
+  const std::filesystem::path fixtures = std::filesystem::path(TL_SOURCE_DIR) / "tests" / "rules";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(fixtures)) {
+    if (entry.path().extension() != ".py") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    out.push_back(buffer.str());
+  }
+  return out;
+}
+
+// The edit that turns `text` into `text` with [at, at + removed) replaced by `inserted`.
+TSInputEdit EditOf(const std::string& text, uint32_t at, uint32_t removed, const std::string& inserted) {
+  const auto point = [&](uint32_t offset, const std::string& in) {
+    TSPoint p{0, 0};
+    for (uint32_t i = 0; i < offset; ++i) {
+      if (in[i] == '\n') {
+        ++p.row;
+        p.column = 0;
+      } else {
+        ++p.column;
+      }
+    }
+    return p;
+  };
+  std::string after = text;
+  after.replace(at, removed, inserted);
+  TSInputEdit edit{};
+  edit.start_byte = at;
+  edit.old_end_byte = at + removed;
+  edit.new_end_byte = at + static_cast<uint32_t>(inserted.size());
+  edit.start_point = point(at, text);
+  edit.old_end_point = point(at + removed, text);
+  edit.new_end_point = point(edit.new_end_byte, after);
+  return edit;
+}
+
+}  // namespace
+
+TEST_CASE("the flat tree answers what tree-sitter's node API answers, for every node") {
+  // Wide and narrow nodes, comments among children and between fields, hidden nodes (`_suite`),
+  // anonymous tokens with children (`not in`), aliases, f-strings, decorators, match, a BOM, broken
+  // code (ERROR and MISSING nodes), and every Python fixture of the rule tests.
+  std::vector<std::string> texts;
   std::string text = "import os, sys, re, io, abc, ast, csv, dis, enum\n";
   text += "def f(a, b=1, *args, c: int = 2, **kw):\n";
   for (int i = 0; i < 12; ++i) text += "    x" + std::to_string(i) + " = a not in b  # note\n";
   text += "    g(1, 2, 3,  # one\n      4, 5, 6, 7, 8, k=9, *a, **kw)\n";
   text += "    return {'a': 1, 'b': 2, 'c': 3, 'd': 4, 'e': 5, 'f': 6, 'g': 7, 'h': 8, 'i': 9}\n";
-  text += "for i in range(3): pass\nif x: pass\nelif y:  # c\n    pass\ny = (\n";  // ends in an ERROR
+  text += "for i in range(3): pass\nif x: pass\nelif y:  # c\n    pass\ny = (\n";
+  texts.push_back(text);
+  texts.push_back(
+      "\xEF\xBB\xBF@deco(1)\nclass C(B, metaclass=M):\n    x: int = 1\n    def m(self, /, *, k=None):\n"
+      "        return lambda q: f\"{q!r:>{k}} {self.x}\" if q else [z for z in q if z]\n"
+      "match cmd:\n    case [x, *rest] if x > 0:\n        pass\n    case {'k': v, **kw} | Point(x=0):\n"
+      "        pass\nwith open(a) as f, g() as (h, i):\n    async def af(): await x\n"
+      "try:\n    pass\nexcept (E, F) as e:\n    raise G from e\nfinally:\n    del x[1:2, ::3]\n"
+      "print >> sys.stderr, 'x'\nexec 'code'\nglobal a, b\nx = yield from y\n");
+  texts.push_back("def f(:\n    return )\nclass\nx = [1, 2\nif a\n    b = \n\"unterminated\n");
+  texts.push_back("");
+  texts.push_back("# only a comment");
+  size_t nodes = 0;
+  for (const std::string& t : texts) nodes += CompareWithTreeSitter(t);
+  const std::vector<std::string> fixtures = FixtureTexts();
+  for (const std::string& t : fixtures) nodes += CompareWithTreeSitter(t);
+  CHECK(fixtures.size() > 100);
+  CHECK(nodes > 50000);
+}
+
+TEST_CASE("after edits and an incremental parse, the flat tree copies what tree-sitter reused, and still agrees") {
+  // Each fixture is edited 8 times (an insertion, a deletion or a replacement at a pseudo-random place,
+  // sometimes two edits before the parse, sometimes with the old flat tree never made), parsed
+  // incrementally, and its flat tree compared with tree-sitter's answers node by node.
+  const std::vector<std::string> fixtures = FixtureTexts();
+  REQUIRE(fixtures.size() > 100);
+  uint64_t seed = 0x9E3779B97F4A7C15ull;
+  const auto next = [&](uint64_t bound) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return bound == 0 ? 0 : seed % bound;
+  };
+  static const std::vector<std::string> kInserts = {" ", "x", "\n", "(", ")", "    y = 1\n", "#", ".item()", "\"", ":"};
+  tl::ts::Parser parser;
+  size_t parses = 0;
+  size_t reused = 0;
+  size_t walked_or_copied = 0;
+  for (size_t f = 0; f < fixtures.size(); f += 2) {
+    std::string text = fixtures[f];
+    auto tree = parser.Parse(text);
+    REQUIRE(tree.ok());
+    for (int round = 0; round < 8; ++round) {
+      if (round % 4 != 3) (void)tree->Root();  // the old flat tree made (or, one round in four, not)
+      const int edits = round % 3 == 2 ? 2 : 1;
+      for (int e = 0; e < edits; ++e) {
+        const auto at = static_cast<uint32_t>(next(text.size() + 1));
+        const auto removed = static_cast<uint32_t>(std::min<uint64_t>(next(3) == 0 ? next(12) : 0, text.size() - at));
+        const std::string inserted = next(4) == 0 ? std::string() : kInserts[next(kInserts.size())];
+        tree->Edit(EditOf(text, at, removed, inserted));
+        text.replace(at, removed, inserted);
+      }
+      auto again = parser.Parse(text, *tree);
+      REQUIRE(again.ok());
+      tree = std::move(again);
+      INFO("fixture " << f << ", round " << round);
+      walked_or_copied += CompareWithTreeSitter(*tree);
+      reused += tree->Root().Owner()->Reused();
+      ++parses;
+    }
+  }
+  CHECK(parses > 400);
+  // Much of each tree came from the one before (one round in four had nothing to reuse, and an edit
+  // that opens a string or a bracket in a small file leaves little of it).
+  CHECK(reused * 3 > walked_or_copied);
+  MESSAGE("incremental parses: " << parses << ", nodes copied: " << reused << " of " << walked_or_copied);
+}
+
+TEST_CASE("one keystroke in a long file: the flat tree of the reparse copies all but the edited statement") {
+  std::string text = "import torch\n";
+  for (int i = 0; i < 300; ++i) {
+    text += "class Block" + std::to_string(i) + "(torch.nn.Module):\n    def forward(self, x):\n";
+    text += "        y = self.fc(x)  # note\n        return torch.relu(y) + x\n\n";
+  }
   tl::ts::Parser parser;
   auto tree = parser.Parse(text);
   REQUIRE(tree.ok());
-  uint32_t wide = 0;
-  uint32_t narrow = 0;
-  tl::ts::Walk(tree->Root(), [&](tl::ts::Node node) {
-    std::vector<tl::ts::Node> indexed;
-    for (uint32_t i = 0; i < node.NamedChildCount(); ++i) indexed.push_back(node.NamedChild(i));
-    std::vector<tl::ts::Node> ranged;
-    for (tl::ts::Node child : node.NamedChildren()) ranged.push_back(child);
-    CHECK(ranged == indexed);
-    (indexed.size() > tl::ts::NamedChildRange::kFewChildren ? wide : narrow) += 1;
-    return true;
+  const size_t nodes = tree->Root().Owner()->size();
+  CHECK(tree->Root().Owner()->Reused() == 0);  // a first parse has nothing to copy
+  const auto at = static_cast<uint32_t>(text.find("self.fc(x)", text.size() / 2));
+  tree->Edit(EditOf(text, at, 4, "that"));
+  text.replace(at, 4, "that");
+  auto again = parser.Parse(text, *tree);
+  REQUIRE(again.ok());
+  const tl::ts::FlatTree& flat = *again->Root().Owner();
+  CHECK(flat.size() == nodes);
+  // Tree-sitter makes each top-level class statement anew around the parts it reuses (no top-level
+  // statement keeps its id here), so a few nodes of each are walked.
+  CHECK(flat.Reused() * 10 > nodes * 9);
+  CompareWithTreeSitter(*again);
+  // The edited name reads from the new text; a statement after it sits where it is now.
+  tl::ts::Node found;
+  tl::ts::Walk(again->Root(), [&](tl::ts::Node node) {
+    if (node.Type() == "identifier" && node.StartByte() == at) found = node;
+    return !found;
   });
-  CHECK(wide >= 4);  // the module, the function's block, the call's arguments, the dict
-  CHECK(narrow > 20);
-  // Next() after the end keeps answering null.
+  REQUIRE(found);
+  CHECK(found.Text(text) == "that");
+  const tl::ts::Node last = again->Root().NamedChild(again->Root().NamedChildCount() - 1);
+  CHECK(last.Text(text).starts_with("class Block299("));
+}
+
+TEST_CASE("a tree's copy keeps its nodes when the tree is edited; an edit makes a new flat tree") {
+  const std::string text = "x = f(1)\ny = 2\n";
+  tl::ts::Parser parser;
+  auto tree = parser.Parse(text);
+  REQUIRE(tree.ok());
+  const tl::ts::Node before = tree->Root();
+  tl::ts::Tree copy = tree->Copy();
+  CHECK(copy.Root() == before);  // shared: the same flat tree
+  TSInputEdit edit{};
+  edit.start_byte = 0;
+  edit.old_end_byte = 0;
+  edit.new_end_byte = 1;
+  edit.start_point = {0, 0};
+  edit.old_end_point = {0, 0};
+  edit.new_end_point = {0, 1};
+  tree->Edit(edit);
+  // The copy and its nodes are as they were; the edited tree answers from a flat tree of its own.
+  CHECK(copy.Root() == before);
+  CHECK(before.NamedChild(0).StartByte() == 0);
+  CHECK(before.NamedChild(1).StartByte() == 9);
+  CHECK_FALSE(tree->Root() == before);
+  CHECK(tree->Root().NamedChild(1).StartByte() == 10);
+  auto again = parser.Parse(" " + text, *tree);
+  REQUIRE(again.ok());
+  CHECK(again->Root().NamedChild(1).Text(" " + text) == "y = 2");
+  CHECK_FALSE(again->HasError());
+}
+
+TEST_CASE("NamedChildren hands out NamedChild(i)'s nodes and then keeps answering null") {
+  tl::ts::Parser parser;
+  auto tree = parser.Parse("a = 1\nb = 2\nc = 3\n");
+  REQUIRE(tree.ok());
   tl::ts::NamedChildRange range = tree->Root().NamedChildren();
-  while (range.Next()) {
-  }
+  CHECK(range.size() == 3);
+  uint32_t i = 0;
+  for (tl::ts::Node node = range.Next(); node; node = range.Next()) CHECK(node == tree->Root().NamedChild(i++));
+  CHECK(i == 3);
   CHECK_FALSE(range.Next());
+  CHECK(tl::ts::Node().NamedChildren().size() == 0);
 }
