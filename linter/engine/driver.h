@@ -57,7 +57,8 @@ struct FileOutcome {
 };
 
 // Files over this size are skipped with a one-line message: tree-sitter needs about 50 bytes of memory
-// per byte of source (a 50 MB file takes 2.5 GB), and a Python file that large is generated data.
+// per byte of source (a 50 MB file takes 2.5 GB), the flat copy of its tree (ts::FlatTree) 10 to 30
+// more, and a Python file that large is generated data.
 inline constexpr uint64_t kDefaultMaxFileBytes = 10'000'000;
 
 struct DriverOptions {

@@ -89,6 +89,11 @@ std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::str
   return {first, last};
 }
 
+std::span<const std::pair<std::string_view, int>> Model::ClassesNamed(std::string_view name) const {
+  auto [first, last] = std::equal_range(classes_.begin(), classes_.end(), name, NameLess{});
+  return {first, last};
+}
+
 std::span<const uint32_t> Model::BindingsIn(std::string_view name, int first, int last) const {
   struct ByNameScope {
     const std::vector<Binding>& bindings;

@@ -203,20 +203,41 @@ const std::vector<int>* Model::LocalCallees(const Site& call) const {
 
 std::vector<uint32_t> Model::CallersOf(int function) const {
   std::vector<uint32_t> out;
-  for (const auto& [index, callees] : local_calls_) {
-    if (std::find(callees.begin(), callees.end(), function) != callees.end()) out.push_back(index);
-  }
-  // `Trainer(model, loader)` runs `Trainer.__init__(self, model, loader)`.
   const Scope& scope = scopes_[static_cast<size_t>(function)];
-  if (scope.name != "__init__" || scope.parent < 0) return out;
+  const bool init = scope.name == "__init__" && scope.parent >= 0;
+  const std::lock_guard lock(callers_mu_);
+  // Indexed once, not scanned per question: a file of thousands of functions asks for each of them.
+  if (callers_version_ != local_calls_version_) {
+    callers_.assign(scopes_.size(), {});
+    for (const auto& [index, callees] : local_calls_) {
+      for (const int callee : callees) {
+        if (callee < 0 || static_cast<size_t>(callee) >= callers_.size()) continue;
+        std::vector<uint32_t>& list = callers_[static_cast<size_t>(callee)];
+        if (list.empty() || list.back() != index) list.push_back(index);
+      }
+    }
+    callers_version_ = local_calls_version_;
+  }
+  out = callers_[static_cast<size_t>(function)];
+  // `Trainer(model, loader)` runs `Trainer.__init__(self, model, loader)`.
+  if (!init) return out;
   const Scope& klass = scopes_[static_cast<size_t>(scope.parent)];
   if (klass.kind != ScopeKind::kClass || klass.name.empty() || FindImport(klass.name) != nullptr) return out;
-  for (uint32_t i = 0; i < sites_.size(); ++i) {
-    const Site& site = sites_[i];
-    if (site.kind == SiteKind::kCall && KindOf(site.callee) == K::kIdentifier && Text(site.callee) == klass.name) {
-      out.push_back(i);
+  if (!calls_by_name_made_) {
+    for (uint32_t i = 0; i < sites_.size(); ++i) {
+      const Site& site = sites_[i];
+      if (site.kind == SiteKind::kCall && KindOf(site.callee) == K::kIdentifier) {
+        calls_by_name_.emplace_back(Text(site.callee), i);
+      }
     }
+    std::stable_sort(calls_by_name_.begin(), calls_by_name_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    calls_by_name_made_ = true;
   }
+  const auto [first, last] = std::equal_range(calls_by_name_.begin(), calls_by_name_.end(),
+                                              std::pair<std::string_view, uint32_t>(klass.name, 0),
+                                              [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto it = first; it != last; ++it) out.push_back(it->second);
   return out;
 }
 

@@ -610,6 +610,7 @@ bool Builder::ReviewCallbacks(bool classified) {
     if (it == m_.local_calls_.end() || it->first != index) it = m_.local_calls_.insert(it, {index, {}});
     if (std::find(it->second.begin(), it->second.end(), function) == it->second.end()) {
       it->second.push_back(function);
+      ++m_.local_calls_version_;
       fresh.emplace_back(index, function);
     }
   }

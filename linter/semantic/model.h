@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -692,6 +693,8 @@ class Model {
 
   std::span<const Binding> BindingsOf(std::string_view name) const;
   std::span<const std::pair<std::string_view, int>> FunctionsNamed(std::string_view name) const;
+  // The file's classes of a name, as (name, scope), in document order.
+  std::span<const std::pair<std::string_view, int>> ClassesNamed(std::string_view name) const;
   // The method `name` of the file's class scope `cls` (the last definition, as Python keeps); -1 if none.
   int ClassMethod(int cls, std::string_view name) const;
   // The bases of class scope `cls`, in order, without keyword arguments (`metaclass=`), each with its
@@ -729,8 +732,11 @@ class Model {
   std::span<const uint32_t> InnermostBindings(std::string_view name, int scope) const;
   // A builtin's name that an import or a function of the file takes over (`from torch import max`).
   bool Shadowed(std::string_view name) const { return FindImport(name) != nullptr || !FunctionsNamed(name).empty(); }
-  bool LoaderLikeDepth(ts::Node expr, int scope, int depth) const;
+  static constexpr int kLoaderLikeSteps = 512;  // the expressions one IsDataLoaderLike may look at
+  bool LoaderLikeDepth(ts::Node expr, int scope, int depth, int& steps) const;
   bool IsModelLike(ts::Node expr, int scope, int depth) const;
+  static constexpr int kModelLikeSteps = 512;  // the expressions one IsModelLike may look at
+  bool IsModelLikeDepth(ts::Node expr, int scope, int depth, int& steps) const;
   // A call of a submodule or a method of a model (`self.model.decoder(tokens, audio)`, `model.encode(x)`): the
   // callee is an attribute of a model-like object (not `self`, not an option's `args.model`, not a
   // tokenizer or processor), given at least one argument, and not one of nn.Module's own methods
@@ -799,11 +805,15 @@ class Model {
   // in one scope without a scan of all the name's bindings (BindingsIn).
   std::vector<uint32_t> bindings_by_scope_;
   std::vector<Import> imports_;
-  std::vector<std::string> star_imports_;      // modules imported with `*`
+  std::vector<std::string> star_imports_;  // modules imported with `*`
+  // The last import of each local name (FindImport), once the walk has recorded them all.
+  std::unordered_map<std::string_view, int> import_last_;
+  bool import_last_ready_ = false;
   std::deque<std::string> star_names_;         // the local names of the imports those bring (imports_)
   std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call
   std::vector<ArgparseDefault> argparse_;
   std::vector<std::pair<std::string_view, int>> functions_;      // (name, scope), sorted by name
+  std::vector<std::pair<std::string_view, int>> classes_;        // (name, scope), sorted by name
   std::vector<std::string_view> open_dicts_;                     // dict names mutated after creation
   std::vector<ItemWrite> item_writes_;                           // sorted by object name
   std::vector<ConfigClass> config_classes_;                      // every class of the file
@@ -847,6 +857,14 @@ class Model {
   bool sets_default_device_ = false;  // torch.set_default_device(...) somewhere in the file
   // Call sites that reach functions of this file, with those functions (few per file).
   std::vector<std::pair<uint32_t, std::vector<int>>> local_calls_;
+  size_t local_calls_version_ = 0;  // counts the changes of local_calls_ after the walk
+  // CallersOf's indexes, made on first use: the callers of each function (made again when local_calls_
+  // changed since), and the calls of a plain name (`Trainer(...)`), by name.
+  mutable std::mutex callers_mu_;
+  mutable size_t callers_version_ = SIZE_MAX;
+  mutable std::vector<std::vector<uint32_t>> callers_;
+  mutable bool calls_by_name_made_ = false;
+  mutable std::vector<std::pair<std::string_view, uint32_t>> calls_by_name_;
   const ProjectIndex* project_ = nullptr;
   const FileSummary* self_summary_ = nullptr;
   // BasesOf and OptimizerClasses, each made once (the builder, the summary and the rules ask for them,

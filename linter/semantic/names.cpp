@@ -116,6 +116,10 @@ void Builder::NameCalls() {
 
 const Model::Import* Model::FindImport(std::string_view local) const {
   // Last import of a name wins, as at run time for straight-line module code.
+  if (import_last_ready_) {
+    const auto it = import_last_.find(local);
+    return it == import_last_.end() ? nullptr : &imports_[static_cast<size_t>(it->second)];
+  }
   for (size_t i = imports_.size(); i-- > 0;) {
     if (imports_[i].local == local) return &imports_[i];
   }

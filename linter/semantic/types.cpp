@@ -56,7 +56,14 @@ bool Model::ModelNamed(std::string_view text) {
 }
 
 bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
-  if (depth > 8) return false;
+  int steps = kModelLikeSteps;
+  return IsModelLikeDepth(expr, scope, depth, steps);
+}
+
+bool Model::IsModelLikeDepth(ts::Node expr, int scope, int depth, int& steps) const {
+  // Every assignment of a name and every caller of a parameter is followed: the question has a budget
+  // of steps, as IsDataLoaderLike has.
+  if (depth > 8 || --steps < 0) return false;
   expr = Unparen(expr);
   const K k = KindOf(expr);
   if (k == K::kCall) {
@@ -66,7 +73,7 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
       static constexpr std::array<std::string_view, 9> kChain = {"to",    "cuda",     "train",  "eval", "half",
                                                                  "float", "bfloat16", "double", "cpu"};
       const std::string_view method = Text(Field(callee, F::kAttribute));
-      if (OneOf(method, kChain)) return IsModelLike(Field(callee, F::kObject), scope, depth + 1);
+      if (OneOf(method, kChain)) return IsModelLikeDepth(Field(callee, F::kObject), scope, depth + 1, steps);
       if (method == "from_pretrained") return true;
     }
     const std::string canonical = CanonicalName(callee);
@@ -81,7 +88,7 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
     }
     if (canonical == "torch.compile") {
       return KindOf(args) == K::kArgumentList && args.NamedChildCount() > 0 &&
-             IsModelLike(args.NamedChild(0), scope, depth + 1);
+             IsModelLikeDepth(args.NamedChild(0), scope, depth + 1, steps);
     }
     if (canonical.starts_with("torch.nn.") && !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) &&
         !last.ends_with("Loss")) {
@@ -90,8 +97,8 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
     // A class of this file built on nn.Module (or anything named like a model).
     if (KindOf(callee) == K::kIdentifier) {
       const std::string_view name = Text(callee);
-      for (const Scope& s : scopes_) {
-        if (s.kind != ScopeKind::kClass || s.name != name) continue;
+      for (const auto& [class_name, index] : ClassesNamed(name)) {
+        const Scope& s = scopes_[static_cast<size_t>(index)];
         const std::string_view bases = Text(Field(s.node, F::kSuperclasses));
         if (bases.find("Module") != std::string_view::npos || bases.find("Model") != std::string_view::npos) {
           return true;
@@ -112,18 +119,21 @@ bool Model::IsModelLike(ts::Node expr, int scope, int depth) const {
   }
   const std::string_view last = LastSegment(text);
   // `self.model.forward(tokens)` calls the model.
-  if (k == K::kAttribute && last == "forward") return IsModelLike(Field(expr, F::kObject), scope, depth + 1);
+  if (k == K::kAttribute && last == "forward")
+    return IsModelLikeDepth(Field(expr, F::kObject), scope, depth + 1, steps);
   // Names are the fallback for parameters (`def train(model, loader, optimizer)`), not for functions
   // of a module (`misc.save_model(...)`, `utils.unwrap_model(model)`) or verbs that build, save or
   // unwrap one.
   const bool module_function = k == K::kAttribute && FindImport(text.substr(0, text.find('.'))) != nullptr;
   if (!module_function && ModelNamed(text)) return true;
-  if (AnyAssignment(expr, [&](const Binding& b) { return IsModelLike(b.value, b.scope, depth + 1); })) return true;
+  if (AnyAssignment(expr, [&](const Binding& b) { return IsModelLikeDepth(b.value, b.scope, depth + 1, steps); }))
+    return true;
   // A parameter every call of the file fills with a model (`train_one_epoch(student, ...)` with `student =
   // DistributedDataParallel(...)`).
   const Binding* parameter = k == K::kIdentifier ? SingleBinding(text, scope) : nullptr;
   return parameter != nullptr && parameter->kind == BindingKind::kParameter &&
-         EveryCallerPasses(*parameter, [&](ts::Node value, int at) { return IsModelLike(value, at, depth + 1); });
+         EveryCallerPasses(*parameter,
+                           [&](ts::Node value, int at) { return IsModelLikeDepth(value, at, depth + 1, steps); });
 }
 
 bool Model::IsSubmoduleCall(const Site& call) const {
@@ -226,10 +236,16 @@ bool Model::IsLossCall(const Site& call) const {
   return false;
 }
 
-bool Model::IsDataLoaderLike(ts::Node expr, int scope) const { return LoaderLikeDepth(expr, scope, 0); }
+bool Model::IsDataLoaderLike(ts::Node expr, int scope) const {
+  int steps = kLoaderLikeSteps;
+  return LoaderLikeDepth(expr, scope, 0, steps);
+}
 
-bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth) const {
-  if (depth > 8) return false;
+bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth, int& steps) const {
+  // Each assignment of a name is followed: in a file that assigns the same names thousands of times the
+  // tree of them is exponential in the depth, so the question has a budget of steps (an answer past it
+  // is "not known to be a loader").
+  if (depth > 8 || --steps < 0) return false;
   expr = Unparen(expr);
   const K k = KindOf(expr);
   if (k == K::kCall) {
@@ -246,7 +262,7 @@ bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth) const {
       // zip(a, b) counts when any of its inputs is a loader; the others look at their first input.
       const uint32_t count = name == "zip" ? args.NamedChildCount() : std::min(1u, args.NamedChildCount());
       for (uint32_t i = 0; i < count; ++i) {
-        if (LoaderLikeDepth(args.NamedChild(i), scope, depth + 1)) return true;
+        if (LoaderLikeDepth(args.NamedChild(i), scope, depth + 1, steps)) return true;
       }
     }
     return false;
@@ -257,7 +273,7 @@ bool Model::LoaderLikeDepth(ts::Node expr, int scope, int depth) const {
   // collection of them, not one.
   const std::string_view last = LastSegment(text);
   if (ContainsIgnoreCase(last, "loader") && !last.ends_with("loaders") && !last.ends_with("Loaders")) return true;
-  return AnyAssignment(expr, [&](const Binding& b) { return LoaderLikeDepth(b.value, b.scope, depth + 1); });
+  return AnyAssignment(expr, [&](const Binding& b) { return LoaderLikeDepth(b.value, b.scope, depth + 1, steps); });
 }
 
 TensorKind Model::TensorKindOf(ts::Node expr, int scope) const { return TensorKindDepth(expr, scope, 0); }

@@ -37,6 +37,8 @@ void Builder::AddScope(ScopeKind kind, ts::Node node, uint32_t depth, std::span<
   guard_ = -1;
   if (kind == ScopeKind::kFunction && !scope.name.empty()) {
     m_.functions_.emplace_back(scope.name, scope_);
+  } else if (kind == ScopeKind::kClass && !scope.name.empty()) {
+    m_.classes_.emplace_back(scope.name, scope_);
   }
 }
 
@@ -568,6 +570,7 @@ void Builder::Run() {
 
   SortBindings();
   std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
+  std::stable_sort(m_.classes_.begin(), m_.classes_.end(), NameLess{});
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   std::stable_sort(
       m_.comprehension_targets_.begin(), m_.comprehension_targets_.end(),
@@ -578,6 +581,8 @@ void Builder::Run() {
     m_.imports_.push_back({m_.star_names_.back(), brought.canonical});
   }
   for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
+  m_.import_last_ = import_index_;
+  m_.import_last_ready_ = true;
   NameCalls();
   NameCanonicalCallees();
   for (const Site& site : m_.sites_) {

@@ -107,9 +107,10 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
     r.named_count = node.next_named - r.named;
     r.subtree_end = static_cast<uint32_t>(records_.size());
   };
-  // Room for all nodes at once (Python runs about one node per 5 to 6 bytes): growing the arrays copies
-  // them, and the copies touch fresh pages, which costs more than the walk itself.
-  const size_t estimate = ts_node_end_byte(root) / 4 + 64;
+  // Room for all nodes at once: growing the arrays copies them, and the copies touch fresh pages, which
+  // costs more than the walk itself. Python runs one node per 5 to 6 bytes in libraries, and one per 2
+  // in dense model code; a page reserved and never written costs no memory.
+  const size_t estimate = ts_node_end_byte(root) / 2 + 64;
   records_.reserve(estimate);
   kids_.reserve(estimate);
   named_.reserve(estimate);
