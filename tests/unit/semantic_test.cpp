@@ -1,7 +1,7 @@
 // Unit tests of the semantic model: imports and canonical names, loop roles, guards, constants,
 // argparse defaults, **kwargs dicts, device facts, per-step propagation through helpers, phases,
-// that nothing recurses on deeply nested input, and that what the model keeps of the tree answers as
-// tree-sitter does.
+// and that nothing recurses on deeply nested input. (That the tree the model reads answers as
+// tree-sitter does is tested in ts_test.cpp.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
