@@ -154,9 +154,8 @@ class Builder {
   void RecordImport(ts::Node node, K kind);
   void RecordCall(ts::Node node, std::span<const ts::Node> kids);
   // The named children of the node Enter is at (only for a node with up to kFewKids of them; empty
-  // otherwise), read once: Enter reads their positional fields from them (a call's callee and arguments,
-  // an assignment's target and value, a definition's name and parameters), and when it enters the node
-  // the walk hands them out from here.
+  // otherwise), valid until the next call: Enter reads their positional fields from them (a call's
+  // callee and arguments, an assignment's target and value, a definition's name and parameters).
   static constexpr uint32_t kFewKids = 8;
   std::span<const ts::Node> Kids(ts::Node node);
   void AddSite(ts::Node node, SiteKind kind);
@@ -304,12 +303,7 @@ class Builder {
   // walk enters that attribute next, and asks the same.
   ts::Node callee_attribute_;
   ts::Node callee_object_;
-  // Kids: the children read, as a stack (each level of the walk that hands out children from here owns
-  // the slots from its first one to the top), and the node whose children were read last, from slot
-  // `kids_begin_`, until the walk takes them.
-  std::vector<ts::Node> kids_;
-  ts::Node kids_of_;
-  size_t kids_begin_ = 0;
+  std::vector<ts::Node> kids_;  // Kids: the children of the node Enter is at
   std::unordered_map<std::string_view, int> import_index_;
   std::span<const ImportSummary> star_;  // what the file's star imports bring (Model::Build)
   // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before

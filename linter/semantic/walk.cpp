@@ -218,10 +218,9 @@ void Builder::NoteSkippedAttributes(ts::Node subtree, uint32_t depth) {
 std::span<const ts::Node> Builder::Kids(ts::Node node) {
   const uint32_t count = node.NamedChildCount();
   if (count == 0 || count > kFewKids) return {};
-  kids_begin_ = kids_.size();
-  kids_of_ = node;
+  kids_.clear();
   for (uint32_t i = 0; i < count; ++i) kids_.push_back(node.NamedChild(i));
-  return {kids_.data() + kids_begin_, count};
+  return kids_;
 }
 
 bool Builder::Enter(ts::Node node, uint32_t depth) {
@@ -524,46 +523,19 @@ void Builder::Run() {
   // Named nodes only, in preorder: the anonymous tokens between them are leaves the model never reads.
   // `levels` holds, at each depth, the children still to visit, so the walk is iterative; the frames a
   // node pushed are popped when its subtree is done.
-  // A level hands out its node's children from the tree, or from kids_ when Enter read them (Kids).
-  constexpr size_t kFromTree = SIZE_MAX;
-  struct Level {
-    explicit Level(ts::Node node) : range(node) {}
-    Level(size_t first, uint32_t count) : range(ts::Node()), kid_first(first), kid_count(count) {}
-    ts::NamedChildRange range;
-    size_t kid_first = kFromTree;  // the level's first slot in kids_
-    uint32_t kid_count = 0;
-    uint32_t kid_next = 0;
-  };
-  std::vector<Level> levels;
-  const auto next = [&](Level& level) {
-    if (level.kid_first == kFromTree) return level.range.Next();
-    return level.kid_next < level.kid_count ? kids_[level.kid_first + level.kid_next++] : ts::Node();
-  };
-  const auto push = [&](ts::Node node) {
-    if (!kids_of_.IsNull() && kids_of_ == node) {
-      levels.emplace_back(kids_begin_, static_cast<uint32_t>(kids_.size() - kids_begin_));
-    } else {
-      levels.emplace_back(node);
-    }
-    kids_of_ = ts::Node();
-  };
-  if (Enter(tree_->Root(), 0)) push(tree_->Root());
+  std::vector<ts::NamedChildRange> levels;
+  if (Enter(tree_->Root(), 0)) levels.emplace_back(tree_->Root());
   while (!levels.empty()) {
     const auto depth = static_cast<uint32_t>(levels.size());
-    const ts::Node node = next(levels.back());
+    const ts::Node node = levels.back().Next();
     if (node.IsNull()) {
-      if (levels.back().kid_first != kFromTree) kids_.resize(levels.back().kid_first);
       levels.pop_back();
       PopTo(depth - 1);
       continue;
     }
     if (Enter(node, depth)) {
-      push(node);
+      levels.emplace_back(node);
     } else {
-      if (!kids_of_.IsNull()) {  // read, but not entered
-        kids_.resize(kids_begin_);
-        kids_of_ = ts::Node();
-      }
       PopTo(depth);
     }
   }
