@@ -47,6 +47,39 @@ Node Node::DescendantForByteRange(uint32_t start, uint32_t end) const {
 
 namespace {
 
+// What the flat tree needs to know of each symbol, beside what it asks of each node.
+enum SymbolBits : uint8_t {
+  kSymbolNamed = 1,
+  // A child of a node of the symbol may stand under a field. Not for the grammar's types that have no
+  // fields at all (node-types.json, read into python_fieldless.inc when the project is configured):
+  // tree-sitter answers a child's field by walking its parent's field map and those of the hidden nodes
+  // between, a tenth of the cost of copying a node, and most nodes are children of such types
+  // (`module`, `argument_list`, `expression_statement`, strings, lists and tuples).
+  kSymbolFields = 2,
+};
+
+// By symbol, as ts_node_symbol answers (a public symbol). ERROR is past the end (named, with fields).
+const std::vector<uint8_t>& SymbolTable() {
+  static const std::vector<uint8_t> table = [] {
+    static constexpr std::string_view kFieldless[] = {
+#include "python_fieldless.inc"
+    };
+    const TSLanguage* language = PythonLanguage();
+    std::vector<uint8_t> bits(ts_language_symbol_count(language), kSymbolFields);
+    for (size_t i = 0; i < bits.size(); ++i) {
+      const auto symbol = static_cast<TSSymbol>(i);  // a symbol count fits TSSymbol
+      if (ts_language_symbol_type(language, symbol) != TSSymbolTypeRegular) continue;
+      bits[i] |= kSymbolNamed;
+      const std::string_view name = ts_language_symbol_name(language, symbol);
+      if (std::find(std::begin(kFieldless), std::end(kFieldless), name) != std::end(kFieldless)) {
+        bits[i] &= static_cast<uint8_t>(~kSymbolFields);
+      }
+    }
+    return bits;
+  }();
+  return table;
+}
+
 // Where byte `at` of the text after `edits` was before them, or nullopt inside text an edit wrote.
 std::optional<uint32_t> BeforeEdits(uint32_t at, std::span<const TSInputEdit> edits) {
   for (size_t i = edits.size(); i-- > 0;) {
@@ -68,32 +101,45 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
   struct Open {
     uint32_t index;
     uint32_t next_kid;
+    uint32_t kids_end;  // one past its last child slot: kids + kid_count
     uint32_t next_named;
+    uint32_t named_end;
   };
   std::vector<Open> open;
+  // A tree without errors has no node with one, nor a missing one: two questions fewer a node.
+  const bool errors = ts_node_has_error(root);
+  const std::vector<uint8_t>& symbols = SymbolTable();
+  const auto bits = [&](TSSymbol symbol) -> uint8_t {
+    return symbol < symbols.size() ? symbols[symbol] : uint8_t{kSymbolNamed | kSymbolFields};
+  };
   const auto add = [&](TSNode node, TSFieldId field) {
-    const auto index = static_cast<uint32_t>(records_.size());
+    // What tree-sitter tells of the node first, then the arrays (which its calls would make reloaded).
     Record r;
     r.start = ts_node_start_byte(node);
     r.end = ts_node_end_byte(node);
     r.symbol = ts_node_symbol(node);
-    r.field = field <= UINT8_MAX ? static_cast<uint8_t>(field) : 0;
-    r.flags = static_cast<uint8_t>((ts_node_is_named(node) ? kNamed : 0) | (ts_node_is_missing(node) ? kMissing : 0) |
-                                   (ts_node_has_error(node) ? kHasError : 0));
     r.kid_count = ts_node_child_count(node);
-    r.named_count = ts_node_named_child_count(node);
+    r.named_count = r.kid_count == 0 ? 0 : ts_node_named_child_count(node);
+    r.field = field <= UINT8_MAX ? static_cast<uint8_t>(field) : 0;
+    uint8_t flags = (bits(r.symbol) & kSymbolNamed) != 0 ? kNamed : 0;
+    if (errors)
+      flags |= static_cast<uint8_t>((ts_node_is_missing(node) ? kMissing : 0) |
+                                    (ts_node_has_error(node) ? kHasError : 0));
+    r.flags = flags;
+    const auto index = static_cast<uint32_t>(records_.size());
     r.kids = static_cast<uint32_t>(kids_.size());
     r.named = static_cast<uint32_t>(named_.size());
-    kids_.resize(kids_.size() + r.kid_count, kNone);
-    named_.resize(named_.size() + r.named_count, kNone);
+    if (r.kid_count != 0) {
+      kids_.resize(r.kids + r.kid_count, kNone);
+      named_.resize(r.named + r.named_count, kNone);
+    }
     if (!open.empty()) {
       Open& parent = open.back();
-      const Record& p = records_[parent.index];
       r.parent = parent.index;
-      r.slot = parent.next_kid - p.kids;
+      r.slot = parent.next_kid - records_[parent.index].kids;
       // Slots beyond the counts tree-sitter gave would be another node's: such a child is left out.
-      if (parent.next_kid < p.kids + p.kid_count) kids_[parent.next_kid++] = index;
-      if ((r.flags & kNamed) != 0 && parent.next_named < p.named + p.named_count) named_[parent.next_named++] = index;
+      if (parent.next_kid < parent.kids_end) kids_[parent.next_kid++] = index;
+      if ((flags & kNamed) != 0 && parent.next_named < parent.named_end) named_[parent.next_named++] = index;
     }
     records_.push_back(r);
     ids_.push_back(node.id);
@@ -124,12 +170,23 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
     // A leaf is known from its count: asking the cursor for its first child costs as much as a visit.
     if (!copied && records_[current].kid_count > 0 && ts_tree_cursor_goto_first_child(&cursor)) {
       const Record& r = records_[current];
-      open.push_back({current, r.kids, r.named});
+      open.push_back({current, r.kids, r.kids + r.kid_count, r.named, r.named + r.named_count});
     } else {
-      if (!copied) close({current, records_[current].kids, records_[current].named});
+      if (!copied) {
+        const Record& r = records_[current];
+        close({current, r.kids, r.kids, r.named, r.named});
+      }
+      // On to the next sibling, climbing out of the nodes whose children are all visited. The counts say
+      // when a child is its parent's last: asking the cursor for a sibling that is not there costs more
+      // than finding one (it climbs through the hidden nodes between), once for every parent.
       bool done = false;
-      while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-        if (open.empty() || !ts_tree_cursor_goto_parent(&cursor)) {
+      for (;;) {
+        if (open.empty()) {
+          done = true;
+          break;
+        }
+        if (open.back().next_kid < open.back().kids_end && ts_tree_cursor_goto_next_sibling(&cursor)) break;
+        if (!ts_tree_cursor_goto_parent(&cursor)) {
           done = true;
           break;
         }
@@ -139,7 +196,9 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
       if (done) break;
     }
     node = ts_tree_cursor_current_node(&cursor);
-    field = ts_tree_cursor_current_field_id(&cursor);
+    field = open.empty() || (bits(records_[open.back().index].symbol) & kSymbolFields) != 0
+                ? ts_tree_cursor_current_field_id(&cursor)
+                : 0;
   }
   ts_tree_cursor_delete(&cursor);
   while (!open.empty()) {  // not reached: the cursor climbs back to the root

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -242,6 +243,33 @@ TEST_CASE("the flat tree answers what tree-sitter's node API answers, for every 
   for (const std::string& t : fixtures) nodes += CompareWithTreeSitter(t);
   CHECK(fixtures.size() > 100);
   CHECK(nodes > 50000);
+}
+
+TEST_CASE("the flat tree agrees with tree-sitter on every Python file of TORCHLINT_TS_CORPUS, when it is set") {
+  // A corpus the suite does not ship (a Python library, the mirrored repositories of eval/real): the
+  // same node-by-node comparison, for a change to the flat tree or a new grammar.
+  const char* corpus = std::getenv("TORCHLINT_TS_CORPUS");
+  if (corpus == nullptr || !std::filesystem::is_directory(corpus)) {
+    MESSAGE("skipped: TORCHLINT_TS_CORPUS is not set to a folder");
+    return;
+  }
+  size_t files = 0;
+  size_t nodes = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           corpus, std::filesystem::directory_options::skip_permission_denied)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    tl::ts::Parser parser;
+    auto tree = parser.Parse(buffer.str());
+    if (!tree.ok()) continue;  // refused (too deep, too large): nothing to compare
+    INFO(entry.path().string());
+    nodes += CompareWithTreeSitter(*tree);
+    ++files;
+  }
+  MESSAGE(files << " files, " << nodes << " nodes compared");
+  CHECK(files > 0);
 }
 
 TEST_CASE("after edits and an incremental parse, the flat tree copies what tree-sitter reused, and still agrees") {
