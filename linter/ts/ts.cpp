@@ -113,7 +113,8 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
     return symbol < symbols.size() ? symbols[symbol] : uint8_t{kSymbolNamed | kSymbolFields};
   };
   const auto add = [&](TSNode node, TSFieldId field) {
-    // What tree-sitter tells of the node first, then the arrays (which its calls would make reloaded).
+    // Tree-sitter's answers first, then the arrays: the compiler cannot see through its calls, and
+    // reads the arrays' sizes again after each one.
     Record r;
     r.start = ts_node_start_byte(node);
     r.end = ts_node_end_byte(node);
@@ -122,9 +123,10 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
     r.named_count = r.kid_count == 0 ? 0 : ts_node_named_child_count(node);
     r.field = field <= UINT8_MAX ? static_cast<uint8_t>(field) : 0;
     uint8_t flags = (bits(r.symbol) & kSymbolNamed) != 0 ? kNamed : 0;
-    if (errors)
+    if (errors) {
       flags |= static_cast<uint8_t>((ts_node_is_missing(node) ? kMissing : 0) |
                                     (ts_node_has_error(node) ? kHasError : 0));
+    }
     r.flags = flags;
     const auto index = static_cast<uint32_t>(records_.size());
     r.kids = static_cast<uint32_t>(kids_.size());
@@ -137,7 +139,8 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
       Open& parent = open.back();
       r.parent = parent.index;
       r.slot = parent.next_kid - records_[parent.index].kids;
-      // Slots beyond the counts tree-sitter gave would be another node's: such a child is left out.
+      // The walk leaves a parent once its counted slots are filled, so these hold; a child past the
+      // counts would take another node's slot.
       if (parent.next_kid < parent.kids_end) kids_[parent.next_kid++] = index;
       if ((flags & kNamed) != 0 && parent.next_named < parent.named_end) named_[parent.next_named++] = index;
     }
