@@ -5,8 +5,8 @@
 //  2. in-process on the same file: a full parse, an incremental parse after one edit, and a whole
 //     check (model, rules, project index) after a full and after an incremental parse; then the
 //     keystrokes of 1. without the pipes: the incremental parse alone and the whole check, p50 and p99
-//     (a space at the start of a line in a class body makes an unexpected dedent, and tree-sitter's
-//     error recovery may then reparse the rest of the file: those are the p99);
+//     (a space at the start of a line changes its indentation, and tree-sitter's incremental parse
+//     may then reparse the rest of the file, though the text mostly stays valid: those are the p99);
 //  3. opening one file of a generated 500-file project (it imports 100 of them, which import others):
 //     from `didOpen` to the first diagnostics, cold and with the summary cache warm;
 //  4. memory: the server's RSS before and after opening 20 copies of the 5,000-line file, and after
