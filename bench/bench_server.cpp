@@ -365,7 +365,7 @@ int Run(int argc, char** argv) {
         ++version;
         uint32_t line = KeystrokeLine(k, lines);
         uint32_t column = 0;
-        if (digits) {
+        if (digits && !widths.empty()) {
           std::tie(line, column) = widths[static_cast<size_t>(k * 37) % widths.size()];
         }
         const Json change = {{"jsonrpc", "2.0"},
