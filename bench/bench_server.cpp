@@ -139,6 +139,16 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1))))];
 }
 
+// p50, p90 and p99 of keystrokes typed back to back and of those typed one every 50 ms, side by side.
+void PrintKeystrokes(const std::vector<double>& back_to_back, const std::vector<double>& spaced) {
+  fmt::print("  p50                                 {:8.2f}        {:8.2f}   (target <= 5)\n",
+             Percentile(back_to_back, 0.5), Percentile(spaced, 0.5));
+  fmt::print("  p90                                 {:8.2f}        {:8.2f}\n", Percentile(back_to_back, 0.9),
+             Percentile(spaced, 0.9));
+  fmt::print("  p99                                 {:8.2f}        {:8.2f}   (target <= 20)\n",
+             Percentile(back_to_back, 0.99), Percentile(spaced, 0.99));
+}
+
 // Where keystroke k types (a space at the start of the line): into the step loop's body and into model
 // code, alternately.
 uint32_t KeystrokeLine(int k, size_t lines) {
@@ -388,12 +398,7 @@ int Run(int argc, char** argv) {
     const std::vector<double> back_to_back = type(keystrokes, 0);
     const std::vector<double> typing = type(std::max(20, keystrokes / 2), 50);
     fmt::print("\nkeystroke to publishDiagnostics, {} lines   back to back   one per 50 ms   ms\n", lines);
-    fmt::print("  p50                                 {:8.2f}        {:8.2f}   (target <= 5)\n",
-               Percentile(back_to_back, 0.5), Percentile(typing, 0.5));
-    fmt::print("  p90                                 {:8.2f}        {:8.2f}\n", Percentile(back_to_back, 0.9),
-               Percentile(typing, 0.9));
-    fmt::print("  p99                                 {:8.2f}        {:8.2f}   (target <= 20)\n",
-               Percentile(back_to_back, 0.99), Percentile(typing, 0.99));
+    PrintKeystrokes(back_to_back, typing);
     // The other kind of keystroke: a digit typed into a layer width (valid text throughout), in the
     // script as it was opened (closed and opened again, so the columns are the script's).
     const auto reopen = [&] {
@@ -408,12 +413,7 @@ int Run(int argc, char** argv) {
     const std::vector<double> digits_back_to_back = type(keystrokes, 0, true);
     const std::vector<double> digits_typing = type(std::max(20, keystrokes / 2), 50, true);
     fmt::print("\nthe same, typing a digit into a layer's width   back to back   one per 50 ms   ms\n");
-    fmt::print("  p50                                 {:8.2f}        {:8.2f}   (target <= 5)\n",
-               Percentile(digits_back_to_back, 0.5), Percentile(digits_typing, 0.5));
-    fmt::print("  p90                                 {:8.2f}        {:8.2f}\n", Percentile(digits_back_to_back, 0.9),
-               Percentile(digits_typing, 0.9));
-    fmt::print("  p99                                 {:8.2f}        {:8.2f}   (target <= 20)\n",
-               Percentile(digits_back_to_back, 0.99), Percentile(digits_typing, 0.99));
+    PrintKeystrokes(digits_back_to_back, digits_typing);
     reopen();
     const double rss_one = server.RssMb();
     for (int i = 0; i < 20; ++i) {

@@ -303,8 +303,7 @@ class Builder {
   // walk enters that attribute next, and asks the same.
   ts::Node callee_attribute_;
   ts::Node callee_object_;
-  std::vector<ts::Node> kids_;  // Kids: the children of the node Enter is at
-  std::unordered_map<std::string_view, int> import_index_;
+  std::vector<ts::Node> kids_;           // Kids: the children of the node Enter is at
   std::span<const ImportSummary> star_;  // what the file's star imports bring (Model::Build)
   // configs.cpp: a class of the file by name (-1 when two share it), and each record's writes before
   // the overwritten ones are dropped, with the positions of the calls that hand the record on.

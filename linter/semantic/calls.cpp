@@ -20,7 +20,7 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
   std::string_view name;
   if (ck == K::kIdentifier) {
     name = m_.Text(site.callee);
-    if (import_index_.count(name) != 0) return out;
+    if (m_.import_last_.count(name) != 0) return out;
     if (m_.FunctionsNamed(name).empty()) {
       InstanceCallees(site.callee, site.scope, out);
       return out;
@@ -42,7 +42,7 @@ std::vector<int> Builder::LocalCallees(const Site& site) const {
         const int parent = m_.scopes_[static_cast<size_t>(function.second)].parent;
         return parent >= 0 && m_.scopes_[static_cast<size_t>(parent)].kind == ScopeKind::kClass;
       });
-      if (method && import_index_.count(head) == 0) InstanceCallees(object, site.scope, out, site.name);
+      if (method && m_.import_last_.count(head) == 0) InstanceCallees(object, site.scope, out, site.name);
       return out;
     }
     name = site.name;
@@ -65,7 +65,7 @@ void Builder::ConstructedClasses(const Model::Binding& binding, std::vector<std:
     value = m_.SameObject(value);
     if (KindOf(value) != K::kCall) return;
     const ts::Node cls = Unparen(Field(value, F::kFunction));
-    if (KindOf(cls) == K::kIdentifier && import_index_.count(m_.Text(cls)) == 0) out.push_back(m_.Text(cls));
+    if (KindOf(cls) == K::kIdentifier && m_.import_last_.count(m_.Text(cls)) == 0) out.push_back(m_.Text(cls));
   };
   if (binding.position != -1) return;
   if (binding.kind == Model::BindingKind::kAssign) {

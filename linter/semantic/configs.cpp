@@ -310,7 +310,7 @@ void Builder::MarkConfigArguments() {
     if (KindOf(site.callee) == K::kIdentifier) {
       const std::string_view name = m_.Text(site.callee);
       to_class = class_by_name_.count(name) != 0;
-      to_local = to_class || (!m_.FunctionsNamed(name).empty() && import_index_.count(name) == 0);
+      to_local = to_class || (!m_.FunctionsNamed(name).empty() && m_.import_last_.count(name) == 0);
       if (!to_local) to_local = IsNamespace(m_.CalleeCanonical(site));
     } else if (const ts::Node receiver = ReceiverOf(site); KindOf(receiver) == K::kIdentifier) {
       const std::string_view name = m_.Text(receiver);

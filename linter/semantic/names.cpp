@@ -106,8 +106,8 @@ void Builder::NameCalls() {
   for (uint32_t i = 0; i < m_.sites_.size(); ++i) {
     Site& site = m_.sites_[i];
     if (site.kind != SiteKind::kCall) continue;
-    if (KindOf(site.callee) == K::kIdentifier && !import_index_.empty()) {
-      if (auto it = import_index_.find(site.name); it != import_index_.end()) {
+    if (KindOf(site.callee) == K::kIdentifier && !m_.import_last_.empty()) {
+      if (auto it = m_.import_last_.find(site.name); it != m_.import_last_.end()) {
         site.name = LastSegment(m_.imports_[static_cast<size_t>(it->second)].canonical);
       }
     }

@@ -552,8 +552,7 @@ void Builder::Run() {
     m_.star_names_.push_back(brought.local);
     m_.imports_.push_back({m_.star_names_.back(), brought.canonical});
   }
-  for (size_t i = 0; i < m_.imports_.size(); ++i) import_index_[m_.imports_[i].local] = static_cast<int>(i);
-  m_.import_last_ = import_index_;
+  for (size_t i = 0; i < m_.imports_.size(); ++i) m_.import_last_[m_.imports_[i].local] = static_cast<int>(i);
   m_.import_last_ready_ = true;
   NameCalls();
   NameCanonicalCallees();

@@ -246,16 +246,17 @@ bool FlatTree::CopyReused(uint32_t index, TSNode node, const Reuse& reuse) {
   const uint32_t byte_shift = mine.start - *was;
   const uint32_t kid_shift = mine.kids - kids_from;
   const uint32_t named_shift = mine.named - named_from;
-  kids_.resize(mine.kids + (kids_to - kids_from));
-  for (uint32_t slot = kids_from; slot < kids_to; ++slot) {
-    const uint32_t kid = before.kids_[slot];
-    kids_[slot + kid_shift] = kid == kNone ? kNone : kid + index_shift;
-  }
-  named_.resize(mine.named + (named_to - named_from));
-  for (uint32_t slot = named_from; slot < named_to; ++slot) {
-    const uint32_t kid = before.named_[slot];
-    named_[slot + named_shift] = kid == kNone ? kNone : kid + index_shift;
-  }
+  // Slots [from, to) of `source`, to where this subtree's slots start in `target`.
+  const auto copy_slots = [&](std::vector<uint32_t>& target, const std::vector<uint32_t>& source, uint32_t from_slot,
+                              uint32_t to_slot, uint32_t at) {
+    target.resize(at + (to_slot - from_slot));
+    for (uint32_t slot = from_slot; slot < to_slot; ++slot) {
+      const uint32_t kid = source[slot];
+      target[at + (slot - from_slot)] = kid == kNone ? kNone : kid + index_shift;
+    }
+  };
+  copy_slots(kids_, before.kids_, kids_from, kids_to, mine.kids);
+  copy_slots(named_, before.named_, named_from, named_to, mine.named);
   for (uint32_t k = from + 1; k < to; ++k) {
     Record r = before.records_[k];
     r.start += byte_shift;
