@@ -1,14 +1,15 @@
 // The language server's figures, printed side by side from one run (nothing here asserts):
 //  1. a keystroke (`didChange` of one character) to its `publishDiagnostics`, through the real
 //     `torchlint server` over pipes, on a generated 5,000-line training file: p50, p90, p99, with the
-//     keystrokes back to back and one every 50 ms. Two kinds of keystroke: a space at the start of a
-//     line, and a digit typed into a layer's width (`dim=64` to `dim=164`), each from the text as it
-//     was opened;
+//     keystrokes back to back and one every 50 ms. Three kinds of keystroke: a space at the start of a
+//     line, a digit typed into a layer's width (`dim=64` to `dim=164`), and a letter typed on the
+//     empty line after a block (a new top-level statement), each from the text as it was opened;
 //  2. in-process on the same file: a full parse, an incremental parse after one edit, and a whole
 //     check (model, rules, project index) after a full and after an incremental parse; then the
-//     keystrokes of 1. without the pipes: the incremental parse alone and the whole check, p50 and p99
-//     (a space at the start of a line changes its indentation, and tree-sitter's incremental parse
-//     may then reparse the rest of the file, though the text mostly stays valid: those are the p99);
+//     keystrokes of 1. without the pipes: tree-sitter's incremental parse alone, torchlint's parse
+//     (which parses the top-level statements around an edit alone where it can: tree-sitter's
+//     incremental parse reparses the rest of the file when a space at the start of a line follows
+//     the end of a block), and the whole check, p50 and p99;
 //  3. opening one file of a generated 500-file project (it imports 100 of them, which import others):
 //     from `didOpen` to the first diagnostics, cold and with the summary cache warm;
 //  4. memory: the server's RSS before and after opening 20 copies of the 5,000-line file, and after
@@ -29,6 +30,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -163,7 +165,7 @@ uint32_t KeystrokeOffset(const std::string& text, uint32_t line) {
 
 // The places right after each `dim=` (a layer width's default) of the script: line and column. Typing a
 // digit there keeps the text valid and changes what TL401 reports, the other kind of keystroke the
-// figures time (a space at the start of a line may make tree-sitter reparse the rest of the file).
+// figures time (after a space at the start of a line, tree-sitter may reparse the rest of the file).
 std::vector<std::pair<uint32_t, uint32_t>> WidthDefaults(const std::string& text) {
   std::vector<std::pair<uint32_t, uint32_t>> out;
   uint32_t line = 0;
@@ -175,6 +177,24 @@ std::vector<std::pair<uint32_t, uint32_t>> WidthDefaults(const std::string& text
     if (at != std::string::npos && at < end) out.emplace_back(line, static_cast<uint32_t>(at - start + 4));
     start = end + 1;
     ++line;
+  }
+  return out;
+}
+
+// The empty lines right after a block ends (after each `return` of a `forward`): typing there starts a
+// new top-level statement, the keystroke after which tree-sitter's incremental parse reparses the rest
+// of the file (see docs/semantic-model.md, "The tree it reads").
+std::vector<std::pair<uint32_t, uint32_t>> LinesAfterBlocks(const std::string& text) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  uint32_t line = 0;
+  for (size_t start = 0; start < text.size(); ++line) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (std::string_view(text).substr(start, end - start).find("return self.norm(y)") != std::string_view::npos &&
+        end + 1 < text.size() && text[end + 1] == '\n') {
+      out.emplace_back(line + 1, 0);
+    }
+    start = end + 1;
   }
   return out;
 }
@@ -282,7 +302,14 @@ int Run(int argc, char** argv) {
     std::string text = script;
     tl::ts::Parser own_parser;
     std::optional<tl::ts::Tree> own_tree = own_parser.Parse(text).value();
+    // Tree-sitter's own incremental parse beside it, on a tree of its own.
+    std::unique_ptr<TSParser, decltype(&ts_parser_delete)> raw_parser(ts_parser_new(), &ts_parser_delete);
+    ts_parser_set_language(raw_parser.get(), tl::ts::PythonLanguage());
+    TSTree* raw_tree = ts_parser_parse_string(raw_parser.get(), nullptr, text.data(),
+                                              static_cast<uint32_t>(text.size()));
     std::vector<double> key_parse;
+    std::vector<double> key_raw_parse;
+    size_t spliced = 0;
     std::vector<double> key_check;
     std::vector<double> key_deferred;
     std::vector<double> key_summary;
@@ -299,10 +326,19 @@ int Run(int argc, char** argv) {
       edit.old_end_point = edit.start_point;
       edit.new_end_point = {edit.start_point.row, 1};
       own_tree->Edit(edit);
+      ts_tree_edit(raw_tree, &edit);
       text.insert(offset, " ");
       auto t0 = Clock::now();
       own_tree = own_parser.Parse(text, *own_tree).value();
       key_parse.push_back(Ms(Clock::now() - t0));
+      (void)own_tree->Root();  // as the check makes it: the next parse splices into it
+      spliced += own_tree->Exact() ? 0 : 1;
+      t0 = Clock::now();
+      TSTree* raw_next = ts_parser_parse_string(raw_parser.get(), raw_tree, text.data(),
+                                                static_cast<uint32_t>(text.size()));
+      key_raw_parse.push_back(Ms(Clock::now() - t0));
+      ts_tree_delete(raw_tree);
+      raw_tree = raw_next;
       ws.Change(big, 1001 + k, tl::TextRange{offset, offset}, " ");
       t0 = Clock::now();
       (void)ws.Check(big, deferred);
@@ -314,8 +350,11 @@ int Run(int argc, char** argv) {
       }
     }
     fmt::print("\nin process, the keystrokes of the server figures ({} each)   p50      p99\n", key_check.size());
-    fmt::print("  incremental parse                   {:8.2f} {:8.2f}\n", Percentile(key_parse, 0.5),
-               Percentile(key_parse, 0.99));
+    ts_tree_delete(raw_tree);
+    fmt::print("  tree-sitter's incremental parse     {:8.2f} {:8.2f}\n", Percentile(key_raw_parse, 0.5),
+               Percentile(key_raw_parse, 0.99));
+    fmt::print("  the parse (statements spliced in)   {:8.2f} {:8.2f}   ({} of {} spliced)\n",
+               Percentile(key_parse, 0.5), Percentile(key_parse, 0.99), spliced, key_parse.size());
     fmt::print("  check (parse, model, rules, index)  {:8.2f} {:8.2f}\n", Percentile(key_check, 0.5),
                Percentile(key_check, 0.99));
     fmt::print("  the same, own summary made after    {:8.2f} {:8.2f}\n", Percentile(key_deferred, 0.5),
@@ -368,15 +407,20 @@ int Run(int argc, char** argv) {
     // keystrokes, such as the document's summary for the project, is done by the next one).
     int64_t version = 1;
     const std::vector<std::pair<uint32_t, uint32_t>> widths = WidthDefaults(script);
-    // `digits`: a digit typed after a `dim=` instead of a space at the start of a line.
-    const auto type = [&](int count, int gap_ms, bool digits = false) {
+    const std::vector<std::pair<uint32_t, uint32_t>> after_blocks = LinesAfterBlocks(script);
+    // A space at the start of a line; a digit typed after a `dim=`; a letter on the empty line after a
+    // block (a new top-level statement, `x`, then `xx`...).
+    enum class Kind { kSpace, kDigit, kNewStatement };
+    const auto type = [&](int count, int gap_ms, Kind kind = Kind::kSpace) {
       std::vector<double> latencies;
+      const bool digits = kind == Kind::kDigit;
+      const std::vector<std::pair<uint32_t, uint32_t>>& places = digits ? widths : after_blocks;
       for (int k = 0; k < count; ++k) {
         ++version;
         uint32_t line = KeystrokeLine(k, lines);
         uint32_t column = 0;
-        if (digits && !widths.empty()) {
-          std::tie(line, column) = widths[static_cast<size_t>(k * 37) % widths.size()];
+        if (kind != Kind::kSpace && !places.empty()) {
+          std::tie(line, column) = places[static_cast<size_t>(k * 37) % places.size()];
         }
         const Json change = {{"jsonrpc", "2.0"},
                              {"method", "textDocument/didChange"},
@@ -386,7 +430,9 @@ int Run(int argc, char** argv) {
                                 {{{"range",
                                    {{"start", {{"line", line}, {"character", column}}},
                                     {"end", {{"line", line}, {"character", column}}}}},
-                                  {"text", digits ? "1" : " "}}}}}}};
+                                  {"text", kind == Kind::kSpace ? " "
+                                           : digits             ? "1"
+                                                                : "x"}}}}}}};
         if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
         const auto t0 = Clock::now();
         server.Send(change);
@@ -410,10 +456,15 @@ int Run(int argc, char** argv) {
       version = 1;
     };
     reopen();
-    const std::vector<double> digits_back_to_back = type(keystrokes, 0, true);
-    const std::vector<double> digits_typing = type(std::max(20, keystrokes / 2), 50, true);
+    const std::vector<double> digits_back_to_back = type(keystrokes, 0, Kind::kDigit);
+    const std::vector<double> digits_typing = type(std::max(20, keystrokes / 2), 50, Kind::kDigit);
     fmt::print("\nthe same, typing a digit into a layer's width   back to back   one per 50 ms   ms\n");
     PrintKeystrokes(digits_back_to_back, digits_typing);
+    reopen();
+    const std::vector<double> new_back_to_back = type(keystrokes, 0, Kind::kNewStatement);
+    const std::vector<double> new_typing = type(std::max(20, keystrokes / 2), 50, Kind::kNewStatement);
+    fmt::print("\nthe same, typing a new statement after a block   back to back   one per 50 ms   ms\n");
+    PrintKeystrokes(new_back_to_back, new_typing);
     reopen();
     const double rss_one = server.RssMb();
     for (int i = 0; i < 20; ++i) {

@@ -273,6 +273,132 @@ bool FlatTree::CopyReused(uint32_t index, TSNode node, const Reuse& reuse) {
   return true;
 }
 
+std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_t first, uint32_t last,
+                                                 const FlatTree& region, uint32_t at, int64_t shift) {
+  // Both trees are laid out as the constructor lays them out: records in preorder, the root's child
+  // slots first, then each node's slots in the order of its record, so that the slots of a run of
+  // records are one run. The new tree is the old root, the old records before the stretch, the
+  // region's records but its root, and the old records after the stretch, each run with its indices,
+  // slots and bytes moved to where it lands.
+  auto out = std::unique_ptr<FlatTree>(new FlatTree());
+  const Record& old_root = before.records_[0];
+  const Record& new_stretch = region.records_[0];
+  const auto top = [&](uint32_t k) { return before.kids_[old_root.kids + k]; };
+  const auto kid_run_at = [](const FlatTree& tree, uint32_t record) {
+    return record < tree.records_.size() ? tree.records_[record].kids : static_cast<uint32_t>(tree.kids_.size());
+  };
+  const auto named_run_at = [](const FlatTree& tree, uint32_t record) {
+    return record < tree.records_.size() ? tree.records_[record].named : static_cast<uint32_t>(tree.named_.size());
+  };
+  const uint32_t prefix_end = top(first);  // records [1, prefix_end): the statements before the stretch
+  const uint32_t suffix_begin = before.records_[top(last)].subtree_end;
+  const auto region_nodes = static_cast<uint32_t>(region.records_.size() - 1);
+  const uint32_t index_shift = prefix_end + region_nodes - suffix_begin;  // for the suffix; unsigned wrap
+  const uint32_t region_index_shift = prefix_end - 1;
+  // The root's children and named children: the old ones before and after the stretch, the region's.
+  uint32_t named_before = 0;
+  for (uint32_t k = 0; k < first; ++k) named_before += (before.records_[top(k)].flags & kNamed) != 0 ? 1 : 0;
+  uint32_t named_after = 0;
+  for (uint32_t k = last + 1; k < old_root.kid_count; ++k) {
+    named_after += (before.records_[top(k)].flags & kNamed) != 0 ? 1 : 0;
+  }
+  const uint32_t kid_count = first + new_stretch.kid_count + (old_root.kid_count - last - 1);
+  const uint32_t named_count = named_before + new_stretch.named_count + named_after;
+  const uint32_t prefix_kids = kid_run_at(before, prefix_end) - kid_run_at(before, 1);
+  const uint32_t region_kids = kid_run_at(region, region.records_.size()) - kid_run_at(region, 1);
+  const uint32_t prefix_named = named_run_at(before, prefix_end) - named_run_at(before, 1);
+  const uint32_t region_named = named_run_at(region, region.records_.size()) - named_run_at(region, 1);
+  // Where each run's slots land, less where they were.
+  const uint32_t kids_prefix = kid_count - kid_run_at(before, 1);
+  const uint32_t kids_region = kid_count + prefix_kids - kid_run_at(region, 1);
+  const uint32_t kids_suffix = kid_count + prefix_kids + region_kids - kid_run_at(before, suffix_begin);
+  const uint32_t named_prefix = named_count - named_run_at(before, 1);
+  const uint32_t named_region = named_count + prefix_named - named_run_at(region, 1);
+  const uint32_t named_suffix = named_count + prefix_named + region_named - named_run_at(before, suffix_begin);
+  const auto moved = [](uint32_t index, uint32_t by) { return index == kNone ? kNone : index + by; };
+  const size_t size = before.records_.size() - (suffix_begin - prefix_end) + region_nodes;
+  out->records_.reserve(size);
+  out->ids_.reserve(size);
+
+  Record root = old_root;
+  root.end = static_cast<uint32_t>(old_root.end + shift);
+  root.kids = 0;
+  root.named = 0;
+  root.kid_count = kid_count;
+  root.named_count = named_count;
+  root.subtree_end = static_cast<uint32_t>(size);
+  out->records_.push_back(root);
+  out->ids_.push_back(nullptr);
+  out->kids_.reserve(before.kids_.size() + region.kids_.size());
+  out->named_.reserve(before.named_.size() + region.named_.size());
+  for (uint32_t k = 0; k < first; ++k) out->kids_.push_back(top(k));
+  for (uint32_t k = 0; k < new_stretch.kid_count; ++k) {
+    out->kids_.push_back(moved(region.kids_[new_stretch.kids + k], region_index_shift));
+  }
+  for (uint32_t k = last + 1; k < old_root.kid_count; ++k) out->kids_.push_back(moved(top(k), index_shift));
+  for (uint32_t k = 0; k < named_before; ++k) out->named_.push_back(before.named_[old_root.named + k]);
+  for (uint32_t k = 0; k < new_stretch.named_count; ++k) {
+    out->named_.push_back(moved(region.named_[new_stretch.named + k], region_index_shift));
+  }
+  for (uint32_t k = old_root.named_count - named_after; k < old_root.named_count; ++k) {
+    out->named_.push_back(moved(before.named_[old_root.named + k], index_shift));
+  }
+
+  // The statements before the stretch: where they were; their slots follow the root's.
+  for (uint32_t i = 1; i < prefix_end; ++i) {
+    Record r = before.records_[i];
+    r.kids += kids_prefix;
+    r.named += named_prefix;
+    out->records_.push_back(r);
+    out->ids_.push_back(before.ids_[i]);
+  }
+  out->kids_.insert(out->kids_.end(), before.kids_.begin() + kid_run_at(before, 1),
+                    before.kids_.begin() + kid_run_at(before, prefix_end));
+  out->named_.insert(out->named_.end(), before.named_.begin() + named_run_at(before, 1),
+                     before.named_.begin() + named_run_at(before, prefix_end));
+  // The new stretch.
+  for (uint32_t i = 1; i < region.records_.size(); ++i) {
+    Record r = region.records_[i];
+    r.start += at;
+    r.end += at;
+    if (r.parent == 0) r.slot += first;
+    r.parent = r.parent == 0 ? 0 : r.parent + region_index_shift;
+    r.subtree_end += region_index_shift;
+    r.kids += kids_region;
+    r.named += named_region;
+    out->records_.push_back(r);
+    out->ids_.push_back(nullptr);
+  }
+  for (uint32_t slot = kid_run_at(region, 1); slot < region.kids_.size(); ++slot) {
+    out->kids_.push_back(moved(region.kids_[slot], region_index_shift));
+  }
+  for (uint32_t slot = named_run_at(region, 1); slot < region.named_.size(); ++slot) {
+    out->named_.push_back(moved(region.named_[slot], region_index_shift));
+  }
+  // The statements after it, moved.
+  for (uint32_t i = suffix_begin; i < before.records_.size(); ++i) {
+    Record r = before.records_[i];
+    r.start = static_cast<uint32_t>(r.start + shift);
+    r.end = static_cast<uint32_t>(r.end + shift);
+    if (r.parent == 0) r.slot = r.slot - (last + 1) + first + new_stretch.kid_count;
+    r.parent = r.parent == 0 ? 0 : r.parent + index_shift;
+    r.subtree_end += index_shift;
+    r.kids += kids_suffix;
+    r.named += named_suffix;
+    out->records_.push_back(r);
+    out->ids_.push_back(before.ids_[i]);
+  }
+  for (uint32_t slot = kid_run_at(before, suffix_begin); slot < before.kids_.size(); ++slot) {
+    out->kids_.push_back(moved(before.kids_[slot], index_shift));
+  }
+  for (uint32_t slot = named_run_at(before, suffix_begin); slot < before.named_.size(); ++slot) {
+    out->named_.push_back(moved(before.named_[slot], index_shift));
+  }
+  out->reused_ = (prefix_end - 1) + (before.records_.size() - suffix_begin);
+  if (before.owner_ != nullptr) out->owner_ = ts_tree_copy(before.owner_);
+  return out;
+}
+
 size_t FlatTree::MemoryBytes() const {
   return records_.capacity() * sizeof(Record) + (kids_.capacity() + named_.capacity()) * sizeof(uint32_t) +
          ids_.capacity() * sizeof(const void*);
@@ -327,17 +453,157 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 }  // namespace
 
-Result<Tree> Parser::Parse(std::string_view source) { return ParseWith(source, nullptr); }
+namespace {
+
+// Why the runtime must not be given `source`, if it must not (see parse_guard.h).
+std::optional<std::string> Refusal(std::string_view source) {
+  if (source.size() > UINT32_MAX) return "file is too large to parse (over 4 GiB)";
+  return UnparsableReason(source);
+}
+
+}  // namespace
+
+Result<Tree> Parser::Parse(std::string_view source) {
+  if (auto refused = Refusal(source)) return Error{std::move(*refused)};
+  return ParseWith(source, nullptr);
+}
 
 Result<Tree> Parser::Parse(std::string_view source, const Tree& old) {
+  if (auto refused = Refusal(source)) return Error{std::move(*refused)};
+  if (std::optional<Tree> spliced = Splice(source, old)) return std::move(*spliced);
   Result<Tree> tree = ParseWith(source, old.raw());
   if (tree.ok()) old.LendTo(*tree->flat_);
   return tree;
 }
 
+std::optional<Tree> Parser::Splice(std::string_view source, const Tree& old) {
+  // Tree-sitter reuses what an edit left alone by walking the old tree beside the new text, and a
+  // top-level statement starts a run of the module's statements (a node that holds the rest of the
+  // file, or a large part of it). When the tokens at the start of a line change (a line indented,
+  // the first character typed on a new line) after a block ends, the external scanner's state before
+  // such a run no longer matches, and the whole run is parsed again: 15 ms for 5,000 lines. A Python
+  // module's top-level statements parse alone, each from the state a statement at column 0 starts in,
+  // so the statements around the edits are parsed alone instead and put into the old flat tree, when
+  // the old tree was clean, the stretch starts and ends with statements at column 0, and it parses
+  // cleanly (an unclosed bracket or string, or a block left without a body, goes to tree-sitter).
+  Tree::Flat lent;
+  old.LendTo(lent);
+  if (!lent.previous || !lent.previous->built.load(std::memory_order_acquire) || lent.edits.empty()) {
+    return std::nullopt;
+  }
+  const FlatTree& before = *lent.previous->tree;
+  if (before.size() == 0) return std::nullopt;
+  const FlatTree::Record& root = before.At(0);
+  static const TSSymbol kModule = ts_language_symbol_for_name(PythonLanguage(), "module", 6, true);
+  static const TSSymbol kComment = ts_language_symbol_for_name(PythonLanguage(), "comment", 7, true);
+  if (root.symbol != kModule || (root.flags & FlatTree::kHasError) != 0 || root.kid_count < 3) return std::nullopt;
+  // The bytes the edits rewrote, [from, to] of the old text, and how far what follows them moved.
+  int64_t from = 0;
+  int64_t to = 0;
+  int64_t shift = 0;
+  for (size_t i = 0; i < lent.edits.size(); ++i) {
+    const TSInputEdit& edit = lent.edits[i];
+    const int64_t start = edit.start_byte;
+    const int64_t end = edit.old_end_byte;
+    if (i == 0) {
+      from = start;
+      to = end;
+    } else {
+      // The edit's bytes in the old text: before the stretch they are where they were, after it they
+      // moved by `shift`, and inside it they are inside.
+      const int64_t stretch_end = to + shift;
+      if (end >= stretch_end) {
+        to = std::max(to, end - shift);
+      } else if (end < from) {
+        to = std::max(to, end);
+      }
+      from = std::min(from, start);
+    }
+    shift += static_cast<int64_t>(edit.new_end_byte) - end;
+  }
+  const uint32_t count = root.kid_count;
+  const auto top = [&](uint32_t k) -> const FlatTree::Record& { return before.At(before.Kid(root.kids + k)); };
+  for (uint32_t k = 0; k < count; ++k) {
+    if (before.Kid(root.kids + k) == FlatTree::kNone) return std::nullopt;
+  }
+  // The top-level statements the edits touch, and one more on each side, untouched (an indented first
+  // line joins the block before it, a line continuation the statement after); with none touched, the
+  // two around the edits.
+  int64_t first = -1;
+  int64_t last = -1;
+  for (uint32_t k = 0; k < count; ++k) {
+    if (top(k).end >= from && top(k).start <= to) {
+      if (first < 0) first = k;
+      last = k;
+    }
+  }
+  if (first >= 0) {
+    --first;
+    ++last;
+  } else {
+    first = 0;
+    while (first < count && top(static_cast<uint32_t>(first)).end < from) ++first;
+    last = first;
+    --first;
+  }
+  // The stretch starts with a statement at the start of a line, not a comment, after another
+  // statement (the module's start stays where it was), and the statement after it starts a line of
+  // the new text and is not a comment either.
+  const auto starts_line = [&](int64_t k) {
+    const uint32_t at = top(static_cast<uint32_t>(k)).start;
+    return at > 0 && at <= source.size() && source[at - 1] == '\n';
+  };
+  while (first >= 1 && (!starts_line(first) || top(static_cast<uint32_t>(first)).symbol == kComment)) --first;
+  if (first < 1) return std::nullopt;
+  const auto next_starts_line = [&](int64_t k) {
+    const int64_t at = top(static_cast<uint32_t>(k)).start + shift;
+    return at > 0 && at <= static_cast<int64_t>(source.size()) && source[static_cast<size_t>(at - 1)] == '\n' &&
+           top(static_cast<uint32_t>(k)).symbol != kComment;
+  };
+  while (last + 1 < count && !next_starts_line(last + 1)) ++last;
+  if (last < first || last + 1 >= count) return std::nullopt;
+  const uint32_t stretch_start = top(static_cast<uint32_t>(first)).start;
+  const int64_t stretch_end = top(static_cast<uint32_t>(last)).end + shift;
+  if (stretch_start > from || top(static_cast<uint32_t>(last)).end < to || stretch_end <= stretch_start ||
+      stretch_end > static_cast<int64_t>(source.size())) {
+    return std::nullopt;
+  }
+  // Worth it only for a stretch well short of the file (tree-sitter's parse is then as good).
+  if (2 * (stretch_end - stretch_start) > static_cast<int64_t>(source.size())) return std::nullopt;
+  FreshScanner();
+  ts_parser_set_included_ranges(parser_.get(), nullptr, 0);
+  TSTree* piece = ts_parser_parse_string(parser_.get(), nullptr, source.data() + stretch_start,
+                                         static_cast<uint32_t>(stretch_end - stretch_start));
+  if (piece == nullptr) {
+    ts_parser_reset(parser_.get());
+    return std::nullopt;
+  }
+  const bool clean = !ts_node_has_error(ts_tree_root_node(piece));
+  std::optional<FlatTree> region;
+  if (clean) region.emplace(piece);
+  ts_tree_delete(piece);
+  if (!clean || region->size() < 2 || region->At(0).symbol != kModule) return std::nullopt;
+  Tree out(ts_tree_copy(old.raw()));
+  out.exact_ = false;
+  std::unique_ptr<const FlatTree> spliced = FlatTree::Splice(
+      before, static_cast<uint32_t>(first), static_cast<uint32_t>(last), *region, stretch_start, shift);
+  std::call_once(out.flat_->once, [&] {
+    out.flat_->tree = std::move(spliced);
+    out.flat_->built.store(true, std::memory_order_release);
+  });
+  return out;
+}
+
+void Parser::FreshScanner() {
+  // The grammar's external scanner starts each parse from an empty state, but an empty state leaves its
+  // "inside an f-string" flag as the last parse left it: after text that ends inside an f-string (a
+  // stretch parsed alone, broken text), the next parse would lex its strings as the inside of one.
+  // Setting the language again makes the scanner anew.
+  ts_parser_set_language(parser_.get(), PythonLanguage());
+}
+
 Result<Tree> Parser::ParseWith(std::string_view source, const TSTree* old) {
-  if (source.size() > UINT32_MAX) return Error{"file is too large to parse (over 4 GiB)"};
-  if (auto reason = UnparsableReason(source)) return Error{std::move(*reason)};
+  FreshScanner();
   // A UTF-8 BOM is left out of the parse with an included range rather than by handing tree-sitter a
   // shifted buffer, so every node offset stays a file offset.
   if (source.starts_with(kBom)) {

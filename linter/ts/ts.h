@@ -14,6 +14,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -131,7 +132,16 @@ class FlatTree {
   // How many nodes were copied from the previous flat tree rather than walked.
   size_t Reused() const { return reused_; }
 
+  // The flat tree of a text made from `before`'s by rewriting its top-level statements `first` to
+  // `last` (places among its root's children), a clean stretch: `region` is the flat tree of the new
+  // stretch parsed alone, which starts at byte `at` of the new text, and every node after the stretch
+  // has moved by `shift` bytes. The copied nodes keep their ids and the region's nodes get none (a
+  // later incremental parse can only reuse nodes of `before`'s tree, which this one keeps).
+  static std::unique_ptr<const FlatTree> Splice(const FlatTree& before, uint32_t first, uint32_t last,
+                                                const FlatTree& region, uint32_t at, int64_t shift);
+
  private:
+  FlatTree() = default;
   // Copies the subtree of `previous` that tree-sitter reused for the node just added at `index`, if it
   // is one; false when it is not (the node is then walked).
   bool CopyReused(uint32_t index, TSNode node, const Reuse& reuse);
@@ -263,11 +273,20 @@ class Tree {
   // The root, from the flat copy (made on the first call, once, whichever thread asks).
   Node Root() const;
   TSTree* raw() const { return tree_.get(); }
-  // Whether the tree holds an ERROR or MISSING node, from tree-sitter (no flat copy is made).
-  bool HasError() const { return ts_node_has_error(ts_tree_root_node(tree_.get())); }
+  // Whether the tree holds an ERROR or MISSING node, from tree-sitter (no flat copy is made), or from
+  // the flat tree of a spliced tree.
+  bool HasError() const { return exact_ ? ts_node_has_error(ts_tree_root_node(tree_.get())) : Root().HasError(); }
+  // Whether raw() is tree-sitter's parse of this very text. Not for a tree an incremental parse made by
+  // parsing only the top-level statements its edits touched (Parser::Parse with an old tree): its flat
+  // tree is the whole text's, and raw() is the last parse with every edit since, for a later parse.
+  bool Exact() const { return exact_; }
   // A shallow copy (tree-sitter shares the nodes, and the copy shares the flat tree): what another
   // thread may read or parse against.
-  Tree Copy() const { return Tree(ts_tree_copy(tree_.get()), flat_); }
+  Tree Copy() const {
+    Tree copy(ts_tree_copy(tree_.get()), flat_);
+    copy.exact_ = exact_;
+    return copy;
+  }
   // Records an edit of the text, so that the next parse with this tree as the old one reuses what
   // the edit did not touch, and the flat copy of that parse reuses this one's. Nodes read before the
   // edit stay valid in the copies that share them.
@@ -290,6 +309,7 @@ class Tree {
   void LendTo(Flat& into) const;
   std::unique_ptr<TSTree, decltype(&ts_tree_delete)> tree_;
   std::shared_ptr<Flat> flat_;
+  bool exact_ = true;
 };
 
 class Parser {
@@ -300,11 +320,19 @@ class Parser {
   // tree-sitter gives up; syntax errors come back as ERROR / MISSING nodes inside the tree.
   Result<Tree> Parse(std::string_view source);
   // An incremental parse: `old` is the previous tree of this text with every edit since recorded
-  // (Tree::Edit). The result is the same tree a full parse gives.
+  // (Tree::Edit). The result's flat tree is the one a full parse gives. When the edits stay inside a
+  // few top-level statements of a clean tree that parse cleanly alone, only those are parsed and
+  // spliced into the old flat tree (Tree::Exact is then false): tree-sitter's own incremental parse
+  // can reparse the rest of the file after a change of a line's indentation.
   Result<Tree> Parse(std::string_view source, const Tree& old);
 
  private:
+  // Source the runtime may be given (Refusal in ts.cpp said nothing against it).
   Result<Tree> ParseWith(std::string_view source, const TSTree* old);
+  // The spliced tree of Parse(source, old), or nullopt where the edits do not allow one.
+  std::optional<Tree> Splice(std::string_view source, const Tree& old);
+  // A new external scanner, before each parse.
+  void FreshScanner();
   std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser_;
 };
 
