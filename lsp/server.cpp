@@ -462,7 +462,8 @@ class Server {
     }
   }
 
-  // The summaries the worker's checks left to make, one document at a time, off the keystroke's path.
+  // The summaries the worker's checks left to make (and tree-sitter's parse after a splice), one document
+  // at a time, off the keystroke's path.
   // When one tells the project something new, the documents are checked again with it (the one it is of
   // too: its check used the summary of an earlier version).
   void SummarizeLoop(const std::stop_token& stop) {
@@ -475,6 +476,7 @@ class Server {
         path = *to_summarize_.begin();
         to_summarize_.erase(to_summarize_.begin());
       }
+      workspace_.Refresh(path);
       if (workspace_.Summarize(path)) ScheduleAll();
     }
   }
@@ -497,8 +499,9 @@ class Server {
     }
     auto checked = workspace_.Check(path, /*defer_summary=*/true);
     if (!checked) return std::nullopt;
-    if (checked->summary_pending) {
-      // The document's own summary, made on the other thread while these diagnostics go out.
+    if (checked->summary_pending || checked->spliced) {
+      // The document's own summary, and tree-sitter's tree after a splice, made on the other thread
+      // while these diagnostics go out.
       {
         const std::lock_guard lock(mu_);
         to_summarize_.insert(path);

@@ -276,6 +276,7 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   // the error somewhere else than a parse of the text alone (and shape the broken region differently).
   // The diagnostics must not depend on the edits that led to a text, so a broken text is parsed afresh.
   out.incremental = old.has_value() && parsed.ok();
+  out.spliced = parsed.ok() && !parsed->Exact();
   if (out.incremental && parsed->HasError()) {
     parsed = parser.Parse(file.text());
     out.incremental = false;
@@ -321,6 +322,33 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
     }
   }
   return out;
+}
+
+void Workspace::Refresh(const std::string& path) {
+  std::shared_ptr<const SourceFile> source;
+  std::optional<ts::Tree> tree;
+  int64_t version = 0;
+  {
+    const std::lock_guard lock(mu_);
+    auto it = documents_.find(path);
+    if (it == documents_.end()) return;
+    const Document& doc = *it->second;
+    if (!doc.tree || doc.tree->Exact() || doc.tree_version != doc.version || !doc.source) return;
+    source = doc.source;
+    version = doc.version;
+    tree = doc.tree->Copy();
+  }
+  thread_local ts::Parser parser;
+  Result<ts::Tree> parsed = parser.Reparse(source->text(), *tree);
+  // Kept only with no error (a broken text is parsed afresh by the check anyway), and only for the
+  // version it is of.
+  if (!parsed.ok() || parsed->HasError()) return;
+  const std::lock_guard lock(mu_);
+  auto it = documents_.find(path);
+  if (it == documents_.end()) return;
+  Document& doc = *it->second;
+  if (doc.version != version || doc.tree_version != version || doc.source != source) return;
+  doc.tree = std::move(*parsed);
 }
 
 bool Workspace::Summarize(const std::string& path) {

@@ -76,6 +76,7 @@ class Workspace {
     bool summary_changed = false;
     bool summary_pending = false;
     bool incremental = false;  // the parse reused the previous tree
+    bool spliced = false;      // it parsed a few statements alone (Refresh makes tree-sitter's tree)
     std::string error;         // a one-line problem (a config that cannot be read); the check still ran
   };
   std::optional<Checked> Check(const std::string& path, bool defer_summary = false);
@@ -83,6 +84,10 @@ class Workspace {
   // summary that check would have made, from its tree). True when it tells the project something else
   // than the one the check used: the document, and the other open documents, should be checked again.
   bool Summarize(const std::string& path);
+  // After a check that spliced (Checked::spliced), tree-sitter's own parse of the document's current
+  // version, from the tree before: kept as the document's tree when no edit came meanwhile, so that the
+  // next edit that cannot be spliced does not pay for the ones that were. Off the keystroke's path.
+  void Refresh(const std::string& path);
 
   // The trace: loaded with the streaming reader (call it off the reading thread). An error leaves no
   // trace loaded. `FindTrace` is where `instrument` writes its trace beside a script, when it exists.

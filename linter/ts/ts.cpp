@@ -471,6 +471,11 @@ Result<Tree> Parser::Parse(std::string_view source) {
 Result<Tree> Parser::Parse(std::string_view source, const Tree& old) {
   if (auto refused = Refusal(source)) return Error{std::move(*refused)};
   if (std::optional<Tree> spliced = Splice(source, old)) return std::move(*spliced);
+  return Reparse(source, old);
+}
+
+Result<Tree> Parser::Reparse(std::string_view source, const Tree& old) {
+  if (auto refused = Refusal(source)) return Error{std::move(*refused)};
   Result<Tree> tree = ParseWith(source, old.raw());
   if (tree.ok()) old.LendTo(*tree->flat_);
   return tree;

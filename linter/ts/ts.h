@@ -325,6 +325,10 @@ class Parser {
   // spliced into the old flat tree (Tree::Exact is then false): tree-sitter's own incremental parse
   // can reparse the rest of the file after a change of a line's indentation.
   Result<Tree> Parse(std::string_view source, const Tree& old);
+  // Tree-sitter's own incremental parse, never a splice: what makes a spliced tree's raw() the parse
+  // of its text again, off the keystroke's path (a later edit that cannot be spliced would otherwise
+  // pay for the edits the splices left to tree-sitter).
+  Result<Tree> Reparse(std::string_view source, const Tree& old);
 
  private:
   // Source the runtime may be given (Refusal in ts.cpp said nothing against it).

@@ -212,6 +212,44 @@ TEST_CASE("incremental edits give what a fresh check of the same text gives") {
   CHECK(edit(5, "x, y in loader", "x, y in   loader").size() == 1);
 }
 
+TEST_CASE("a keystroke after a block is spliced; Refresh makes tree-sitter's tree; the checks stay fresh ones") {
+  // A helper that syncs, many classes, and the step loop last: a letter typed on the empty line after a
+  // class is parsed alone (spliced), a space in the step loop cannot be (it is the last statement).
+  std::string text = "import torch\n\n\ndef log(t):\n    return t.item()\n\n\n";
+  for (int i = 0; i < 12; ++i) {
+    text += fmt::format("class Block{}(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n", i);
+  }
+  text += "model = Block0().cuda()\nfor x in loader:\n    loss = model(x.cuda()).sum()\n    log(loss)\n";
+  test::TempDir dir;
+  const std::string path = (dir / "train.py").string();
+  Workspace ws;
+  ws.Open(path, text, 1);
+  REQUIRE(ws.Check(path).has_value());
+  const auto change = [&](int64_t version, size_t at, std::string_view inserted) {
+    REQUIRE(ws.Change(path, version, TextRange{static_cast<uint32_t>(at), static_cast<uint32_t>(at)}, inserted));
+    text.insert(at, inserted);
+    auto checked = ws.Check(path, /*defer_summary=*/true);
+    REQUIRE(checked.has_value());
+    CHECK(Codes(checked->diagnostics) == Fresh(path, text));
+    CHECK(Codes(checked->diagnostics).size() == 1);  // the helper's sync, reported at the call
+    return *checked;
+  };
+  // The empty line after Block5's `return x`.
+  const size_t after_block = text.find("\n\n", text.find("class Block5")) + 1;
+  const Workspace::Checked spliced = change(2, after_block, "y = 1");
+  CHECK(spliced.spliced);
+  ws.Refresh(path);
+  // The step loop: tree-sitter's incremental parse from the refreshed tree.
+  const Workspace::Checked loop = change(3, text.find("    log(loss)"), " ");
+  CHECK_FALSE(loop.spliced);
+  CHECK(loop.incremental);
+  // Again without the refresh in between: the same diagnostics.
+  const Workspace::Checked again = change(4, text.find("\n\n", text.find("class Block9")) + 1, "z = 2");
+  CHECK(again.spliced);
+  CHECK_FALSE(change(5, text.find("    log(loss)"), " ").spliced);
+  ws.Refresh(path);  // nothing to do: the last check was tree-sitter's
+}
+
 TEST_CASE("edits outside the document and documents never opened are refused") {
   Workspace ws;
   CHECK_FALSE(ws.Change("/nowhere.py", 2, std::nullopt, "x"));
