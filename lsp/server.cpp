@@ -848,7 +848,8 @@ class Server {
   std::deque<std::function<void()>> tasks_;
   std::set<std::string> pending_;  // documents to check
   std::condition_variable summarize_cv_;
-  std::set<std::string> to_summarize_;  // documents whose last check used an earlier version's summary
+  // Documents whose last check used an earlier version's summary, or spliced (SummarizeLoop).
+  std::set<std::string> to_summarize_;
   std::set<std::string> cancelled_;
   std::map<std::string, Published> published_;
   std::map<std::string, std::pair<int64_t, std::string>> sent_;  // the last diagnostics sent, as sent
