@@ -552,8 +552,8 @@ std::optional<Tree> Parser::Splice(std::string_view source, const Tree& old) {
     --first;
   }
   // The stretch starts with a statement at the start of a line, not a comment, after another
-  // statement (the module's start stays where it was), and the statement after it starts a line of
-  // the new text and is not a comment either.
+  // statement (the module's start stays where it was), and the statement after it, if any, starts a
+  // line of the new text and is not a comment either.
   const auto starts_line = [&](int64_t k) {
     const uint32_t at = top(static_cast<uint32_t>(k)).start;
     return at > 0 && at <= source.size() && source[at - 1] == '\n';
@@ -565,11 +565,16 @@ std::optional<Tree> Parser::Splice(std::string_view source, const Tree& old) {
     return at > 0 && at <= static_cast<int64_t>(source.size()) && source[static_cast<size_t>(at - 1)] == '\n' &&
            top(static_cast<uint32_t>(k)).symbol != kComment;
   };
+  // With no such statement after it, the stretch runs to the end of the file (the module ends where
+  // the text does, its trailing lines included, as the stretch parsed alone does).
+  last = std::min<int64_t>(last, count - 1);
   while (last + 1 < count && !next_starts_line(last + 1)) ++last;
-  if (last < first || last + 1 >= count) return std::nullopt;
+  const bool to_end = last + 1 == count;
+  if (last < first) return std::nullopt;
   const uint32_t stretch_start = top(static_cast<uint32_t>(first)).start;
-  const int64_t stretch_end = top(static_cast<uint32_t>(last)).end + shift;
-  if (stretch_start > from || top(static_cast<uint32_t>(last)).end < to || stretch_end <= stretch_start ||
+  const int64_t stretch_end = to_end ? static_cast<int64_t>(source.size())
+                                     : top(static_cast<uint32_t>(last)).end + shift;
+  if (stretch_start > from || (!to_end && top(static_cast<uint32_t>(last)).end < to) || stretch_end <= stretch_start ||
       stretch_end > static_cast<int64_t>(source.size())) {
     return std::nullopt;
   }
