@@ -163,40 +163,42 @@ uint32_t KeystrokeOffset(const std::string& text, uint32_t line) {
   return static_cast<uint32_t>(at);
 }
 
-// The places right after each `dim=` (a layer width's default) of the script: line and column. Typing a
-// digit there keeps the text valid and changes what TL401 reports, the other kind of keystroke the
-// figures time (after a space at the start of a line, tree-sitter may reparse the rest of the file).
-std::vector<std::pair<uint32_t, uint32_t>> WidthDefaults(const std::string& text) {
+// Places (line, column) of `text`: where `at(line, previous line)` gives a column.
+template <typename At>
+std::vector<std::pair<uint32_t, uint32_t>> PlacesWhere(std::string_view text, At&& at) {
   std::vector<std::pair<uint32_t, uint32_t>> out;
+  std::string_view previous;
   uint32_t line = 0;
-  size_t start = 0;
-  while (start < text.size()) {
+  for (size_t start = 0; start < text.size(); ++line) {
     size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const size_t at = text.find("dim=", start);
-    if (at != std::string::npos && at < end) out.emplace_back(line, static_cast<uint32_t>(at - start + 4));
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view current = text.substr(start, end - start);
+    if (const std::optional<uint32_t> column = at(current, previous)) out.emplace_back(line, *column);
+    previous = current;
     start = end + 1;
-    ++line;
   }
   return out;
+}
+
+// The places right after each `dim=` (a layer width's default) of the script. Typing a digit there
+// keeps the text valid and changes what TL401 reports, the other kind of keystroke the figures time
+// (after a space at the start of a line, tree-sitter may reparse the rest of the file).
+std::vector<std::pair<uint32_t, uint32_t>> WidthDefaults(const std::string& text) {
+  return PlacesWhere(text, [](std::string_view line, std::string_view) -> std::optional<uint32_t> {
+    const size_t at = line.find("dim=");
+    if (at == std::string_view::npos) return std::nullopt;
+    return static_cast<uint32_t>(at + 4);
+  });
 }
 
 // The empty lines right after a block ends (after each `return` of a `forward`): typing there starts a
 // new top-level statement, the keystroke after which tree-sitter's incremental parse reparses the rest
 // of the file (see docs/semantic-model.md, "The tree it reads").
 std::vector<std::pair<uint32_t, uint32_t>> LinesAfterBlocks(const std::string& text) {
-  std::vector<std::pair<uint32_t, uint32_t>> out;
-  uint32_t line = 0;
-  for (size_t start = 0; start < text.size(); ++line) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    if (std::string_view(text).substr(start, end - start).find("return self.norm(y)") != std::string_view::npos &&
-        end + 1 < text.size() && text[end + 1] == '\n') {
-      out.emplace_back(line + 1, 0);
-    }
-    start = end + 1;
-  }
-  return out;
+  return PlacesWhere(text, [](std::string_view line, std::string_view previous) -> std::optional<uint32_t> {
+    if (!line.empty() || previous.find("return self.norm(y)") == std::string_view::npos) return std::nullopt;
+    return 0;
+  });
 }
 
 // A project of `files` modules: mod_i imports mod_{i+1} and defines a helper; train.py imports the
@@ -352,7 +354,7 @@ int Run(int argc, char** argv) {
         // What the server does on its other thread after publishing: tree-sitter's parse after a
         // splice, then the summary.
         t0 = Clock::now();
-        ws.Refresh(big);
+        (void)ws.Refresh(big);
         key_refresh.push_back(Ms(Clock::now() - t0));
         t0 = Clock::now();
         (void)ws.Summarize(big);

@@ -324,54 +324,51 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   return out;
 }
 
-void Workspace::Refresh(const std::string& path) {
+struct Workspace::CurrentParse {
   std::shared_ptr<const SourceFile> source;
-  std::optional<ts::Tree> tree;
   int64_t version = 0;
-  {
-    const std::lock_guard lock(mu_);
-    auto it = documents_.find(path);
-    if (it == documents_.end()) return;
-    const Document& doc = *it->second;
-    if (!doc.tree || doc.tree->Exact() || doc.tree_version != doc.version || !doc.source) return;
-    source = doc.source;
-    version = doc.version;
-    tree = doc.tree->Copy();
-  }
-  thread_local ts::Parser parser;
-  Result<ts::Tree> parsed = parser.Reparse(source->text(), *tree);
-  // Kept only with no error (a broken text is parsed afresh by the check anyway), and only for the
-  // version it is of.
-  if (!parsed.ok() || parsed->HasError()) return;
+  ts::Tree tree;
+  std::vector<semantic::ImportSummary> star;  // what its star imports bound when it was checked
+};
+
+std::optional<Workspace::CurrentParse> Workspace::ParseOfCurrentVersion(const std::string& path,
+                                                                        bool (*wanted)(const Document&)) const {
   const std::lock_guard lock(mu_);
   auto it = documents_.find(path);
-  if (it == documents_.end()) return;
+  if (it == documents_.end()) return std::nullopt;
+  const Document& doc = *it->second;
+  if (!doc.tree || doc.tree_version != doc.version || !doc.source || !wanted(doc)) return std::nullopt;
+  return CurrentParse{doc.source, doc.version, doc.tree->Copy(), doc.star};
+}
+
+bool Workspace::Refresh(const std::string& path) {
+  std::optional<CurrentParse> current = ParseOfCurrentVersion(path,
+                                                              [](const Document& doc) { return !doc.tree->Exact(); });
+  if (!current) return false;
+  thread_local ts::Parser parser;
+  Result<ts::Tree> parsed = parser.Reparse(current->source->text(), current->tree);
+  // Kept only with no error (a broken text is parsed afresh by the check anyway), and only for the
+  // version it is of.
+  if (!parsed.ok() || parsed->HasError()) return false;
+  const std::lock_guard lock(mu_);
+  auto it = documents_.find(path);
+  if (it == documents_.end()) return false;
   Document& doc = *it->second;
-  if (doc.version != version || doc.tree_version != version || doc.source != source) return;
+  if (doc.version != current->version || doc.tree_version != current->version || doc.source != current->source) {
+    return false;
+  }
   doc.tree = std::move(*parsed);
+  return true;
 }
 
 bool Workspace::Summarize(const std::string& path) {
-  std::shared_ptr<const SourceFile> source;
-  std::optional<ts::Tree> tree;
-  std::vector<semantic::ImportSummary> star;
-  int64_t version = 0;
-  {
-    const std::lock_guard lock(mu_);
-    auto it = documents_.find(path);
-    if (it == documents_.end()) return false;
-    Document& doc = *it->second;
-    // Current already, or no tree of the current text to make it from (an edit since the last check:
-    // that check's own summary, or this call after it, makes it).
-    if (doc.summary_version == doc.version || !doc.tree || doc.tree_version != doc.version || !doc.source) {
-      return false;
-    }
-    source = doc.source;
-    version = doc.version;
-    tree = doc.tree->Copy();
-    star = doc.star;
-  }
-  std::optional<semantic::FileSummary> summary = SummarizeParsed(*source, *tree, star);
+  // Current already, or no tree of the current text to make it from (an edit since the last check:
+  // that check's own summary, or this call after it, makes it).
+  std::optional<CurrentParse> current = ParseOfCurrentVersion(
+      path, [](const Document& doc) { return doc.summary_version != doc.version; });
+  if (!current) return false;
+  const int64_t version = current->version;
+  std::optional<semantic::FileSummary> summary = SummarizeParsed(*current->source, current->tree, current->star);
   const std::lock_guard lock(mu_);
   auto it = documents_.find(path);
   if (it == documents_.end()) return false;

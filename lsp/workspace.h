@@ -87,7 +87,8 @@ class Workspace {
   // After a check that spliced (Checked::spliced), tree-sitter's own parse of the document's current
   // version, from the tree before: kept as the document's tree when no edit came meanwhile, so that the
   // next edit that cannot be spliced does not pay for the ones that were. Off the keystroke's path.
-  void Refresh(const std::string& path);
+  // True when the document's tree is tree-sitter's parse now.
+  bool Refresh(const std::string& path);
 
   // The trace: loaded with the streaming reader (call it off the reading thread). An error leaves no
   // trace loaded. `FindTrace` is where `instrument` writes its trace beside a script, when it exists.
@@ -111,6 +112,10 @@ class Workspace {
 
  private:
   struct Document;
+  // The document's parse of its current version, copied under the lock for work outside it (Refresh,
+  // Summarize): none when an edit came since the last check, or when `wanted` says no.
+  struct CurrentParse;
+  std::optional<CurrentParse> ParseOfCurrentVersion(const std::string& path, bool (*wanted)(const Document&)) const;
   std::shared_ptr<const CheckOptions> OptionsFor(const std::string& path, std::string& error);
   // With mu_ held: no project index built before now is reused (moves generation_ on, drops last_index_).
   void ForgetIndex();

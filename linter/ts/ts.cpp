@@ -284,78 +284,84 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
   const Record& old_root = before.records_[0];
   const Record& new_stretch = region.records_[0];
   const auto top = [&](uint32_t k) { return before.kids_[old_root.kids + k]; };
-  const auto kid_run_at = [](const FlatTree& tree, uint32_t record) {
-    return record < tree.records_.size() ? tree.records_[record].kids : static_cast<uint32_t>(tree.kids_.size());
-  };
-  const auto named_run_at = [](const FlatTree& tree, uint32_t record) {
-    return record < tree.records_.size() ? tree.records_[record].named : static_cast<uint32_t>(tree.named_.size());
-  };
   const uint32_t prefix_end = top(first);  // records [1, prefix_end): the statements before the stretch
   const uint32_t suffix_begin = before.records_[top(last)].subtree_end;
   const auto region_nodes = static_cast<uint32_t>(region.records_.size() - 1);
   const uint32_t index_shift = prefix_end + region_nodes - suffix_begin;  // for the suffix; unsigned wrap
   const uint32_t region_index_shift = prefix_end - 1;
-  // The root's children and named children: the old ones before and after the stretch, the region's.
-  uint32_t named_before = 0;
-  for (uint32_t k = 0; k < first; ++k) named_before += (before.records_[top(k)].flags & kNamed) != 0 ? 1 : 0;
-  uint32_t named_after = 0;
-  for (uint32_t k = last + 1; k < old_root.kid_count; ++k) {
-    named_after += (before.records_[top(k)].flags & kNamed) != 0 ? 1 : 0;
-  }
-  const uint32_t kid_count = first + new_stretch.kid_count + (old_root.kid_count - last - 1);
-  const uint32_t named_count = named_before + new_stretch.named_count + named_after;
-  const uint32_t prefix_kids = kid_run_at(before, prefix_end) - kid_run_at(before, 1);
-  const uint32_t region_kids = kid_run_at(region, region.records_.size()) - kid_run_at(region, 1);
-  const uint32_t prefix_named = named_run_at(before, prefix_end) - named_run_at(before, 1);
-  const uint32_t region_named = named_run_at(region, region.records_.size()) - named_run_at(region, 1);
-  // Where each run's slots land, less where they were.
-  const uint32_t kids_prefix = kid_count - kid_run_at(before, 1);
-  const uint32_t kids_region = kid_count + prefix_kids - kid_run_at(region, 1);
-  const uint32_t kids_suffix = kid_count + prefix_kids + region_kids - kid_run_at(before, suffix_begin);
-  const uint32_t named_prefix = named_count - named_run_at(before, 1);
-  const uint32_t named_region = named_count + prefix_named - named_run_at(region, 1);
-  const uint32_t named_suffix = named_count + prefix_named + region_named - named_run_at(before, suffix_begin);
   const auto moved = [](uint32_t index, uint32_t by) { return index == kNone ? kNone : index + by; };
   const size_t size = before.records_.size() - (suffix_begin - prefix_end) + region_nodes;
+
+  // One child array (kids_ or named_, with the records' offset into it and count): the root's run (the
+  // old root's children before and after the stretch, the region root's between), then the runs of the
+  // records before the stretch, of the region, and after the stretch. Returns by how much each of those
+  // three runs moved, for its records' offsets.
+  struct Moves {
+    uint32_t prefix;
+    uint32_t region;
+    uint32_t suffix;
+  };
+  const auto lay_out = [&](std::vector<uint32_t> FlatTree::*slots, uint32_t Record::*offset, uint32_t Record::*count,
+                           uint32_t before_stretch, uint32_t after_stretch) {
+    const auto run_at = [&](const FlatTree& tree, size_t record) {
+      return record < tree.records_.size() ? tree.records_[record].*offset
+                                           : static_cast<uint32_t>((tree.*slots).size());
+    };
+    const std::vector<uint32_t>& old_slots = before.*slots;
+    const std::vector<uint32_t>& new_slots = region.*slots;
+    std::vector<uint32_t>& target = out.get()->*slots;
+    target.reserve(old_slots.size() + new_slots.size());
+    const uint32_t old_root_run = old_root.*offset;
+    for (uint32_t k = 0; k < before_stretch; ++k) target.push_back(old_slots[old_root_run + k]);
+    for (uint32_t k = 0; k < new_stretch.*count; ++k) {
+      target.push_back(moved(new_slots[new_stretch.*offset + k], region_index_shift));
+    }
+    for (uint32_t k = old_root.*count - after_stretch; k < old_root.*count; ++k) {
+      target.push_back(moved(old_slots[old_root_run + k], index_shift));
+    }
+    Moves moves{};
+    moves.prefix = static_cast<uint32_t>(target.size()) - run_at(before, 1);
+    target.insert(target.end(), old_slots.begin() + run_at(before, 1), old_slots.begin() + run_at(before, prefix_end));
+    moves.region = static_cast<uint32_t>(target.size()) - run_at(region, 1);
+    for (uint32_t slot = run_at(region, 1); slot < new_slots.size(); ++slot) {
+      target.push_back(moved(new_slots[slot], region_index_shift));
+    }
+    moves.suffix = static_cast<uint32_t>(target.size()) - run_at(before, suffix_begin);
+    for (uint32_t slot = run_at(before, suffix_begin); slot < old_slots.size(); ++slot) {
+      target.push_back(moved(old_slots[slot], index_shift));
+    }
+    return moves;
+  };
+  // The root's named children before and after the stretch.
+  const auto named_among = [&](uint32_t from_child, uint32_t to_child) {
+    uint32_t named = 0;
+    for (uint32_t k = from_child; k < to_child; ++k) named += (before.records_[top(k)].flags & kNamed) != 0 ? 1 : 0;
+    return named;
+  };
+  const uint32_t named_before = named_among(0, first);
+  const uint32_t named_after = named_among(last + 1, old_root.kid_count);
+  const Moves kids = lay_out(&FlatTree::kids_, &Record::kids, &Record::kid_count, first, old_root.kid_count - last - 1);
+  const Moves named = lay_out(&FlatTree::named_, &Record::named, &Record::named_count, named_before, named_after);
+
   out->records_.reserve(size);
   out->ids_.reserve(size);
-
   Record root = old_root;
   root.end = static_cast<uint32_t>(old_root.end + shift);
   root.kids = 0;
   root.named = 0;
-  root.kid_count = kid_count;
-  root.named_count = named_count;
+  root.kid_count = first + new_stretch.kid_count + (old_root.kid_count - last - 1);
+  root.named_count = named_before + new_stretch.named_count + named_after;
   root.subtree_end = static_cast<uint32_t>(size);
   out->records_.push_back(root);
   out->ids_.push_back(nullptr);
-  out->kids_.reserve(before.kids_.size() + region.kids_.size());
-  out->named_.reserve(before.named_.size() + region.named_.size());
-  for (uint32_t k = 0; k < first; ++k) out->kids_.push_back(top(k));
-  for (uint32_t k = 0; k < new_stretch.kid_count; ++k) {
-    out->kids_.push_back(moved(region.kids_[new_stretch.kids + k], region_index_shift));
-  }
-  for (uint32_t k = last + 1; k < old_root.kid_count; ++k) out->kids_.push_back(moved(top(k), index_shift));
-  for (uint32_t k = 0; k < named_before; ++k) out->named_.push_back(before.named_[old_root.named + k]);
-  for (uint32_t k = 0; k < new_stretch.named_count; ++k) {
-    out->named_.push_back(moved(region.named_[new_stretch.named + k], region_index_shift));
-  }
-  for (uint32_t k = old_root.named_count - named_after; k < old_root.named_count; ++k) {
-    out->named_.push_back(moved(before.named_[old_root.named + k], index_shift));
-  }
-
   // The statements before the stretch: where they were; their slots follow the root's.
   for (uint32_t i = 1; i < prefix_end; ++i) {
     Record r = before.records_[i];
-    r.kids += kids_prefix;
-    r.named += named_prefix;
+    r.kids += kids.prefix;
+    r.named += named.prefix;
     out->records_.push_back(r);
     out->ids_.push_back(before.ids_[i]);
   }
-  out->kids_.insert(out->kids_.end(), before.kids_.begin() + kid_run_at(before, 1),
-                    before.kids_.begin() + kid_run_at(before, prefix_end));
-  out->named_.insert(out->named_.end(), before.named_.begin() + named_run_at(before, 1),
-                     before.named_.begin() + named_run_at(before, prefix_end));
   // The new stretch.
   for (uint32_t i = 1; i < region.records_.size(); ++i) {
     Record r = region.records_[i];
@@ -364,16 +370,10 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
     if (r.parent == 0) r.slot += first;
     r.parent = r.parent == 0 ? 0 : r.parent + region_index_shift;
     r.subtree_end += region_index_shift;
-    r.kids += kids_region;
-    r.named += named_region;
+    r.kids += kids.region;
+    r.named += named.region;
     out->records_.push_back(r);
     out->ids_.push_back(nullptr);
-  }
-  for (uint32_t slot = kid_run_at(region, 1); slot < region.kids_.size(); ++slot) {
-    out->kids_.push_back(moved(region.kids_[slot], region_index_shift));
-  }
-  for (uint32_t slot = named_run_at(region, 1); slot < region.named_.size(); ++slot) {
-    out->named_.push_back(moved(region.named_[slot], region_index_shift));
   }
   // The statements after it, moved.
   for (uint32_t i = suffix_begin; i < before.records_.size(); ++i) {
@@ -383,16 +383,10 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
     if (r.parent == 0) r.slot = r.slot - (last + 1) + first + new_stretch.kid_count;
     r.parent = r.parent == 0 ? 0 : r.parent + index_shift;
     r.subtree_end += index_shift;
-    r.kids += kids_suffix;
-    r.named += named_suffix;
+    r.kids += kids.suffix;
+    r.named += named.suffix;
     out->records_.push_back(r);
     out->ids_.push_back(before.ids_[i]);
-  }
-  for (uint32_t slot = kid_run_at(before, suffix_begin); slot < before.kids_.size(); ++slot) {
-    out->kids_.push_back(moved(before.kids_[slot], index_shift));
-  }
-  for (uint32_t slot = named_run_at(before, suffix_begin); slot < before.named_.size(); ++slot) {
-    out->named_.push_back(moved(before.named_[slot], index_shift));
   }
   out->reused_ = (prefix_end - 1) + (before.records_.size() - suffix_begin);
   if (before.owner_ != nullptr) out->owner_ = ts_tree_copy(before.owner_);
@@ -471,11 +465,15 @@ Result<Tree> Parser::Parse(std::string_view source) {
 Result<Tree> Parser::Parse(std::string_view source, const Tree& old) {
   if (auto refused = Refusal(source)) return Error{std::move(*refused)};
   if (std::optional<Tree> spliced = Splice(source, old)) return std::move(*spliced);
-  return Reparse(source, old);
+  return ParseAfter(source, old);
 }
 
 Result<Tree> Parser::Reparse(std::string_view source, const Tree& old) {
   if (auto refused = Refusal(source)) return Error{std::move(*refused)};
+  return ParseAfter(source, old);
+}
+
+Result<Tree> Parser::ParseAfter(std::string_view source, const Tree& old) {
   Result<Tree> tree = ParseWith(source, old.raw());
   if (tree.ok()) old.LendTo(*tree->flat_);
   return tree;

@@ -333,6 +333,8 @@ class Parser {
  private:
   // Source the runtime may be given (Refusal in ts.cpp said nothing against it).
   Result<Tree> ParseWith(std::string_view source, const TSTree* old);
+  // Tree-sitter's incremental parse of source the runtime may be given, with the flat tree lent.
+  Result<Tree> ParseAfter(std::string_view source, const Tree& old);
   // The spliced tree of Parse(source, old), or nullopt where the edits do not allow one.
   std::optional<Tree> Splice(std::string_view source, const Tree& old);
   // A new external scanner, before each parse.
