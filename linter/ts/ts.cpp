@@ -56,6 +56,10 @@ enum SymbolBits : uint8_t {
   // between, a tenth of the cost of copying a node, and most nodes are children of such types
   // (`module`, `argument_list`, `expression_statement`, strings, lists and tuples).
   kSymbolFields = 2,
+  // A node of the symbol may stand under a field of its parent: every named symbol, and the tokens that
+  // do somewhere in the grammar (node-types.json again, read into python_field_tokens.inc). In a tree
+  // without errors, the field of any other token (`(`, `:`, `def`) is none, and is not asked for.
+  kSymbolUnderField = 4,
 };
 
 // By symbol, as ts_node_symbol answers (a public symbol). ERROR is past the end (named, with fields).
@@ -64,13 +68,20 @@ const std::vector<uint8_t>& SymbolTable() {
     static constexpr std::string_view kFieldless[] = {
 #include "python_fieldless.inc"
     };
+    static constexpr std::string_view kFieldTokens[] = {
+#include "python_field_tokens.inc"
+    };
     const TSLanguage* language = PythonLanguage();
-    std::vector<uint8_t> bits(ts_language_symbol_count(language), kSymbolFields);
+    std::vector<uint8_t> bits(ts_language_symbol_count(language), kSymbolFields | kSymbolUnderField);
     for (size_t i = 0; i < bits.size(); ++i) {
       const auto symbol = static_cast<TSSymbol>(i);  // a symbol count fits TSSymbol
+      const std::string_view name = ts_language_symbol_name(language, symbol);
+      if (ts_language_symbol_type(language, symbol) == TSSymbolTypeAnonymous &&
+          std::find(std::begin(kFieldTokens), std::end(kFieldTokens), name) == std::end(kFieldTokens)) {
+        bits[i] &= static_cast<uint8_t>(~kSymbolUnderField);
+      }
       if (ts_language_symbol_type(language, symbol) != TSSymbolTypeRegular) continue;
       bits[i] |= kSymbolNamed;
-      const std::string_view name = ts_language_symbol_name(language, symbol);
       if (std::find(std::begin(kFieldless), std::end(kFieldless), name) != std::end(kFieldless)) {
         bits[i] &= static_cast<uint8_t>(~kSymbolFields);
       }
@@ -110,15 +121,15 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
   const bool errors = ts_node_has_error(root);
   const std::vector<uint8_t>& symbols = SymbolTable();
   const auto bits = [&](TSSymbol symbol) -> uint8_t {
-    return symbol < symbols.size() ? symbols[symbol] : uint8_t{kSymbolNamed | kSymbolFields};
+    return symbol < symbols.size() ? symbols[symbol] : uint8_t{kSymbolNamed | kSymbolFields | kSymbolUnderField};
   };
-  const auto add = [&](TSNode node, TSFieldId field) {
+  const auto add = [&](TSNode node, TSSymbol symbol, TSFieldId field) {
     // Tree-sitter's answers first, then the arrays: the compiler cannot see through its calls, and
     // reads the arrays' sizes again after each one.
     Record r;
     r.start = ts_node_start_byte(node);
     r.end = ts_node_end_byte(node);
-    r.symbol = ts_node_symbol(node);
+    r.symbol = symbol;
     r.kid_count = ts_node_child_count(node);
     r.named_count = r.kid_count == 0 ? 0 : ts_node_named_child_count(node);
     r.field = field <= UINT8_MAX ? static_cast<uint8_t>(field) : 0;
@@ -166,9 +177,10 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
   ids_.reserve(estimate);
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   TSNode node = root;
+  TSSymbol symbol = ts_node_symbol(root);
   TSFieldId field = 0;
   for (;;) {
-    const uint32_t current = add(node, field);
+    const uint32_t current = add(node, symbol, field);
     const bool copied = reuse != nullptr && records_[current].kid_count > 0 && CopyReused(current, node, *reuse);
     // A leaf is known from its count: asking the cursor for its first child costs as much as a visit.
     if (!copied && records_[current].kid_count > 0 && ts_tree_cursor_goto_first_child(&cursor)) {
@@ -199,9 +211,10 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
       if (done) break;
     }
     node = ts_tree_cursor_current_node(&cursor);
-    field = open.empty() || (bits(records_[open.back().index].symbol) & kSymbolFields) != 0
-                ? ts_tree_cursor_current_field_id(&cursor)
-                : 0;
+    symbol = ts_node_symbol(node);
+    const bool may_have_field = open.empty() || ((bits(records_[open.back().index].symbol) & kSymbolFields) != 0 &&
+                                                 (errors || (bits(symbol) & kSymbolUnderField) != 0));
+    field = may_have_field ? ts_tree_cursor_current_field_id(&cursor) : 0;
   }
   ts_tree_cursor_delete(&cursor);
   while (!open.empty()) {  // not reached: the cursor climbs back to the root
