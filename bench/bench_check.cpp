@@ -6,7 +6,10 @@
 //
 // Modes: `parse` reads and parses every file on one thread (the floor: what the grammar costs);
 // `check` runs the real parallel driver (read, parse, semantic model, every rule, noqa) with 1 and 2
-// jobs. Targets (issue 2): check/1 job >= 75% of parse throughput, check/2 jobs >= 1.7x check/1 job,
+// jobs; `project` the same with the project pass (as `torchlint check` runs by default); `walk` parses
+// and then visits every node of each tree through a TSTreeCursor, asking what the flat tree asks and
+// keeping nothing (the least that reading whole trees through tree-sitter's API costs). Targets
+// (issues 2 and 10): check and check + project on 1 job >= 75% of parse throughput, 2 jobs >= 1.7x 1 job,
 // peak RSS < 100 MB. This prints figures; nothing here asserts.
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -48,12 +51,50 @@ Corpus LoadCorpus(const std::string& dir) {
   return corpus;
 }
 
+// Every node of `tree` through a cursor, as the flat tree visits them; returns a sum of the answers (the
+// child prints it in place of a findings count).
+size_t WalkTree(const TSTree* tree) {
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
+  size_t sink = 0;
+  for (;;) {
+    const TSNode node = ts_tree_cursor_current_node(&cursor);
+    sink += ts_node_start_byte(node) + ts_node_end_byte(node) + ts_node_symbol(node) +
+            ts_tree_cursor_current_field_id(&cursor);
+    const uint32_t kids = ts_node_child_count(node);
+    if (kids != 0) sink += ts_node_named_child_count(node);
+    if (kids != 0 && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    bool more = false;
+    for (;;) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        more = true;
+        break;
+      }
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    }
+    if (!more) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  return sink;
+}
+
 // Child: runs one mode and prints the elapsed seconds and the findings count on stdout.
 int RunMode(const std::string& mode, const std::string& dir, size_t jobs) {
   const Corpus corpus = LoadCorpus(dir);
   const auto start = std::chrono::steady_clock::now();
   size_t findings = 0;
-  if (mode == "parse") {
+  if (mode == "walk") {
+    // The parse, then a walk of every node of the tree through a TSTreeCursor that asks what the flat
+    // tree asks (bytes, symbol, counts, field) and keeps nothing: the least any check that reads the
+    // whole tree through tree-sitter's API pays beside the parse.
+    tl::ts::Parser parser;
+    for (const auto& file : corpus.files) {
+      auto text = tl::ReadFile(file.path);
+      if (!text.ok()) continue;
+      auto tree = parser.Parse(*text);
+      if (!tree.ok()) continue;
+      findings += WalkTree(tree->raw());
+    }
+  } else if (mode == "parse") {
     tl::ts::Parser parser;
     for (const auto& file : corpus.files) {
       auto text = tl::ReadFile(file.path);
@@ -171,11 +212,9 @@ int main(int argc, char** argv) {
     size_t jobs;
     Measurement best;
   };
-  std::vector<Row> rows = {{"bare parse, 1 job", "parse", 1, {}},
-                           {"full check, 1 job", "check", 1, {}},
-                           {"full check, 2 jobs", "check", 2, {}},
-                           {"check + project, 1 job", "project", 1, {}},
-                           {"check + project, 2 jobs", "project", 2, {}}};
+  std::vector<Row> rows = {{"bare parse, 1 job", "parse", 1, {}},         {"full check, 1 job", "check", 1, {}},
+                           {"full check, 2 jobs", "check", 2, {}},        {"check + project, 1 job", "project", 1, {}},
+                           {"check + project, 2 jobs", "project", 2, {}}, {"parse + bare walk, 1 job", "walk", 1, {}}};
   // Interleaved repetitions, so a burst of load on a shared machine hits every mode alike.
   for (int r = 0; r < repeat; ++r) {
     for (Row& row : rows) {
@@ -204,6 +243,11 @@ int main(int argc, char** argv) {
              100.0 * parse_seconds / rows[3].best.seconds, 100.0 * rows[0].best.cpu_seconds / rows[3].best.cpu_seconds);
   fmt::print("check + project speed-up with 2 jobs: {:.2f}x (target >= 1.7x)\n",
              rows[3].best.seconds / rows[4].best.seconds);
+  const double walk_share = rows[5].best.seconds / parse_seconds - 1;
+  fmt::print(
+      "a bare cursor walk of every tree (no work per node) costs {:.0f}% of the parse: at 75% of parse throughput, "
+      "{:.0f}% of the parse is left for everything else\n",
+      100.0 * walk_share, 100.0 * (1 / 0.75 - 1 - walk_share));
   fmt::print("load average now: {}\n", [] {
     double load[1] = {0};
     return ::getloadavg(load, 1) == 1 ? fmt::format("{:.1f}", load[0]) : std::string("unknown");
