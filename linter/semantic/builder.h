@@ -2,6 +2,7 @@
 // model.h (and syntax.h), never this.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -18,6 +19,25 @@ namespace tl::semantic {
 
 using K = NodeKind;
 using F = FieldName;
+
+// A name's bit in the 4,096-bit set Model::function_name_bits_ keeps of the file's function names: from
+// its length and its first two and last bytes. Names with different bits differ.
+inline uint32_t NameBit(std::string_view name) {
+  if (name.empty()) return 0;
+  const auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(name[i])); };
+  const uint32_t second = name.size() > 1 ? byte(1) : 0;
+  return (static_cast<uint32_t>(name.size()) * 131u + byte(0) * 31u + second * 7u + byte(name.size() - 1)) & 4095u;
+}
+
+// A name's length and its first six bytes in one word (Model::call_name_keys_): equal names have equal
+// keys, and names of up to six bytes with equal keys are equal.
+inline uint64_t NameKey(std::string_view name) {
+  uint64_t key = static_cast<uint64_t>(std::min<size_t>(name.size(), 0xFFFF)) << 48;
+  for (size_t i = 0; i < name.size() && i < 6; ++i) {
+    key |= static_cast<uint64_t>(static_cast<unsigned char>(name[i])) << (8 * i);
+  }
+  return key;
+}
 
 // Orders bindings, (name, scope) pairs, config writes (by field) and item writes (by dict) by name, and
 // compares them with a bare name in lookups.
