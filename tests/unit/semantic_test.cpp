@@ -75,6 +75,32 @@ TEST_CASE("imports resolve to canonical names") {
   CHECK(m.CallsNamed("DataLoader").size() == 4);
 }
 
+TEST_CASE("CallsNamed gives the calls of a name and no other, in site order") {
+  // `step_fx` has the length and the first six bytes of `step_fn` (the key CallsNamed scans); the
+  // f-string and the condition are sites that are no calls.
+  auto p = Build(
+      "def step_fn(x):\n"
+      "    return x\n"
+      "a = step_fn(1)\n"
+      "b = step_fx(2)\n"
+      "c = obj.step_fn(3)\n"
+      "d = f'{step_fn}'\n"
+      "e = step(4) if step_fn else 0\n"
+      "g = step_fn(5)\n");
+  const Model& m = *p->model;
+  const std::vector<uint32_t> calls = m.CallsNamed("step_fn");
+  REQUIRE(calls.size() == 3);
+  CHECK(std::is_sorted(calls.begin(), calls.end()));
+  CHECK(m.Text(m.Sites()[calls[0]].node) == "step_fn(1)");
+  CHECK(m.Text(m.Sites()[calls[1]].node) == "obj.step_fn(3)");
+  CHECK(m.Text(m.Sites()[calls[2]].node) == "step_fn(5)");
+  CHECK(m.CallsNamed("step_fx").size() == 1);
+  CHECK(m.CallsNamed("step").size() == 1);
+  CHECK(m.CallsNamed("step_f").empty());
+  CHECK(m.CallsNamed("step_fnn").empty());
+  CHECK(m.CallsNamed("").empty());
+}
+
 TEST_CASE("step, epoch and per-element loops") {
   auto p = Build(
       "for epoch in range(10):\n"
