@@ -115,7 +115,8 @@ void Builder::NameCalls() {
   // The names are final: CallsNamed scans their keys from now on.
   m_.call_name_keys_.resize(m_.sites_.size());
   for (size_t i = 0; i < m_.sites_.size(); ++i) {
-    // A site that is no call gets a key no name has (a length past any NameKey's).
+    // A site that is no call gets a key of a length no name of up to six bytes has; CallsNamed checks a
+    // longer name against the site itself.
     m_.call_name_keys_[i] = m_.sites_[i].kind == SiteKind::kCall ? NameKey(m_.sites_[i].name) : ~uint64_t{0};
   }
   m_.call_name_keys_ready_ = true;
