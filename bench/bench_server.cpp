@@ -497,23 +497,8 @@ int Run(int argc, char** argv) {
       }
       return latencies;
     };
-    const std::vector<double> back_to_back = type(keystrokes, 0);
-    const int spaced = std::max(20, keystrokes / 2);
-    // One every 50 ms, then the same with no CPU left idle (AwakeCpus).
-    const auto awake = [&](Kind kind) {
-      const AwakeCpus cpus;
-      std::vector<double> latencies = type(spaced, 50, kind);
-      if (!cpus.ok()) fmt::print(stderr, "warning: SCHED_IDLE was refused: the \"CPUs awake\" column is not\n");
-      return latencies;
-    };
-    const std::vector<double> typing = type(spaced, 50);
-    const std::vector<double> typing_awake = awake(Kind::kSpace);
-    fmt::print(
-        "\nkeystroke to publishDiagnostics, {} lines   back to back   one per 50 ms   the same, CPUs awake   ms\n",
-        lines);
-    PrintKeystrokes(back_to_back, typing, typing_awake);
-    // The other kind of keystroke: a digit typed into a layer width (valid text throughout), in the
-    // script as it was opened (closed and opened again, so the columns are the script's).
+    // Each kind of keystroke from the script as it was opened (closed and opened again, so the columns
+    // are the script's): back to back, one every 50 ms, and one every 50 ms with no CPU left idle.
     const auto reopen = [&] {
       server.Send({{"jsonrpc", "2.0"},
                    {"method", "textDocument/didClose"},
@@ -522,23 +507,25 @@ int Run(int argc, char** argv) {
       server.Until([&](const Json& m) { return PublishedFor(m, big, 1); });
       version = 1;
     };
-    reopen();
-    const std::vector<double> digits_back_to_back = type(keystrokes, 0, Kind::kDigit);
-    const std::vector<double> digits_typing = type(spaced, 50, Kind::kDigit);
-    reopen();
-    const std::vector<double> digits_awake = awake(Kind::kDigit);
-    fmt::print(
-        "\nthe same, typing a digit into a layer's width   back to back   one per 50 ms   the same, CPUs awake   ms\n");
-    PrintKeystrokes(digits_back_to_back, digits_typing, digits_awake);
-    reopen();
-    const std::vector<double> new_back_to_back = type(keystrokes, 0, Kind::kNewStatement);
-    const std::vector<double> new_typing = type(spaced, 50, Kind::kNewStatement);
-    reopen();
-    const std::vector<double> new_awake = awake(Kind::kNewStatement);
-    fmt::print(
-        "\nthe same, typing a new statement after a block   back to back   one per 50 ms   the same, CPUs awake   "
-        "ms\n");
-    PrintKeystrokes(new_back_to_back, new_typing, new_awake);
+    const int spaced = std::max(20, keystrokes / 2);
+    const auto awake = [&](int count, Kind kind) {
+      const AwakeCpus cpus;
+      std::vector<double> latencies = type(count, 50, kind);
+      if (!cpus.ok()) fmt::print(stderr, "warning: SCHED_IDLE was refused: the \"CPUs awake\" column is not\n");
+      return latencies;
+    };
+    const auto series = [&](Kind kind, const std::string& title) {
+      reopen();
+      const std::vector<double> back_to_back = type(keystrokes, 0, kind);
+      const std::vector<double> typing = type(spaced, 50, kind);
+      reopen();
+      const std::vector<double> typing_awake = awake(spaced, kind);
+      fmt::print("\n{}   back to back   one per 50 ms   the same, CPUs awake   ms\n", title);
+      PrintKeystrokes(back_to_back, typing, typing_awake);
+    };
+    series(Kind::kSpace, fmt::format("keystroke to publishDiagnostics, {} lines", lines));
+    series(Kind::kDigit, "the same, typing a digit into a layer's width");
+    series(Kind::kNewStatement, "the same, typing a new statement after a block");
     reopen();
     const double rss_one = server.RssMb();
     for (int i = 0; i < 20; ++i) {
@@ -554,11 +541,7 @@ int Run(int argc, char** argv) {
                (rss_many - rss_one) / 20.0);
     // The same keystrokes with the 20 copies open: each check builds the project index around them all.
     const std::vector<double> crowded = type(std::max(20, keystrokes / 4), 50);
-    std::vector<double> crowded_awake;
-    {
-      const AwakeCpus cpus;
-      crowded_awake = type(std::max(20, keystrokes / 4), 50);
-    }
+    const std::vector<double> crowded_awake = awake(std::max(20, keystrokes / 4), Kind::kSpace);
     fmt::print(
         "\nkeystroke to publishDiagnostics with 20 other such documents open   one per 50 ms   the same, CPUs awake\n");
     fmt::print("  p50                                 {:8.2f}        {:8.2f}\n", Percentile(crowded, 0.5),

@@ -276,11 +276,11 @@ std::optional<Workspace::Checked> Workspace::Check(const std::string& path, bool
   // the error somewhere else than a parse of the text alone (and shape the broken region differently).
   // The diagnostics must not depend on the edits that led to a text, so a broken text is parsed afresh.
   out.incremental = old.has_value() && parsed.ok();
-  out.spliced = parsed.ok() && !parsed->Exact();
   if (out.incremental && parsed->HasError()) {
     parsed = parser.Parse(file.text());
     out.incremental = false;
   }
+  out.spliced = parsed.ok() && !parsed->Exact();
   FileReport report;
   if (parsed.ok()) {
     report = CheckParsed(file, *parsed, *options);

@@ -257,6 +257,15 @@ TSInputEdit EditOf(const std::string& text, uint32_t at, uint32_t removed, const
   return edit;
 }
 
+// Replaces `removed` bytes at `at` of `text` with `inserted`, records the edit on `tree`, and parses the
+// new text with it.
+tl::Result<tl::ts::Tree> Retype(tl::ts::Parser& parser, tl::ts::Tree& tree, std::string& text, uint32_t at,
+                                uint32_t removed, const std::string& inserted) {
+  tree.Edit(EditOf(text, at, removed, inserted));
+  text.replace(at, removed, inserted);
+  return parser.Parse(text, tree);
+}
+
 }  // namespace
 
 TEST_CASE("the flat tree answers what tree-sitter's node API answers, for every node") {
@@ -434,6 +443,12 @@ struct KeystrokeCounts {
   size_t parses = 0;
   size_t spliced = 0;
   size_t unlike_fresh = 0;  // tree-sitter's own incremental parses that differ from its full parse
+  KeystrokeCounts& operator+=(const KeystrokeCounts& more) {
+    parses += more.parses;
+    spliced += more.spliced;
+    unlike_fresh += more.unlike_fresh;
+    return *this;
+  }
 };
 
 // Whether two flat trees have the same nodes: types, bytes, flags, fields and children.
@@ -549,19 +564,13 @@ TEST_CASE("a keystroke inside a few top-level statements is parsed alone and spl
   uint64_t seed = 0x2545F4914F6CDD1Dull;
   KeystrokeCounts scripts;
   for (const std::string& text : {SpliceScript(60), SpliceScript(13)}) {
-    const KeystrokeCounts counts = TypeAndCompare(text, 300, seed);
-    scripts.parses += counts.parses;
-    scripts.spliced += counts.spliced;
-    scripts.unlike_fresh += counts.unlike_fresh;
+    scripts += TypeAndCompare(text, 300, seed);
   }
   KeystrokeCounts all = scripts;
   const std::vector<std::string> fixtures = FixtureTexts();
   for (size_t f = 0; f < fixtures.size(); f += 3) {
     INFO("fixture " << f);
-    const KeystrokeCounts counts = TypeAndCompare(fixtures[f], 6, seed);
-    all.parses += counts.parses;
-    all.spliced += counts.spliced;
-    all.unlike_fresh += counts.unlike_fresh;
+    all += TypeAndCompare(fixtures[f], 6, seed);
   }
   MESSAGE("keystrokes parsed: " << all.parses << ", spliced: " << all.spliced
                                 << " (in the long scripts: " << scripts.spliced << " of " << scripts.parses
@@ -583,10 +592,7 @@ TEST_CASE("keystrokes on every Python file of TORCHLINT_TS_CORPUS, when it is se
         if (const char* replay = std::getenv("TORCHLINT_TS_SEED")) seed = std::stoull(replay);
         const std::string start_seed = std::to_string(seed);
         INFO("seed " << start_seed);
-        const KeystrokeCounts counts = TypeAndCompare(text, 12, seed);
-        all.parses += counts.parses;
-        all.spliced += counts.spliced;
-        all.unlike_fresh += counts.unlike_fresh;
+        all += TypeAndCompare(text, 12, seed);
         ++files;
       })) {
     return;
@@ -605,9 +611,7 @@ TEST_CASE("a splice keeps what the next incremental parse reuses; a broken stret
   // A space at the start of the line after a class's last statement: parsed alone, spliced.
   const auto at = static_cast<uint32_t>(text.find("class Block12"));
   REQUIRE(at != std::string::npos);
-  tree->Edit(EditOf(text, at, 0, " "));
-  text.insert(at, " ");
-  auto spliced = parser.Parse(text, *tree);
+  auto spliced = Retype(parser, *tree, text, at, 0, " ");
   REQUIRE(spliced.ok());
   CHECK_FALSE(spliced->Exact());
   CHECK_FALSE(spliced->HasError());
@@ -618,18 +622,14 @@ TEST_CASE("a splice keeps what the next incremental parse reuses; a broken stret
   // flat tree reuses the spliced one's copied nodes).
   (void)spliced->Root();
   const auto open = static_cast<uint32_t>(text.find("self.fc = nn.Linear", at));
-  spliced->Edit(EditOf(text, open, 0, "("));
-  text.insert(open, "(");
-  auto broken = parser.Parse(text, *spliced);
+  auto broken = Retype(parser, *spliced, text, open, 0, "(");
   REQUIRE(broken.ok());
   CHECK(broken->Exact());
   CHECK(broken->HasError());
   CHECK(broken->Root().Owner()->Reused() > 0);
   CompareWithTreeSitter(*broken, text);
   // Closed again: the old tree has an error now, so tree-sitter parses it.
-  broken->Edit(EditOf(text, open, 1, ""));
-  text.erase(open, 1);
-  auto mended = parser.Parse(text, *broken);
+  auto mended = Retype(parser, *broken, text, open, 1, "");
   REQUIRE(mended.ok());
   CHECK(mended->Exact());
   CHECK_FALSE(mended->HasError());
