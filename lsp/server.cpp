@@ -19,6 +19,7 @@
 
 #include "linter/core/fix.h"
 #include "linter/core/fs.h"
+#include "linter/core/thread.h"
 #include "linter/engine/config.h"
 #include "linter/engine/project_builder.h"
 #include "linter/engine/rule.h"
@@ -135,7 +136,10 @@ class Server {
       : reader_(reader), writer_(writer), workspace_(options.jobs), docs_base_(DefaultDocsBase()) {}
 
   int Run() {
-    worker_ = std::jthread([this](const std::stop_token& stop) { Work(stop); });
+    worker_ = std::jthread([this](const std::stop_token& stop) {
+      NameThisThread("tl-check");
+      Work(stop);
+    });
     summarizer_ = std::jthread([this](const std::stop_token& stop) { SummarizeLoop(stop); });
     int status = 1;
     for (;;) {
@@ -466,7 +470,13 @@ class Server {
   // at a time, off the keystroke's path.
   // When one tells the project something new, the documents are checked again with it (the one it is of
   // too: its check used the summary of an earlier version).
+  // The thread runs as background work (linter/core/thread.h): on a machine with few CPUs, a summary made
+  // at the same priority shared a CPU with the next keystroke's check, or with the editor reading the
+  // diagnostics, and held either up for its time slice (docs/server.md).
   void SummarizeLoop(const std::stop_token& stop) {
+    NameThisThread("tl-summarize");
+    if (!RunThisThreadInBackground())
+      Log(kLogInfo, "torchlint: the summaries' thread could not be given a low priority");
     for (;;) {
       std::string path;
       {
@@ -481,6 +491,8 @@ class Server {
     }
   }
 
+  // Checks the current version of a document. What the check left to summarize is queued for the
+  // summaries' thread, which the caller wakes (WakeSummarizer) once it has answered with the diagnostics.
   std::optional<Published> CheckNow(const std::string& path, bool* summary_changed = nullptr) {
     auto snapshot = workspace_.Get(path);
     if (!snapshot) return std::nullopt;
@@ -501,12 +513,9 @@ class Server {
     if (!checked) return std::nullopt;
     if (checked->summary_pending || checked->spliced) {
       // The document's own summary, and tree-sitter's tree after a splice, made on the other thread
-      // while these diagnostics go out.
-      {
-        const std::lock_guard lock(mu_);
-        to_summarize_.insert(path);
-      }
-      summarize_cv_.notify_one();
+      // after these diagnostics went out.
+      const std::lock_guard lock(mu_);
+      to_summarize_.insert(path);
     }
     if (!checked->error.empty()) Log(kLogError, "torchlint: " + checked->error);
     out.version = checked->snapshot.version;
@@ -516,26 +525,39 @@ class Server {
     return out;
   }
 
+  void WakeSummarizer() {
+    bool queued = false;
+    {
+      const std::lock_guard lock(mu_);
+      queued = !to_summarize_.empty();
+    }
+    if (queued) summarize_cv_.notify_one();
+  }
+
   void CheckAndPublish(const std::string& path) {
     bool summary_changed = false;
     auto published = CheckNow(path, &summary_changed);
-    if (!published) return;
+    if (published) Publish(path, std::move(*published), summary_changed);
+    WakeSummarizer();
+  }
+
+  void Publish(const std::string& path, Published published, bool summary_changed) {
     // A newer version arrived while this one was checked: its own check is queued, this one is stale.
     auto current = workspace_.Get(path);
-    if (!current || current->version != published->version || current->source != published->source) return;
+    if (!current || current->version != published.version || current->source != published.source) return;
     Json diagnostics = Json::array();
-    for (const Diagnostic& d : published->diagnostics) diagnostics.push_back(DiagnosticJson(*published, d));
+    for (const Diagnostic& d : published.diagnostics) diagnostics.push_back(DiagnosticJson(published, d));
     // A version checked again (with its own summary, or another file's) is published again only when
     // its findings changed.
     std::string sent = diagnostics.dump();
-    const int64_t version = published->version;
+    const int64_t version = published.version;
     bool again = false;
     {
       const std::lock_guard lock(mu_);
       auto it = sent_.find(path);
       again = it != sent_.end() && it->second.first == version && it->second.second == sent;
       sent_[path] = {version, std::move(sent)};
-      published_[path] = std::move(*published);
+      published_[path] = std::move(published);
     }
     if (!again) {
       Notify("textDocument/publishDiagnostics",
@@ -560,7 +582,9 @@ class Server {
         return it->second;
       }
     }
-    return CheckNow(path);
+    auto checked = CheckNow(path);
+    WakeSummarizer();
+    return checked;
   }
 
   void HandleRequest(const Message& message) {
@@ -820,6 +844,8 @@ class Server {
   void StartTraceLoad(const std::string& path) {
     if (trace_loader_.joinable()) trace_loader_.join();
     trace_loader_ = std::jthread([this, path] {
+      NameThisThread("tl-trace");
+      (void)RunThisThreadInBackground();
       Log(kLogInfo, fmt::format("torchlint: reading the profiler trace {}", path));
       const Status status = workspace_.LoadTrace(path);
       if (!status.ok()) {
