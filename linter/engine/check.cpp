@@ -16,8 +16,9 @@ namespace {
 
 // Parses the file with one parser per thread: creating one per file costs allocations the benchmark
 // would see. ts::Parser skips a BOM (offsets stay file offsets) and refuses nesting it cannot survive.
+// The tree is read and dropped, never edited: tree-sitter's own goes once the flat copy is made.
 Result<ts::Tree> ParseFile(const SourceFile& file) {
-  thread_local ts::Parser parser;
+  thread_local ts::Parser parser(ts::TreeUse::kReadOnce);
   return parser.Parse(file.text());
 }
 

@@ -104,8 +104,9 @@ std::optional<uint32_t> BeforeEdits(uint32_t at, std::span<const TSInputEdit> ed
 
 }  // namespace
 
-FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy(tree)) {
-  const TSNode root = ts_tree_root_node(owner_);
+FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse, bool keep_tree)
+    : owner_(keep_tree ? ts_tree_copy(tree) : nullptr) {
+  const TSNode root = ts_tree_root_node(tree);
   if (ts_node_is_null(root)) return;
   // Preorder through a cursor. A node's children get their slots when it is entered (tree-sitter keeps
   // the counts); `open` holds the nodes whose children are being visited and the next slot of each.
@@ -156,7 +157,7 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
       if ((flags & kNamed) != 0 && parent.next_named < parent.named_end) named_[parent.next_named++] = index;
     }
     records_.push_back(r);
-    ids_.push_back(node.id);
+    if (keep_tree) ids_.push_back(node.id);
     return index;
   };
   // A closed node keeps the children it got (the same as its counts, unless tree-sitter's counts and its
@@ -174,7 +175,7 @@ FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse) : owner_(ts_tree_copy
   records_.reserve(estimate);
   kids_.reserve(estimate);
   named_.reserve(estimate);
-  ids_.reserve(estimate);
+  if (keep_tree) ids_.reserve(estimate);
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   TSNode node = root;
   TSSymbol symbol = ts_node_symbol(root);
@@ -231,7 +232,9 @@ bool FlatTree::CopyReused(uint32_t index, TSNode node, const Reuse& reuse) {
   const FlatTree& before = *reuse.previous;
   const Record& mine = records_[index];
   const std::optional<uint32_t> was = BeforeEdits(mine.start, reuse.edits);
-  if (!was || before.records_.empty()) return false;
+  // Subtrees are matched by id: a flat tree made without them lends nothing, nor is one made without
+  // them lent anything.
+  if (!was || before.records_.empty() || before.ids_.empty() || ids_.size() != records_.size()) return false;
   // The previous tree's nodes that started there (preorder keeps starts in order): the one with the
   // same id, the same width and the same children is this node's subtree, untouched.
   auto it = std::lower_bound(before.records_.begin(), before.records_.end(), *was,
@@ -356,8 +359,11 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
   const Moves kids = lay_out(&FlatTree::kids_, &Record::kids, &Record::kid_count, first, old_root.kid_count - last - 1);
   const Moves named = lay_out(&FlatTree::named_, &Record::named, &Record::named_count, named_before, named_after);
 
+  // A flat tree made without ids makes one without (Parser::Splice lends none such: it splices only
+  // into a tree it keeps).
+  const bool ids = !before.ids_.empty();
   out->records_.reserve(size);
-  out->ids_.reserve(size);
+  if (ids) out->ids_.reserve(size);
   Record root = old_root;
   root.end = static_cast<uint32_t>(old_root.end + shift);
   root.kids = 0;
@@ -366,14 +372,14 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
   root.named_count = named_before + new_stretch.named_count + named_after;
   root.subtree_end = static_cast<uint32_t>(size);
   out->records_.push_back(root);
-  out->ids_.push_back(nullptr);
+  if (ids) out->ids_.push_back(nullptr);
   // The statements before the stretch: where they were; their slots follow the root's.
   for (uint32_t i = 1; i < prefix_end; ++i) {
     Record r = before.records_[i];
     r.kids += kids.prefix;
     r.named += named.prefix;
     out->records_.push_back(r);
-    out->ids_.push_back(before.ids_[i]);
+    if (ids) out->ids_.push_back(before.ids_[i]);
   }
   // The new stretch.
   for (uint32_t i = 1; i < region.records_.size(); ++i) {
@@ -386,7 +392,7 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
     r.kids += kids.region;
     r.named += named.region;
     out->records_.push_back(r);
-    out->ids_.push_back(nullptr);
+    if (ids) out->ids_.push_back(nullptr);
   }
   // The statements after it, moved.
   for (uint32_t i = suffix_begin; i < before.records_.size(); ++i) {
@@ -399,7 +405,7 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
     r.kids += kids.suffix;
     r.named += named.suffix;
     out->records_.push_back(r);
-    out->ids_.push_back(before.ids_[i]);
+    if (ids) out->ids_.push_back(before.ids_[i]);
   }
   out->reused_ = (prefix_end - 1) + (before.records_.size() - suffix_begin);
   if (before.owner_ != nullptr) out->owner_ = ts_tree_copy(before.owner_);
@@ -443,14 +449,14 @@ void Tree::LendTo(Flat& into) const {
 }
 
 void Tree::Edit(const TSInputEdit& edit) {
-  ts_tree_edit(tree_.get(), &edit);
+  if (tree_) ts_tree_edit(tree_.get(), &edit);
   auto next = std::make_shared<Flat>();
   LendTo(*next);
   if (next->previous) next->edits.push_back(edit);
   flat_ = std::move(next);
 }
 
-Parser::Parser() : parser_(ts_parser_new(), &ts_parser_delete) {
+Parser::Parser(TreeUse use) : parser_(ts_parser_new(), &ts_parser_delete), use_(use) {
   ts_parser_set_language(parser_.get(), PythonLanguage());
 }
 
@@ -502,6 +508,7 @@ std::optional<Tree> Parser::Splice(std::string_view source, const Tree& old) {
   // so the statements around the edits are parsed alone instead and put into the old flat tree, when
   // the old tree was clean, the stretch starts and ends with statements at column 0, and it parses
   // cleanly (an unclosed bracket or string, or a block left without a body, goes to tree-sitter).
+  if (old.raw() == nullptr) return std::nullopt;  // a read-once tree: nothing to parse against
   Tree::Flat lent;
   old.LendTo(lent);
   if (!lent.previous || !lent.previous->built.load(std::memory_order_acquire) || lent.edits.empty()) {
@@ -639,7 +646,16 @@ Result<Tree> Parser::ParseWith(std::string_view source, const TSTree* old) {
     ts_parser_reset(parser_.get());
     return Error{"the parser gave up on this file"};
   }
-  return Tree(tree);
+  Tree out(tree);
+  if (use_ == TreeUse::kReadOnce) {
+    std::call_once(out.flat_->once, [&] {
+      out.flat_->tree = std::make_unique<const FlatTree>(tree, nullptr, /*keep_tree=*/false);
+      out.flat_->built.store(true, std::memory_order_release);
+    });
+    out.tree_.reset();
+    out.exact_ = false;
+  }
+  return out;
 }
 
 Node FirstSyntaxError(Node root) {

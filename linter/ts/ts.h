@@ -118,7 +118,9 @@ class FlatTree {
   };
 
   // The flat copy of `tree` (which it keeps a reference to: the node ids stay valid while it lives).
-  explicit FlatTree(const TSTree* tree, const Reuse* reuse = nullptr);
+  // With `keep_tree` false, it keeps neither the tree nor its node ids, so that the tree's memory goes
+  // when its Tree lets it go; a later flat tree then reuses nothing of this one (Parser's TreeUse).
+  explicit FlatTree(const TSTree* tree, const Reuse* reuse = nullptr, bool keep_tree = true);
   ~FlatTree();
   FlatTree(const FlatTree&) = delete;
   FlatTree& operator=(const FlatTree&) = delete;
@@ -149,7 +151,7 @@ class FlatTree {
   std::vector<Record> records_;
   std::vector<uint32_t> kids_;
   std::vector<uint32_t> named_;
-  std::vector<const void*> ids_;  // tree-sitter's id of each node
+  std::vector<const void*> ids_;  // tree-sitter's id of each node; none when made without the tree
   TSTree* owner_ = nullptr;       // a copy of the tree the ids belong to
   size_t reused_ = 0;
 };
@@ -272,6 +274,7 @@ class Tree {
   explicit Tree(TSTree* tree) : tree_(tree, &ts_tree_delete), flat_(std::make_shared<Flat>()) {}
   // The root, from the flat copy (made on the first call, once, whichever thread asks).
   Node Root() const;
+  // Tree-sitter's tree; null for a tree of a read-once parser (TreeUse::kReadOnce).
   TSTree* raw() const { return tree_.get(); }
   // Whether the tree holds an ERROR or MISSING node, from tree-sitter (no flat copy is made), or from
   // the flat tree of a spliced tree.
@@ -283,7 +286,7 @@ class Tree {
   // A shallow copy (tree-sitter shares the nodes, and the copy shares the flat tree): what another
   // thread may read or parse against.
   Tree Copy() const {
-    Tree copy(ts_tree_copy(tree_.get()), flat_);
+    Tree copy(tree_ ? ts_tree_copy(tree_.get()) : nullptr, flat_);
     copy.exact_ = exact_;
     return copy;
   }
@@ -312,9 +315,20 @@ class Tree {
   bool exact_ = true;
 };
 
+// What the trees of a parser are for. kEditable: they may be edited and parsed again (Tree::Edit), and
+// keep tree-sitter's tree for that, with a flat copy made when first read. kReadOnce: parsed, read and
+// dropped, as the command line's check does with each file. The flat copy is made at once, and
+// tree-sitter's tree goes right after, while the walk has left it in the caches: kept until the file's
+// check was done, its memory went back to the allocator cold and scattered among the model's, and the
+// next file's parse, and the project pass's summaries, ran slower for it (bench/bench_check; about 2% of
+// a one-job check with the project pass of the standard library). Its raw() is then null and its
+// HasError() is read from the flat tree. It can still be edited and parsed against: the next parse is a
+// whole one.
+enum class TreeUse : uint8_t { kEditable, kReadOnce };
+
 class Parser {
  public:
-  Parser();  // a parser for Python
+  explicit Parser(TreeUse use = TreeUse::kEditable);  // a parser for Python
   // Parses `source`; a leading UTF-8 BOM is skipped, node offsets stay offsets into `source`. Fails on
   // input the runtime cannot handle safely (over 4 GiB; see parse_guard.h) or when
   // tree-sitter gives up; syntax errors come back as ERROR / MISSING nodes inside the tree.
@@ -340,6 +354,7 @@ class Parser {
   // A new external scanner, before each parse.
   void FreshScanner();
   std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser_;
+  TreeUse use_;
 };
 
 // Preorder walk. The visitor returns true to descend into the node's children and false to skip them.

@@ -365,12 +365,22 @@ TEST_CASE("after edits and an incremental parse, the flat tree copies what tree-
   MESSAGE("incremental parses: " << parses << ", nodes copied: " << reused << " of " << walked_or_copied);
 }
 
-TEST_CASE("one keystroke in a long file: the flat tree of the reparse copies all but the edited statement") {
+namespace {
+
+// A module of `count` small classes, one `forward` each.
+std::string BlocksScript(int count) {
   std::string text = "import torch\n";
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < count; ++i) {
     text += "class Block" + std::to_string(i) + "(torch.nn.Module):\n    def forward(self, x):\n";
     text += "        y = self.fc(x)  # note\n        return torch.relu(y) + x\n\n";
   }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("one keystroke in a long file: the flat tree of the reparse copies all but the edited statement") {
+  std::string text = BlocksScript(300);
   tl::ts::Parser parser;
   auto tree = parser.Parse(text);
   REQUIRE(tree.ok());
@@ -662,6 +672,72 @@ TEST_CASE("a tree's copy keeps its nodes when the tree is edited; an edit makes 
   REQUIRE(again.ok());
   CHECK(again->Root().NamedChild(1).Text(" " + text) == "y = 2");
   CHECK_FALSE(again->HasError());
+}
+
+TEST_CASE("a read-once parser's tree: the same flat tree, tree-sitter's let go; edited, it is parsed whole") {
+  std::string text = BlocksScript(300);
+  tl::ts::Parser editable;
+  tl::ts::Parser once(tl::ts::TreeUse::kReadOnce);
+  auto kept = editable.Parse(text);
+  auto read = once.Parse(text);
+  REQUIRE(kept.ok());
+  REQUIRE(read.ok());
+  CHECK(kept->raw() != nullptr);
+  CHECK(read->raw() == nullptr);
+  CHECK_FALSE(read->Exact());
+  CHECK_FALSE(read->HasError());
+  CHECK(SameFlatTrees(kept->Root(), read->Root()));
+  CHECK(CompareWithTreeSitter(*read, text) == read->Root().Owner()->size());
+  const size_t nodes = read->Root().Owner()->size();
+  // No node ids: 8 bytes a node fewer.
+  CHECK(kept->Root().Owner()->MemoryBytes() >= read->Root().Owner()->MemoryBytes() + nodes * sizeof(void*));
+  // A copy shares the flat tree.
+  const tl::ts::Tree copy = read->Copy();
+  CHECK(copy.raw() == nullptr);
+  CHECK(copy.Root().Owner() == read->Root().Owner());
+
+  // One keystroke: the editable tree's next flat tree copies what tree-sitter reused; the read-once one
+  // is parsed whole, and comes out the same.
+  const auto at = static_cast<uint32_t>(text.find("self.fc(x)", text.size() / 2));
+  kept->Edit(EditOf(text, at, 4, "that"));
+  read->Edit(EditOf(text, at, 4, "that"));
+  text.replace(at, 4, "that");
+  auto kept_again = editable.Parse(text, *kept);
+  auto read_again = once.Parse(text, *read);
+  REQUIRE(kept_again.ok());
+  REQUIRE(read_again.ok());
+  CHECK(kept_again->Root().Owner()->Reused() * 2 > nodes);
+  CHECK(read_again->Root().Owner()->Reused() == 0);
+  CHECK(read_again->raw() == nullptr);
+  CHECK(SameFlatTrees(kept_again->Root(), read_again->Root()));
+  CHECK(CompareWithTreeSitter(*read_again, text) == nodes);
+  // Against a read-once tree, even an editable parser parses whole.
+  read_again->Edit(EditOf(text, at, 4, "this"));
+  text.replace(at, 4, "this");
+  auto mixed = editable.Parse(text, *read_again);
+  REQUIRE(mixed.ok());
+  CHECK(mixed->raw() != nullptr);
+  CHECK(mixed->Root().Owner()->Reused() == 0);
+  CHECK(CompareWithTreeSitter(*mixed, text) == nodes);
+}
+
+TEST_CASE("a read-once parser's broken tree: the errors are read from the flat tree") {
+  tl::ts::Parser once(tl::ts::TreeUse::kReadOnce);
+  tl::ts::Parser editable;
+  const std::string text = "def f(:\n    return (1,\nx = [\n";
+  auto read = once.Parse(text);
+  auto kept = editable.Parse(text);
+  REQUIRE(read.ok());
+  REQUIRE(kept.ok());
+  CHECK(read->HasError());
+  CHECK(kept->HasError());
+  const tl::ts::Node a = tl::ts::FirstSyntaxError(read->Root());
+  const tl::ts::Node b = tl::ts::FirstSyntaxError(kept->Root());
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a.StartByte() == b.StartByte());
+  CHECK(a.Symbol() == b.Symbol());
+  CHECK(SameFlatTrees(read->Root(), kept->Root()));
 }
 
 TEST_CASE("NamedChildren hands out NamedChild(i)'s nodes and then keeps answering null") {
