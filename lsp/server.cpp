@@ -475,8 +475,9 @@ class Server {
   // diagnostics, and held either up for its time slice (docs/server.md).
   void SummarizeLoop(const std::stop_token& stop) {
     NameThisThread("tl-summarize");
-    if (!RunThisThreadInBackground())
-      Log(kLogInfo, "torchlint: the summaries' thread could not be given a low priority");
+    // Not logged where refused (it is not, for a thread that lowers its own priority): the thread may start
+    // before `initialize`, and nothing may be sent before its answer.
+    (void)RunThisThreadInBackground();
     for (;;) {
       std::string path;
       {
@@ -582,9 +583,7 @@ class Server {
         return it->second;
       }
     }
-    auto checked = CheckNow(path);
-    WakeSummarizer();
-    return checked;
+    return CheckNow(path);
   }
 
   void HandleRequest(const Message& message) {
@@ -612,6 +611,7 @@ class Server {
     } else {
       Reply(message.id, CodeActions(uri, *current, message.params));
     }
+    WakeSummarizer();  // what a check made for this request left to summarize, now that it is answered
   }
 
   // ---------------------------------------------------------------------------------------------

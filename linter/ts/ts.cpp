@@ -494,7 +494,8 @@ Result<Tree> Parser::Reparse(std::string_view source, const Tree& old) {
 
 Result<Tree> Parser::ParseAfter(std::string_view source, const Tree& old) {
   Result<Tree> tree = ParseWith(source, old.raw());
-  if (tree.ok()) old.LendTo(*tree->flat_);
+  // A read-once parser's tree has its flat copy made already: nothing to lend it (and nothing to keep).
+  if (tree.ok() && !tree->flat_->built.load(std::memory_order_acquire)) old.LendTo(*tree->flat_);
   return tree;
 }
 

@@ -318,12 +318,11 @@ class Tree {
 // What the trees of a parser are for. kEditable: they may be edited and parsed again (Tree::Edit), and
 // keep tree-sitter's tree for that, with a flat copy made when first read. kReadOnce: parsed, read and
 // dropped, as the command line's check does with each file. The flat copy is made at once, and
-// tree-sitter's tree goes right after, while the walk has left it in the caches: kept until the file's
-// check was done, its memory went back to the allocator cold and scattered among the model's, and the
-// next file's parse, and the project pass's summaries, ran slower for it (bench/bench_check; about 2% of
-// a one-job check with the project pass of the standard library). Its raw() is then null and its
-// HasError() is read from the flat tree. It can still be edited and parsed against: the next parse is a
-// whole one.
+// tree-sitter's tree is deleted right after, while the walk has left it in the caches. Kept until the
+// file's check was done, the parse inside the check took longer than the bare parse, and no longer
+// does (bench/bench_check; about 3% of a one-job check with the project pass of the standard library;
+// docs/semantic-model.md). Its raw() is then null and its HasError() is read from the flat tree. It can
+// still be edited and parsed against: the next parse is a whole one.
 enum class TreeUse : uint8_t { kEditable, kReadOnce };
 
 class Parser {
