@@ -3,6 +3,7 @@
 // a splice runs as background work (SCHED_IDLE), so that it never holds up a keystroke's diagnostics or
 // the editor that reads them.
 #include <sched.h>
+#include <sys/resource.h>
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -23,10 +24,15 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using tl::lsp::testing::Server;
 
-// Each thread of process `pid` by name, with its scheduling policy (field 41 of /proc/PID/task/TID/stat,
-// counted after the parenthesised name, which may hold spaces).
-std::map<std::string, int> PoliciesByName(pid_t pid) {
-  std::map<std::string, int> out;
+struct Scheduling {
+  int policy = -1;
+  int nice = 0;
+};
+
+// Each thread of process `pid` by name, with its scheduling policy and niceness (fields 41 and 19 of
+// /proc/PID/task/TID/stat, counted after the parenthesised name, which may hold spaces).
+std::map<std::string, Scheduling> PoliciesByName(pid_t pid) {
+  std::map<std::string, Scheduling> out;
   std::error_code ec;
   for (const auto& task : fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "task", ec)) {
     std::ifstream comm(task.path() / "comm");
@@ -41,14 +47,16 @@ std::map<std::string, int> PoliciesByName(pid_t pid) {
     std::istringstream fields(text.substr(close + 1));
     std::string field;
     int number = 2;  // the fields after the name start at the third
-    int policy = -1;
+    Scheduling scheduling;
     while (fields >> field) {
-      if (++number == 41) {
-        policy = std::stoi(field);
+      ++number;
+      if (number == 19) scheduling.nice = std::stoi(field);
+      if (number == 41) {
+        scheduling.policy = std::stoi(field);
         break;
       }
     }
-    out[name] = policy;
+    out[name] = scheduling;
   }
   return out;
 }
@@ -73,18 +81,22 @@ TEST_CASE("the summaries' thread runs at SCHED_IDLE and the checking thread does
   REQUIRE(pulled.contains("result"));
   CHECK_FALSE(pulled["result"]["items"].empty());
   // Each thread sets its own name and policy when it starts: give them a moment.
-  std::map<std::string, int> policies;
+  // (Where SCHED_IDLE is refused, as a sandbox may, the fallback is niceness 19.)
+  const auto background = [](const Scheduling& s) { return s.policy == SCHED_IDLE || s.nice == 19; };
+  std::map<std::string, Scheduling> policies;
   for (int attempt = 0; attempt < 100; ++attempt) {
     policies = PoliciesByName(server.Pid());
-    if (policies.contains("tl-summarize") && policies["tl-summarize"] == SCHED_IDLE && policies.contains("tl-check")) {
+    if (policies.contains("tl-summarize") && background(policies["tl-summarize"]) && policies.contains("tl-check")) {
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   REQUIRE(policies.contains("tl-summarize"));
   REQUIRE(policies.contains("tl-check"));
-  CHECK(policies["tl-summarize"] == SCHED_IDLE);
-  CHECK(policies["tl-check"] == SCHED_OTHER);
+  CHECK(background(policies["tl-summarize"]));
+  if (policies["tl-summarize"].policy != SCHED_IDLE) MESSAGE("SCHED_IDLE refused here; the summaries run at nice 19");
+  CHECK(policies["tl-check"].policy == SCHED_OTHER);
+  CHECK(policies["tl-check"].nice == ::getpriority(PRIO_PROCESS, 0));  // as this test's own (inherited)
   CHECK(server.Request(3, "shutdown", nullptr)["result"].is_null());
   server.Send({{"jsonrpc", "2.0"}, {"method", "exit"}});
   CHECK(server.Exit() == 0);
