@@ -82,25 +82,19 @@ int RunMode(const std::string& mode, const std::string& dir, size_t jobs) {
   const Corpus corpus = LoadCorpus(dir);
   const auto start = std::chrono::steady_clock::now();
   size_t findings = 0;
-  if (mode == "walk") {
-    // The parse, then a walk of every node of the tree through a TSTreeCursor that asks what the flat
-    // tree asks (bytes, symbol, counts, field) and keeps nothing: the least any check that reads the
-    // whole tree through tree-sitter's API pays beside the parse.
+  if (mode == "parse" || mode == "walk") {
+    // `walk`: after each parse, a walk of every node of the tree through a TSTreeCursor that asks what
+    // the flat tree asks (bytes, symbol, counts, field) and keeps nothing: the least any check that
+    // reads the whole tree through tree-sitter's API pays beside the parse. `parse` counts the trees
+    // with an error instead.
+    const bool walk = mode == "walk";
     tl::ts::Parser parser;
     for (const auto& file : corpus.files) {
       auto text = tl::ReadFile(file.path);
       if (!text.ok()) continue;
       auto tree = parser.Parse(*text);
       if (!tree.ok()) continue;
-      findings += WalkTree(tree->raw());
-    }
-  } else if (mode == "parse") {
-    tl::ts::Parser parser;
-    for (const auto& file : corpus.files) {
-      auto text = tl::ReadFile(file.path);
-      if (!text.ok()) continue;
-      auto tree = parser.Parse(*text);
-      if (tree.ok() && tree->HasError()) ++findings;
+      findings += walk ? WalkTree(tree->raw()) : (tree->HasError() ? 1 : 0);
     }
   } else {
     auto options = std::make_shared<const tl::CheckOptions>();

@@ -21,8 +21,6 @@
 // --in-process prints only the in-process figures (2.), from ROUNDS rounds (20 by default) of a full
 // and an incremental check and 15 x ROUNDS keystrokes: the part to run under callgrind, where
 // `--toggle-collect='tl::CheckParsed*'` counts the instructions of 17 x ROUNDS checks.
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -45,6 +43,7 @@
 
 #include "linter/core/process.h"
 #include "linter/core/source_file.h"
+#include "linter/core/thread.h"
 #include "linter/engine/check.h"
 #include "linter/ts/ts.h"
 #include "lsp/transport.h"
@@ -168,8 +167,7 @@ class AwakeCpus {
     const unsigned count = std::max(1u, std::thread::hardware_concurrency());
     for (unsigned i = 0; i < count; ++i) {
       threads_.emplace_back([this] {
-        const sched_param param{};
-        if (::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &param) != 0) {
+        if (!tl::RunThisThreadAtIdlePolicy()) {
           failed_ = true;
           return;
         }

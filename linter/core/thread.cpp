@@ -15,10 +15,18 @@ void NameThisThread(const std::string& name) {
 #endif
 }
 
-bool RunThisThreadInBackground() {
+bool RunThisThreadAtIdlePolicy() {
 #ifdef __linux__
   const sched_param param{};
-  if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) == 0) return true;
+  return pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) == 0;
+#else
+  return false;
+#endif
+}
+
+bool RunThisThreadInBackground() {
+#ifdef __linux__
+  if (RunThisThreadAtIdlePolicy()) return true;
   // On Linux, niceness is a thread's own: PRIO_PROCESS with the thread's id sets only its own.
   return setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19) == 0;
 #else

@@ -11,6 +11,9 @@ namespace tl {
 // Names the calling thread; a name is cut to the 15 bytes Linux keeps.
 void NameThisThread(const std::string& name);
 
+// Puts the calling thread under SCHED_IDLE; false (and the thread left as it was) where that is refused.
+bool RunThisThreadAtIdlePolicy();
+
 // Runs the calling thread as background work: SCHED_IDLE, or niceness 19 where SCHED_IDLE is refused.
 // False (and the thread left as it was) when neither is allowed.
 bool RunThisThreadInBackground();

@@ -85,10 +85,8 @@ std::span<const Model::ClassBase> Model::BasesOf(int cls) const {
 }
 
 std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::string_view name) const {
-  if (function_name_bits_ready_) {
-    const uint32_t bit = NameBit(name);
-    if ((function_name_bits_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return {};
-  }
+  const uint32_t bit = NameBit(name);
+  if ((function_name_bits_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return {};
   auto [first, last] = std::equal_range(functions_.begin(), functions_.end(), name, NameLess{});
   return {first, last};
 }

@@ -141,19 +141,13 @@ void Builder::InstanceCallees(ts::Node head, int scope, std::vector<int>& out, s
 
 std::vector<uint32_t> Model::CallsNamed(std::string_view name) const {
   std::vector<uint32_t> out;
-  if (call_name_keys_ready_) {
-    // Eight bytes a site instead of the site itself; a long name's key is checked against the name.
-    const uint64_t key = NameKey(name);
-    const bool whole = name.size() <= 6;
-    for (uint32_t i = 0; i < call_name_keys_.size(); ++i) {
-      if (call_name_keys_[i] == key && (whole || (sites_[i].kind == SiteKind::kCall && sites_[i].name == name))) {
-        out.push_back(i);
-      }
+  // Eight bytes a site instead of the site itself; a long name's key is checked against the name.
+  const uint64_t key = NameKey(name);
+  const bool whole = name.size() <= 6;
+  for (uint32_t i = 0; i < call_name_keys_.size(); ++i) {
+    if (call_name_keys_[i] == key && (whole || (sites_[i].kind == SiteKind::kCall && sites_[i].name == name))) {
+      out.push_back(i);
     }
-    return out;
-  }
-  for (uint32_t i = 0; i < sites_.size(); ++i) {
-    if (sites_[i].name == name && sites_[i].kind == SiteKind::kCall) out.push_back(i);
   }
   return out;
 }

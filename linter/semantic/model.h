@@ -813,14 +813,13 @@ class Model {
   std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call
   std::vector<ArgparseDefault> argparse_;
   std::vector<std::pair<std::string_view, int>> functions_;  // (name, scope), sorted by name
-  // A bit per NameBit() of each name in functions_, once it is sorted: most names asked of
-  // FunctionsNamed (every call's) are of no function of the file, and are answered without a search.
+  // A bit per NameBit() of each name in functions_, set when it is sorted (Builder::Run, before any
+  // query): most names asked of FunctionsNamed (every call's) are of no function of the file, and are
+  // answered without a search.
   std::array<uint64_t, 64> function_name_bits_{};
-  bool function_name_bits_ready_ = false;
   // By call site, in site order: its name's NameKey (CallsNamed scans these eight bytes a call instead
-  // of the sites), once the names are final (Builder::NameCalls).
+  // of the sites), made once the names are final (Builder::NameCalls, before any query).
   std::vector<uint64_t> call_name_keys_;
-  bool call_name_keys_ready_ = false;
   std::vector<std::pair<std::string_view, int>> classes_;        // (name, scope), sorted by name
   std::vector<std::string_view> open_dicts_;                     // dict names mutated after creation
   std::vector<ItemWrite> item_writes_;                           // sorted by object name

@@ -119,7 +119,6 @@ void Builder::NameCalls() {
     // longer name against the site itself.
     m_.call_name_keys_[i] = m_.sites_[i].kind == SiteKind::kCall ? NameKey(m_.sites_[i].name) : ~uint64_t{0};
   }
-  m_.call_name_keys_ready_ = true;
 }
 
 const Model::Import* Model::FindImport(std::string_view local) const {

@@ -546,7 +546,6 @@ void Builder::Run() {
     const uint32_t bit = NameBit(name);
     m_.function_name_bits_[bit / 64] |= uint64_t{1} << (bit % 64);
   }
-  m_.function_name_bits_ready_ = true;
   std::stable_sort(m_.classes_.begin(), m_.classes_.end(), NameLess{});
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});
   std::stable_sort(

@@ -232,9 +232,7 @@ bool FlatTree::CopyReused(uint32_t index, TSNode node, const Reuse& reuse) {
   const FlatTree& before = *reuse.previous;
   const Record& mine = records_[index];
   const std::optional<uint32_t> was = BeforeEdits(mine.start, reuse.edits);
-  // Subtrees are matched by id: a flat tree made without them lends nothing, nor is one made without
-  // them lent anything.
-  if (!was || before.records_.empty() || before.ids_.empty() || ids_.size() != records_.size()) return false;
+  if (!was || before.records_.empty()) return false;
   // The previous tree's nodes that started there (preorder keeps starts in order): the one with the
   // same id, the same width and the same children is this node's subtree, untouched.
   auto it = std::lower_bound(before.records_.begin(), before.records_.end(), *was,
@@ -359,11 +357,8 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
   const Moves kids = lay_out(&FlatTree::kids_, &Record::kids, &Record::kid_count, first, old_root.kid_count - last - 1);
   const Moves named = lay_out(&FlatTree::named_, &Record::named, &Record::named_count, named_before, named_after);
 
-  // A flat tree made without ids makes one without (Parser::Splice lends none such: it splices only
-  // into a tree it keeps).
-  const bool ids = !before.ids_.empty();
   out->records_.reserve(size);
-  if (ids) out->ids_.reserve(size);
+  out->ids_.reserve(size);
   Record root = old_root;
   root.end = static_cast<uint32_t>(old_root.end + shift);
   root.kids = 0;
@@ -372,14 +367,14 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
   root.named_count = named_before + new_stretch.named_count + named_after;
   root.subtree_end = static_cast<uint32_t>(size);
   out->records_.push_back(root);
-  if (ids) out->ids_.push_back(nullptr);
+  out->ids_.push_back(nullptr);
   // The statements before the stretch: where they were; their slots follow the root's.
   for (uint32_t i = 1; i < prefix_end; ++i) {
     Record r = before.records_[i];
     r.kids += kids.prefix;
     r.named += named.prefix;
     out->records_.push_back(r);
-    if (ids) out->ids_.push_back(before.ids_[i]);
+    out->ids_.push_back(before.ids_[i]);
   }
   // The new stretch.
   for (uint32_t i = 1; i < region.records_.size(); ++i) {
@@ -392,7 +387,7 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
     r.kids += kids.region;
     r.named += named.region;
     out->records_.push_back(r);
-    if (ids) out->ids_.push_back(nullptr);
+    out->ids_.push_back(nullptr);
   }
   // The statements after it, moved.
   for (uint32_t i = suffix_begin; i < before.records_.size(); ++i) {
@@ -405,7 +400,7 @@ std::unique_ptr<const FlatTree> FlatTree::Splice(const FlatTree& before, uint32_
     r.kids += kids.suffix;
     r.named += named.suffix;
     out->records_.push_back(r);
-    if (ids) out->ids_.push_back(before.ids_[i]);
+    out->ids_.push_back(before.ids_[i]);
   }
   out->reused_ = (prefix_end - 1) + (before.records_.size() - suffix_begin);
   if (before.owner_ != nullptr) out->owner_ = ts_tree_copy(before.owner_);
@@ -436,6 +431,9 @@ Node Tree::Root() const {
 }
 
 void Tree::LendTo(Flat& into) const {
+  // Nothing from a read-once tree: its flat tree has no node ids to find reused subtrees by, and no
+  // tree-sitter tree to splice against.
+  if (!tree_) return;
   // The flat tree of this state when made (in the coordinates of the text now), else what this state
   // was lent, with its edits.
   if (flat_->built.load(std::memory_order_acquire)) {
@@ -509,7 +507,6 @@ std::optional<Tree> Parser::Splice(std::string_view source, const Tree& old) {
   // so the statements around the edits are parsed alone instead and put into the old flat tree, when
   // the old tree was clean, the stretch starts and ends with statements at column 0, and it parses
   // cleanly (an unclosed bracket or string, or a block left without a body, goes to tree-sitter).
-  if (old.raw() == nullptr) return std::nullopt;  // a read-once tree: nothing to parse against
   Tree::Flat lent;
   old.LendTo(lent);
   if (!lent.previous || !lent.previous->built.load(std::memory_order_acquire) || lent.edits.empty()) {

@@ -119,7 +119,7 @@ class FlatTree {
 
   // The flat copy of `tree` (which it keeps a reference to: the node ids stay valid while it lives).
   // With `keep_tree` false, it keeps neither the tree nor its node ids, so that the tree's memory goes
-  // when its Tree lets it go; a later flat tree then reuses nothing of this one (Parser's TreeUse).
+  // when its Tree lets it go (Parser's TreeUse); such a flat tree is never lent (Tree::LendTo).
   explicit FlatTree(const TSTree* tree, const Reuse* reuse = nullptr, bool keep_tree = true);
   ~FlatTree();
   FlatTree(const FlatTree&) = delete;

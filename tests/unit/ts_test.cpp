@@ -712,9 +712,7 @@ TEST_CASE("a read-once parser's tree: the same flat tree, tree-sitter's let go; 
   CHECK(SameFlatTrees(kept_again->Root(), read_again->Root()));
   CHECK(CompareWithTreeSitter(*read_again, text) == nodes);
   // Against a read-once tree, even an editable parser parses whole.
-  read_again->Edit(EditOf(text, at, 4, "this"));
-  text.replace(at, 4, "this");
-  auto mixed = editable.Parse(text, *read_again);
+  auto mixed = Retype(editable, *read_again, text, at, 4, "this");
   REQUIRE(mixed.ok());
   CHECK(mixed->raw() != nullptr);
   CHECK(mixed->Root().Owner()->Reused() == 0);
