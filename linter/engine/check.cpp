@@ -197,7 +197,9 @@ FileReport CheckParsed(const SourceFile& file, const ts::Tree& tree, const Check
     }
     for (Diagnostic& diagnostic : found) diagnostic.scope = ScopeOf(file, *model, diagnostic.range.begin);
     if (options.collect_facts) report.facts = CollectFacts(file, *model);
-    if (options.collect_summary && !report.summary && !options.project_for) report.summary = model->Summarize(file);
+    if (options.collect_summary && !report.summary && !options.project_for) {
+      report.summary = model->Summarize(file, options.hash_summary);
+    }
   }
 
   // Suppressions: look each reported line up once (diagnostics are few; lines are many).

@@ -149,9 +149,14 @@ BuiltIndex BuildProjectIndex(std::vector<IndexSeed> seeds, const ProjectIndexOpt
   std::error_code ec;
   std::unordered_set<std::string> seen;
   std::vector<std::pair<const semantic::FileSummary*, std::string>> pending;
-  for (IndexSeed& seed : seeds) seen.insert(fs::absolute(seed.path, ec).lexically_normal().string());
+  std::vector<fs::path> absolute;  // each seed's, made once (lexically_normal is not cheap)
+  absolute.reserve(seeds.size());
+  for (IndexSeed& seed : seeds) {
+    absolute.push_back(fs::absolute(seed.path, ec).lexically_normal());
+    seen.insert(absolute.back().string());
+  }
   for (size_t i = 0; i < seeds.size(); ++i) {
-    const fs::path path = fs::absolute(seeds[i].path, ec).lexically_normal();
+    const fs::path& path = absolute[i];
     bool package = false;
     std::string module = ModuleNameUnder(seeds[i].path, root, &package);
     semantic::FileSummary& summary = seeds[i].summary;

@@ -54,6 +54,8 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     if (it == with_summary.end()) {
       auto copy = std::make_shared<CheckOptions>(*task.options);
       copy->collect_summary = true;
+      // Without a cache, a summary's hash is only asked of the files read again below: hashed then.
+      copy->hash_summary = options.summary_cache != nullptr;
       with_summary.emplace_back(task.options.get(), std::move(copy));
       it = std::prev(with_summary.end());
     }
@@ -81,7 +83,11 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
         !originals[i]->collect_facts && ((s->imported_reads.empty() && !ImplicitSyncs(*s)) || !kept[i].text)) {
       // Most files that read fields of an imported name read a module's (`path.join` of `from os import
       // path`): kept, their texts were most of the pass's memory on a large tree.
-      if (!s->imported_reads.empty() || ImplicitSyncs(*s)) reread[i] = 1;
+      if (!s->imported_reads.empty() || ImplicitSyncs(*s)) {
+        reread[i] = 1;
+        if (options.summary_cache == nullptr)
+          outcome.summary->content_hash = semantic::ContentHash(outcome.source->text());
+      }
       outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));

@@ -202,6 +202,7 @@ class Builder {
   void FindConfigClasses();
   void FindConfigRecords();
   void MarkConfigArguments();
+  void CollectHandedOn();
   void CollectRecordWrites();
   void CollectClassWrites();
   void FindCudaEvidence();

@@ -162,6 +162,10 @@ void Builder::CollectConfigs() {
   std::stable_sort(m_.local_call_sites_.begin(), m_.local_call_sites_.end(), NameLess{});
   FindConfigRecords();
   MarkConfigArguments();
+  if (!m_.config_records_.empty() || std::any_of(m_.config_classes_.begin(), m_.config_classes_.end(),
+                                                 [](const Model::ConfigClass& klass) { return klass.config; })) {
+    CollectHandedOn();
+  }
   CollectRecordWrites();
   CollectClassWrites();
   std::stable_sort(m_.config_writes_.begin(), m_.config_writes_.end(), NameLess{});
@@ -315,7 +319,6 @@ void Builder::MarkConfigArguments() {
     } else if (const ts::Node receiver = ReceiverOf(site); KindOf(receiver) == K::kIdentifier) {
       const std::string_view name = m_.Text(receiver);
       to_local = (name == "self" || name == "cls") && !m_.FunctionsNamed(site.name).empty();
-      handed_on_[name].push_back(site.node.StartByte());
       // `d.update(...)` and the like change keys the model cannot read.
       constexpr std::array<std::string_view, 5> kMutators = {"update", "setdefault", "pop", "clear", "popitem"};
       if (OneOf(site.name, kMutators)) {
@@ -325,6 +328,7 @@ void Builder::MarkConfigArguments() {
         }
       }
     }
+    if (!to_local) continue;  // (what follows is about calls of the file's own classes and functions)
     for (ts::Node arg : m_.NamedChildren(call_args)) {
       const K k = KindOf(arg);
       const bool splat = k == K::kDictionarySplat;
@@ -333,8 +337,7 @@ void Builder::MarkConfigArguments() {
       arg = Unparen(arg);
       if (KindOf(arg) != K::kIdentifier) continue;
       const std::string_view name = m_.Text(arg);
-      handed_on_[name].push_back(site.node.StartByte());
-      if (!to_local || name == "self" || name == "cls") continue;
+      if (name == "self" || name == "cls") continue;
       const int scope = m_.BindingScope(name, site.scope);
       if (scope < 0) continue;
       const int existing = m_.RecordOf(name, scope);
@@ -342,6 +345,31 @@ void Builder::MarkConfigArguments() {
       if ((splat && (existing >= 0 || to_class)) || (to_class && is_dict) || (to_class && ConfigVariableName(name))) {
         m_.config_records_[static_cast<size_t>(AddRecord(name, scope))].config = true;
       }
+    }
+  }
+}
+
+// The calls each name is handed to, as a receiver or an argument (`d.update(...)`, `f(d)`, `f(x=d)`,
+// `f(**d)`): only Overwritten asks, and only in a file with a record or a config class, so it is made
+// then.
+void Builder::CollectHandedOn() {
+  for (const Site& site : m_.sites_) {
+    if (site.kind != SiteKind::kCall) continue;
+    const ts::Node call_args = site.Arguments();
+    if (KindOf(call_args) != K::kArgumentList) continue;
+    if (KindOf(site.callee) != K::kIdentifier) {
+      if (const ts::Node receiver = ReceiverOf(site); KindOf(receiver) == K::kIdentifier) {
+        handed_on_[m_.Text(receiver)].push_back(site.node.StartByte());
+      }
+    }
+    for (ts::Node arg : m_.NamedChildren(call_args)) {
+      const K k = KindOf(arg);
+      if (k == K::kKeywordArgument) arg = Field(arg, F::kValue);
+      if (k == K::kDictionarySplat || k == K::kListSplat) {
+        arg = m_.NamedChildCount(arg) > 0 ? m_.NamedChild(arg, 0) : ts::Node();
+      }
+      arg = Unparen(arg);
+      if (KindOf(arg) == K::kIdentifier) handed_on_[m_.Text(arg)].push_back(site.node.StartByte());
     }
   }
 }

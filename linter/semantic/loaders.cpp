@@ -861,11 +861,11 @@ bool Model::MovesToDevice(const Site& call) const {
 
 bool Model::DataFreeFactoryName(std::string_view name) {
   // clang-format off
-  static constexpr std::array<std::string_view, 27> kFactories = {
+  static constexpr NameSet<27> kFactories{{
       "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace", "eye",
       "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
       "logspace", "empty_strided", "hann_window", "hamming_window", "blackman_window", "bartlett_window",
-      "kaiser_window", "tril_indices", "triu_indices"};
+      "kaiser_window", "tril_indices", "triu_indices"}};
   // clang-format on
   return OneOf(name, kFactories);
 }

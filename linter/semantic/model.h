@@ -365,7 +365,8 @@ class Model {
   const std::string& InheritedCuda() const { return inherited_cuda_; }
 
   // The project: the summary other files read of this one, and the index this file's checks read.
-  FileSummary Summarize(const SourceFile& file) const;
+  // `hash`: fill FileSummary::content_hash (else 0).
+  FileSummary Summarize(const SourceFile& file, bool hash = true) const;
   // Attaches the project index (which must outlive the model) with this file's module name.
   void AttachProject(const ProjectIndex* project, const std::string& module);
   // The call of another file that makes a site with a `remote_cadence` run that often: the caller's path,

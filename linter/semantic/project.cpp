@@ -128,7 +128,7 @@ void ProjectIndex::Add(FileSummary summary) {
 }
 
 const FileSummary* ProjectIndex::Find(std::string_view module) const {
-  auto it = by_module_.find(std::string(module));
+  auto it = by_module_.find(module);
   return it == by_module_.end() ? nullptr : files_[it->second].get();
 }
 
@@ -202,13 +202,16 @@ const FileSummary* ProjectIndex::ResolveModule(const FileSummary& from, std::str
   // folders with the importer wins.
   const FileSummary* best = nullptr;
   size_t best_shared = 0;
-  const std::string suffix = "." + std::string(dotted);
   const size_t dot = dotted.rfind('.');
-  auto candidates = by_last_.find(std::string(dot == std::string_view::npos ? dotted : dotted.substr(dot + 1)));
+  auto candidates = by_last_.find(dot == std::string_view::npos ? dotted : dotted.substr(dot + 1));
   if (candidates == by_last_.end()) return nullptr;
   for (size_t index : candidates->second) {
     const auto& file = files_[index];
-    if (!std::string_view(file->module).ends_with(suffix)) continue;
+    const std::string_view module = file->module;  // must end with "." + dotted
+    if (module.size() <= dotted.size() || !module.ends_with(dotted) ||
+        module[module.size() - dotted.size() - 1] != '.') {
+      continue;
+    }
     const size_t shared = SharedDirs(file->path, from.path) + 1;
     if (shared > best_shared) {
       best = file.get();

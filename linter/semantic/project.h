@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -475,12 +476,21 @@ class ProjectIndex {
   // Whether the class derives (through classes of the project) from a torch.nn class.
   bool DerivesFromTorchNn(const FileSummary& file, std::string_view cls, int depth) const;
 
+  // Module names, looked up by a std::string_view without making a std::string of it (the index asks
+  // for tens of thousands of names while it is built).
+  struct NameHash {
+    using is_transparent = void;  // NOLINT(readability-identifier-naming): the name the standard asks for
+    size_t operator()(std::string_view name) const noexcept { return std::hash<std::string_view>{}(name); }
+  };
+  template <typename T>
+  using ByName = std::unordered_map<std::string, T, NameHash, std::equal_to<>>;
+
   std::vector<std::unique_ptr<FileSummary>> files_;
-  std::unordered_map<std::string, size_t> by_module_;
-  std::unordered_map<std::string, std::vector<size_t>> by_last_;  // last module segment -> files
-  std::vector<size_t> component_;                                 // file -> representative
-  std::vector<uint32_t> component_facts_;                         // representative -> CatalogFact bits
-  std::vector<int> component_cuda_;                               // representative -> file with CUDA evidence, or -1
+  ByName<size_t> by_module_;
+  ByName<std::vector<size_t>> by_last_;    // last module segment -> files
+  std::vector<size_t> component_;          // file -> representative
+  std::vector<uint32_t> component_facts_;  // representative -> CatalogFact bits
+  std::vector<int> component_cuda_;        // representative -> file with CUDA evidence, or -1
   // (callee module, qualname) -> the calls of it from other files, found by Finish.
   std::unordered_map<std::string, std::vector<Incoming>> incoming_;
   std::unordered_set<std::string> called_;  // modules in incoming_

@@ -5,14 +5,14 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "linter/semantic/builder.h"
 
 namespace tl::semantic {
 bool ThirdParty(std::string_view canonical) {
-  static constexpr std::array<std::string_view, 14> kPrefixes = {
-      "torch",  "numpy", "math",         "os",   "sys",        "time",      "json",
-      "random", "tqdm",  "transformers", "timm", "accelerate", "lightning", "pytorch_lightning"};
+  static constexpr NameSet<14> kPrefixes{{"torch", "numpy", "math", "os", "sys", "time", "json", "random", "tqdm",
+                                          "transformers", "timm", "accelerate", "lightning", "pytorch_lightning"}};
   const std::string_view head = canonical.substr(0, canonical.find('.'));
   return OneOf(head, kPrefixes);
 }
@@ -238,10 +238,10 @@ bool Model::FromParametersUncached(ts::Node expr, int scope, int depth) const {
   return false;
 }
 
-FileSummary Model::Summarize(const SourceFile& file) const {
+FileSummary Model::Summarize(const SourceFile& file, bool hash) const {
   FileSummary out;
   out.path = file.path();
-  out.content_hash = ContentHash(source_);
+  if (hash) out.content_hash = ContentHash(source_);
   out.own_cuda = !cuda_evidence_.IsNull();
   if (out.own_cuda) out.cuda_line = file.lines().Locate(cuda_evidence_.StartByte()).line;
   out.catalog_facts = own_facts_;
@@ -281,15 +281,15 @@ FileSummary Model::Summarize(const SourceFile& file) const {
   // Printing is left to the helper's own file: it needs a tensor type for every `print` of every function
   // of a large tree, and a helper that prints a tensor is still reported in its own file when that file's
   // loop calls it.
-  static constexpr std::array<std::string_view, 5> kExplicit = {"item", "tolist", "cpu", "numpy", "synchronize"};
-  static constexpr std::array<std::string_view, 10> kImplicit = {
-      "nonzero", "masked_select", "unique", "where", "repeat_interleave", "max", "min", "sum", "any", "all"};
+  static constexpr NameSet<5> kExplicit{{"item", "tolist", "cpu", "numpy", "synchronize"}};
+  static constexpr NameSet<10> kImplicit{
+      {"nonzero", "masked_select", "unique", "where", "repeat_interleave", "max", "min", "sum", "any", "all"}};
   // Implicit syncs are looked for in files that import torch: elsewhere every `if` would be typed for
   // nothing (a module of plain Python helpers makes no tensor to branch on, and its parameters' types
   // are not known). So are `int(t)`/`float(t)`/`bool(t)` of a tensor the function makes or keeps
   // (`int(self.queue_ptr)` of a registered buffer).
   const bool imports_torch = ImportsTorch();
-  static constexpr std::array<std::string_view, 3> kConversions = {"int", "float", "bool"};
+  static constexpr NameSet<3> kConversions{{"int", "float", "bool"}};
   const std::vector<PerCall> explicit_syncs = FirstSyncPerCall([&](const Site& site) -> std::optional<SyncOp> {
     if (site.kind != SiteKind::kCall) return std::nullopt;
     if (imports_torch && OneOf(site.name, kConversions) && KindOf(site.callee) == K::kIdentifier) {
@@ -410,12 +410,16 @@ FileSummary Model::Summarize(const SourceFile& file) const {
     }
     function.reiterated_parameters = reiterated_parameters[s];
     function.called_parameters = called_parameters_[s];  // Builder::ReviewCallbacks
-    FunctionSummary plain;
-    plain.qualname = function.qualname;
-    plain.line = function.line;
-    if (function == plain) {
-      out.plain_functions.push_back(std::move(function.qualname));
+    // A function with nothing but its name and line is kept as a name: compared without them against an
+    // empty summary (one made once, not one a function).
+    static const FunctionSummary kPlain;
+    std::string qualname = std::exchange(function.qualname, std::string());
+    const uint32_t line = std::exchange(function.line, 0);
+    if (function == kPlain) {
+      out.plain_functions.push_back(std::move(qualname));
     } else {
+      function.qualname = std::move(qualname);
+      function.line = line;
       out.functions.push_back(std::move(function));
     }
   }
@@ -732,19 +736,21 @@ void Model::SummarizeValues(FileSummary& out) const {
       out.remote_loaders = out.remote_loaders || (torch && factories);
     }
     if (site.kind != SiteKind::kCall || site.Arguments().IsNull() || i >= callee_canonical_.size()) continue;
-    std::string callee = callee_canonical_[i];
     // `functools.partial(Task.iter_batches, num_workers=0)`: a call of the function with those arguments
-    // bound, and any others left to whoever calls the partial (a splat).
-    const bool partial = callee == "functools.partial";
+    // bound, and any others left to whoever calls the partial (a splat). (Most calls are of names the
+    // summary keeps nothing of: they are looked at in place, and only a kept one is copied.)
+    const bool partial = callee_canonical_[i] == "functools.partial";
+    std::string partial_callee;
     if (partial) {
       const ts::Node args = site.Arguments();
-      callee = NamedChildCount(args) == 0 || KindOf(NamedChild(args, 0)) == K::kKeywordArgument
-                   ? std::string()
-                   : CanonicalName(NamedChild(args, 0));
+      partial_callee = NamedChildCount(args) == 0 || KindOf(NamedChild(args, 0)) == K::kKeywordArgument
+                           ? std::string()
+                           : CanonicalName(NamedChild(args, 0));
     }
+    const std::string& callee = partial ? partial_callee : callee_canonical_[i];
     if (callee.empty() || ThirdParty(callee)) continue;
     OutgoingCall call;
-    call.callee = std::move(callee);
+    call.callee = callee;
     call.splat = partial;
     call.switched_off = SwitchedOff(site);
     call.reiterated_results = reiterated.bits[i];

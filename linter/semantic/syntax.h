@@ -214,6 +214,44 @@ bool OneOf(std::string_view s, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), s) != set.end();
 }
 
+// A fixed set of names asked of many names that are mostly not in it (every call's name): the lengths
+// of its names and a byte made of each one's length, first and last bytes, kept as bit masks, turn most
+// of those away before any comparison.
+template <size_t N>
+class NameSet {
+ public:
+  constexpr explicit NameSet(const std::array<std::string_view, N>& names) : names_(names) {
+    for (const std::string_view name : names) {
+      lengths_ |= uint64_t{1} << std::min<size_t>(name.size(), 63);
+      const uint8_t sign = Sign(name);
+      signs_[sign / 64] |= uint64_t{1} << (sign % 64);
+    }
+  }
+  bool Contains(std::string_view s) const {
+    if ((lengths_ & (uint64_t{1} << std::min<size_t>(s.size(), 63))) == 0) return false;
+    const uint8_t sign = Sign(s);
+    if ((signs_[sign / 64] & (uint64_t{1} << (sign % 64))) == 0) return false;
+    return std::find(names_.begin(), names_.end(), s) != names_.end();
+  }
+
+ private:
+  static constexpr uint8_t Sign(std::string_view s) {
+    if (s.empty()) return 0;
+    const auto first = static_cast<unsigned>(static_cast<unsigned char>(s.front()));
+    const auto last = static_cast<unsigned>(static_cast<unsigned char>(s.back()));
+    return static_cast<uint8_t>(first * 7U + last * 31U + static_cast<unsigned>(s.size()) * 13U);
+  }
+
+  std::array<std::string_view, N> names_;
+  uint64_t lengths_ = 0;  // bit min(size, 63) of each name
+  std::array<uint64_t, 4> signs_ = {};
+};
+
+template <size_t N>
+bool OneOf(std::string_view s, const NameSet<N>& set) {
+  return set.Contains(s);
+}
+
 // The content of a plain string literal (no f-string interpolation, no implicit concatenation).
 std::optional<std::string_view> StringContent(ts::Node node, std::string_view source);
 

@@ -536,5 +536,20 @@ TEST_CASE("the summary cache answers for the same path and bytes only, and stays
   CHECK(cache.Find("c.py", ContentHash("z = 3\n")).has_value());
 }
 
+TEST_CASE("a summary made without its hash is the same summary, with no hash") {
+  // The command line's project pass keeps no cache and asks for no hash (CheckOptions::hash_summary).
+  SourceFile file("a.py", "import torch\n\ndef f(x):\n    return x.item()\n");
+  ts::Parser parser;
+  auto tree = parser.Parse(file.text());
+  REQUIRE(tree.ok());
+  const auto model = Model::Build(file, *tree);
+  const FileSummary hashed = model->Summarize(file);
+  const FileSummary bare = model->Summarize(file, /*hash=*/false);
+  CHECK(hashed.content_hash == ContentHash(file.text()));
+  CHECK(bare.content_hash == 0);
+  CHECK(SameForProject(bare, hashed));  // all but the hash
+  CHECK(bare.functions.size() == 1);
+}
+
 }  // namespace
 }  // namespace tl::semantic

@@ -48,6 +48,30 @@ const Loop* LoopStartingWith(const Model& model, std::string_view prefix) {
   return nullptr;
 }
 
+TEST_CASE("a NameSet answers as a search of its names does") {
+  static constexpr std::array<std::string_view, 6> kNames = {"item",
+                                                             "cpu",
+                                                             "numpy",
+                                                             "",
+                                                             "synchronize",
+                                                             "a_name_longer_than_sixty_three_bytes_which_"
+                                                             "shares_the_last_length_bit_with_others"};
+  static constexpr NameSet<6> kSet(kNames);
+  const std::vector<std::string_view> probes = {
+      "item", "cpu", "numpy", "", "synchronize", kNames[5],
+      // Look-alikes: the same length or the same first byte as a member, a prefix, a longer name, and
+      // another name over 63 bytes.
+      "itex", "iter", "cpus", "cp", "nump", "numpyy", "Item", "synchronise", "xyz", "a",
+      "a_name_longer_than_sixty_three_bytes_which_shares_the_last_length_bit_with_other_words"};
+  for (const std::string_view probe : probes) {
+    CAPTURE(probe);
+    CHECK(kSet.Contains(probe) == OneOf(probe, kNames));
+    CHECK(OneOf(probe, kSet) == OneOf(probe, kNames));
+  }
+  CHECK(kSet.Contains("numpy"));
+  CHECK_FALSE(kSet.Contains("nump"));
+}
+
 TEST_CASE("imports resolve to canonical names") {
   auto p = Build(
       "import torch\n"

@@ -55,3 +55,29 @@ def conditional(small):
     if small:
         cfg.vocab_size = 256
     return GPT(cfg)
+
+
+# A write that a call in between is handed (as an argument or as the receiver) reaches what that call
+# does, so a later write does not overwrite it; a call the config is not handed does not count.
+def handed_on():
+    cfg = GPTConfig()
+    cfg.vocab_size = 50001  # error: [TL401]
+    draft = GPT(cfg)
+    cfg.vocab_size = 50432
+    return draft, GPT(cfg)
+
+
+def handed_as_receiver():
+    cfg = GPTConfig()
+    cfg.vocab_size = 50003  # error: [TL401]
+    cfg.validate()
+    cfg.vocab_size = 50432
+    return GPT(cfg)
+
+
+def not_handed():
+    cfg = GPTConfig()
+    cfg.vocab_size = 50005
+    print("building")
+    cfg.vocab_size = 50432
+    return GPT(cfg)
