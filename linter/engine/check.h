@@ -41,8 +41,8 @@ struct CheckOptions {
   RuleOptions rule_options;
   bool collect_facts = false;    // fill FileReport::facts (the cross-check asks for them)
   bool collect_summary = false;  // fill FileReport::summary (the project index is built from them)
-  // Whether that summary carries its text's hash (FileSummary::content_hash, a summary cache's key). The
-  // command line's project pass keeps no cache, and hashes only the few texts it may read again.
+  // Whether that summary carries its text's hash (FileSummary::content_hash, a summary cache's key). A
+  // project pass that keeps no summary cache (the command line's) hashes only the texts it may read again.
   bool hash_summary = true;
   // The project index the file's checks read (cross-file helpers, a device set in another file), and
   // the file's module name in it. Null: the file is checked alone.

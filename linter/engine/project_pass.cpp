@@ -85,8 +85,9 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
       // path`): kept, their texts were most of the pass's memory on a large tree.
       if (!s->imported_reads.empty() || ImplicitSyncs(*s)) {
         reread[i] = 1;
-        if (options.summary_cache == nullptr)
+        if (options.summary_cache == nullptr) {
           outcome.summary->content_hash = semantic::ContentHash(outcome.source->text());
+        }
       }
       outcome.source.emplace(outcome.display_path, std::string());
     }
