@@ -122,6 +122,9 @@ void Builder::InstanceCallees(ts::Node head, int scope, std::vector<int>& out, s
     }
     return found;
   };
+  // (Without a `__call__` or a `forward` anywhere in the file, a call of an object runs none of its
+  // functions: most files, and the bindings are not looked at.)
+  if (method.empty() && m_.FunctionsNamed("__call__").empty() && m_.FunctionsNamed("forward").empty()) return;
   std::vector<std::string_view> classes;
   if (KindOf(head) == K::kIdentifier) {
     for (const Model::Binding& binding : m_.BindingsOf(m_.Text(head))) ConstructedClasses(binding, classes);

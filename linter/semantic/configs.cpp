@@ -353,13 +353,20 @@ void Builder::MarkConfigArguments() {
 // `f(**d)`): only Overwritten asks, and only in a file with a record or a config class, so it is made
 // then.
 void Builder::CollectHandedOn() {
+  // Overwritten asks of a record's name and of `self` only: the other names are not kept.
+  std::vector<std::string_view> asked = {"self"};
+  for (const Model::ConfigRecord& record : m_.config_records_) asked.push_back(record.name);
+  std::sort(asked.begin(), asked.end());
+  const auto hand_on = [&](std::string_view name, uint32_t offset) {
+    if (std::binary_search(asked.begin(), asked.end(), name)) handed_on_[name].push_back(offset);
+  };
   for (const Site& site : m_.sites_) {
     if (site.kind != SiteKind::kCall) continue;
     const ts::Node call_args = site.Arguments();
     if (KindOf(call_args) != K::kArgumentList) continue;
     if (KindOf(site.callee) != K::kIdentifier) {
       if (const ts::Node receiver = ReceiverOf(site); KindOf(receiver) == K::kIdentifier) {
-        handed_on_[m_.Text(receiver)].push_back(site.node.StartByte());
+        hand_on(m_.Text(receiver), site.node.StartByte());
       }
     }
     for (ts::Node arg : m_.NamedChildren(call_args)) {
@@ -369,7 +376,7 @@ void Builder::CollectHandedOn() {
         arg = m_.NamedChildCount(arg) > 0 ? m_.NamedChild(arg, 0) : ts::Node();
       }
       arg = Unparen(arg);
-      if (KindOf(arg) == K::kIdentifier) handed_on_[m_.Text(arg)].push_back(site.node.StartByte());
+      if (KindOf(arg) == K::kIdentifier) hand_on(m_.Text(arg), site.node.StartByte());
     }
   }
 }

@@ -139,50 +139,50 @@ bool Model::IsModelLikeDepth(ts::Node expr, int scope, int depth, int& steps) co
 bool Model::IsSubmoduleCall(const Site& call) const {
   if (call.kind != SiteKind::kCall || KindOf(call.callee) != K::kAttribute) return false;
   // nn.Module's methods that do not run forward, and those of the Hugging Face models' PreTrainedModel.
-  static constexpr std::array<std::string_view, 44> kModuleMethods = {"add_module",
-                                                                      "apply",
-                                                                      "bfloat16",
-                                                                      "buffers",
-                                                                      "children",
-                                                                      "compile",
-                                                                      "cpu",
-                                                                      "cuda",
-                                                                      "double",
-                                                                      "eval",
-                                                                      "extra_repr",
-                                                                      "float",
-                                                                      "half",
-                                                                      "load_state_dict",
-                                                                      "modules",
-                                                                      "named_buffers",
-                                                                      "named_children",
-                                                                      "named_modules",
-                                                                      "named_parameters",
-                                                                      "parameters",
-                                                                      "register_buffer",
-                                                                      "register_forward_hook",
-                                                                      "register_forward_pre_hook",
-                                                                      "register_full_backward_hook",
-                                                                      "register_module",
-                                                                      "register_parameter",
-                                                                      "requires_grad_",
-                                                                      "share_memory",
-                                                                      "state_dict",
-                                                                      "to",
-                                                                      "to_empty",
-                                                                      "train",
-                                                                      "type",
-                                                                      "zero_grad",
-                                                                      "save_pretrained",
-                                                                      "resize_token_embeddings",
-                                                                      "tie_weights",
-                                                                      "num_parameters",
-                                                                      "gradient_checkpointing_enable",
-                                                                      "print_trainable_parameters",
-                                                                      "reset_parameters",
-                                                                      "xpu",
-                                                                      "ipu",
-                                                                      "get_submodule"};
+  static constexpr NameSet<44> kModuleMethods{{"add_module",
+                                               "apply",
+                                               "bfloat16",
+                                               "buffers",
+                                               "children",
+                                               "compile",
+                                               "cpu",
+                                               "cuda",
+                                               "double",
+                                               "eval",
+                                               "extra_repr",
+                                               "float",
+                                               "half",
+                                               "load_state_dict",
+                                               "modules",
+                                               "named_buffers",
+                                               "named_children",
+                                               "named_modules",
+                                               "named_parameters",
+                                               "parameters",
+                                               "register_buffer",
+                                               "register_forward_hook",
+                                               "register_forward_pre_hook",
+                                               "register_full_backward_hook",
+                                               "register_module",
+                                               "register_parameter",
+                                               "requires_grad_",
+                                               "share_memory",
+                                               "state_dict",
+                                               "to",
+                                               "to_empty",
+                                               "train",
+                                               "type",
+                                               "zero_grad",
+                                               "save_pretrained",
+                                               "resize_token_embeddings",
+                                               "tie_weights",
+                                               "num_parameters",
+                                               "gradient_checkpointing_enable",
+                                               "print_trainable_parameters",
+                                               "reset_parameters",
+                                               "xpu",
+                                               "ipu",
+                                               "get_submodule"}};
   // Nor one that sets, resets or hooks state (`model.reset(batch_size=1)`, `install_kv_cache_hooks()`), or
   // asks about the model (`model.is_fork_node(n)`, `find_consumer`).
   static constexpr std::array<std::string_view, 17> kStatePrefixes = {
@@ -196,9 +196,8 @@ bool Model::IsSubmoduleCall(const Site& call) const {
     return false;
   }
   // A string's methods: `args.model.startswith("SIMCLR")` names a model, it does not hold one.
-  static constexpr std::array<std::string_view, 12> kStringMethods = {"startswith", "endswith", "split",  "lower",
-                                                                      "upper",      "replace",  "format", "strip",
-                                                                      "join",       "find",     "encode", "count"};
+  static constexpr NameSet<12> kStringMethods{{"startswith", "endswith", "split", "lower", "upper", "replace", "format",
+                                               "strip", "join", "find", "encode", "count"}};
   if (OneOf(name, kStringMethods)) return false;
   // A forward takes its inputs: `model.parallelize()` and `model.reset()` with none do not run the model.
   const ts::Node args = call.Arguments();
@@ -352,10 +351,10 @@ TensorKind Model::TensorKindDepth(ts::Node expr, int scope, int depth) const {
       const K ck = KindOf(callee);
       std::string_view name = ck == K::kAttribute ? Text(Field(callee, F::kAttribute)) : Text(callee);
       // (`.numpy()` gives a NumPy array.)
-      static constexpr std::array<std::string_view, 25> kPython = {
-          "item",   "tolist", "size",         "dim",      "numel",     "len",      "str",  "int",    "float",
-          "bool",   "round",  "isinstance",   "range",    "enumerate", "zip",      "keys", "values", "items",
-          "format", "repr",   "element_size", "nelement", "stride",    "data_ptr", "numpy"};
+      static constexpr NameSet<25> kPython{
+          {"item",   "tolist", "size",         "dim",      "numel",     "len",      "str",  "int",    "float",
+           "bool",   "round",  "isinstance",   "range",    "enumerate", "zip",      "keys", "values", "items",
+           "format", "repr",   "element_size", "nelement", "stride",    "data_ptr", "numpy"}};
       // `t.float()`, `t.int()`, `t.bool()`, `t.round()` are tensor methods that give tensors; the builtins
       // of those names give Python numbers.
       static constexpr std::array<std::string_view, 4> kTensorToo = {"float", "int", "bool", "round"};

@@ -473,14 +473,24 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
 void Builder::SortBindings() {
   // A binding is a large record: the stable sort by name moves 4-byte indices, and each binding is
   // moved once, into its place.
+  // Each index carries its name's first eight bytes, big-endian: comparing those orders most pairs as
+  // comparing the names would, and the names are compared only where they agree.
   std::vector<Model::Binding>& bindings = m_.bindings_;
-  std::vector<uint32_t> order(bindings.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return bindings[a].name < bindings[b].name; });
+  std::vector<std::pair<uint64_t, uint32_t>> order(bindings.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    const std::string_view name = bindings[i].name;
+    uint64_t head = 0;
+    for (size_t b = 0; b < 8; ++b) {
+      head = (head << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0U);
+    }
+    order[i] = {head, i};
+  }
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : bindings[a.second].name < bindings[b.second].name;
+  });
   std::vector<Model::Binding> sorted;
   sorted.reserve(bindings.size());
-  for (uint32_t i : order) sorted.push_back(std::move(bindings[i]));
+  for (const auto& [head, i] : order) sorted.push_back(std::move(bindings[i]));
   bindings = std::move(sorted);
   // By (name, scope): the bindings are sorted by name now, so each name's run is sorted by scope alone
   // (stably: document order within a scope), with no name comparisons beyond finding the runs.

@@ -365,6 +365,32 @@ TEST_CASE("an epoch loop calling a function with a step loop") {
   CHECK_FALSE(CallStartingWith(m, "val.item()")->per_step());
 }
 
+TEST_CASE("names that share their first eight bytes each resolve to their own value") {
+  // The bindings are sorted by a name's first eight bytes and then by the whole name
+  // (Builder::SortBindings); these differ only past the eighth byte, or in length. Each is a period of
+  // a guard in a step loop. `interval_steps_b` is assigned twice at the module's top: not one constant.
+  const std::vector<std::pair<std::string, int64_t>> names = {{"interval_steps", 10}, {"interval_steps_b", 0},
+                                                              {"interval_step", 30},  {"interval_stepsx", 40},
+                                                              {"intervalsteps", 50},  {"interval", 60}};
+  std::string text;
+  for (const auto& [name, value] : names) text += name + " = " + std::to_string(value == 0 ? 20 : value) + "\n";
+  text += "interval_steps_b = 70\nfor i, b in enumerate(loader):\n";
+  for (size_t k = 0; k < names.size(); ++k) {
+    text += "    if i % " + names[k].first + " == 0:\n        a" + std::to_string(k) + "()\n";
+  }
+  auto p = Build(text);
+  const Model& m = *p->model;
+  REQUIRE(m.Guards().size() == names.size());
+  for (size_t k = 0; k < names.size(); ++k) {
+    CAPTURE(names[k].first);
+    if (names[k].second == 0) {
+      CHECK_FALSE(m.Guards()[k].period.known());
+    } else {
+      CHECK(m.Guards()[k].period.AsInt() == names[k].second);
+    }
+  }
+}
+
 TEST_CASE("guards resolve N") {
   auto p = Build(
       "import argparse\n"
