@@ -471,10 +471,10 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
 }
 
 void Builder::SortBindings() {
-  // A binding is a large record: the stable sort by name moves 4-byte indices, and each binding is
-  // moved once, into its place.
-  // Each index carries its name's first eight bytes, big-endian: comparing those orders most pairs as
-  // comparing the names would, and the names are compared only where they agree.
+  // A binding is a large record: the stable sort by name moves indices, and each binding is moved once,
+  // into its place. Each index carries its name's first eight bytes, big-endian and padded with zeros:
+  // their order never contradicts the names' (a shorter name that the other starts with comes first
+  // either way), so the names are compared only where those bytes agree.
   std::vector<Model::Binding>& bindings = m_.bindings_;
   std::vector<std::pair<uint64_t, uint32_t>> order(bindings.size());
   for (uint32_t i = 0; i < order.size(); ++i) {
