@@ -57,7 +57,10 @@ Value BoundedArithmetic(std::string_view op, const Value& a, const Value& b) {
 }
 
 std::span<const Model::Binding> Model::BindingsOf(std::string_view name) const {
-  auto [first, last] = std::equal_range(bindings_.begin(), bindings_.end(), name, NameLess{});
+  // The run of the name's head first, by integers; then the name inside it.
+  const auto [lo, hi] = std::equal_range(binding_heads_.begin(), binding_heads_.end(), NameHead(name));
+  auto [first, last] = std::equal_range(bindings_.begin() + (lo - binding_heads_.begin()),
+                                        bindings_.begin() + (hi - binding_heads_.begin()), name, NameLess{});
   return {first, last};
 }
 
@@ -87,7 +90,9 @@ std::span<const Model::ClassBase> Model::BasesOf(int cls) const {
 std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::string_view name) const {
   const uint32_t bit = NameBit(name);
   if ((function_name_bits_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return {};
-  auto [first, last] = std::equal_range(functions_.begin(), functions_.end(), name, NameLess{});
+  const auto [lo, hi] = std::equal_range(function_heads_.begin(), function_heads_.end(), NameHead(name));
+  auto [first, last] = std::equal_range(functions_.begin() + (lo - function_heads_.begin()),
+                                        functions_.begin() + (hi - function_heads_.begin()), name, NameLess{});
   return {first, last};
 }
 
@@ -112,9 +117,13 @@ std::span<const uint32_t> Model::BindingsIn(std::string_view name, int first, in
     }
   };
   const ByNameScope less{bindings_};
-  const auto begin = std::lower_bound(bindings_by_scope_.begin(), bindings_by_scope_.end(), std::pair(name, first),
-                                      less);
-  const auto end = std::upper_bound(begin, bindings_by_scope_.end(), std::pair(name, last), less);
+  // A name's bindings sit in the run of its head (bindings_by_scope_ reorders only inside a name's run,
+  // so binding_heads_ lines up with it too): found by integers, then searched by (name, scope).
+  const auto [lo, hi] = std::equal_range(binding_heads_.begin(), binding_heads_.end(), NameHead(name));
+  const auto run_begin = bindings_by_scope_.begin() + (lo - binding_heads_.begin());
+  const auto run_end = bindings_by_scope_.begin() + (hi - binding_heads_.begin());
+  const auto begin = std::lower_bound(run_begin, run_end, std::pair(name, first), less);
+  const auto end = std::upper_bound(begin, run_end, std::pair(name, last), less);
   return {begin, end};
 }
 

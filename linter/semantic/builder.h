@@ -53,6 +53,15 @@ struct NameLess {
   }
 };
 
+// A name's first eight bytes, big-endian and padded with zeros: their order never contradicts the
+// names' (a shorter name that another starts with comes first either way), so sorting or searching by
+// it first and by the name where it ties is the same as by the name.
+inline uint64_t NameHead(std::string_view name) {
+  uint64_t head = 0;
+  for (size_t b = 0; b < 8; ++b) head = (head << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0U);
+  return head;
+}
+
 constexpr int kMaxDepth = 24;  // bound on resolution chains (x = y; y = z ...) and nesting
 
 // `torch.nn.modules.linear.Linear` -> `torch.nn.Linear`; anything else unchanged (names.cpp).

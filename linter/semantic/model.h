@@ -805,6 +805,9 @@ class Model {
   // Indices into bindings_ sorted by (name, scope), document order within a scope: the bindings of a name
   // in one scope without a scan of all the name's bindings (BindingsIn).
   std::vector<uint32_t> bindings_by_scope_;
+  // The first eight bytes of each binding's name, in bindings_' order (NameHead): a lookup finds the run
+  // of its name's head with integer comparisons, and compares names only inside it.
+  std::vector<uint64_t> binding_heads_;
   std::vector<Import> imports_;
   std::vector<std::string> star_imports_;  // modules imported with `*`
   // The last import of each local name (FindImport), once the walk has recorded them all.
@@ -814,6 +817,7 @@ class Model {
   std::vector<std::string> callee_canonical_;  // by site index: CanonicalName(callee) of each call
   std::vector<ArgparseDefault> argparse_;
   std::vector<std::pair<std::string_view, int>> functions_;  // (name, scope), sorted by name
+  std::vector<uint64_t> function_heads_;                     // NameHead of each, in that order
   // A bit per NameBit() of each name in functions_, set when it is sorted (Builder::Run, before any
   // query): most names asked of FunctionsNamed (every call's) are of no function of the file, and are
   // answered without a search.

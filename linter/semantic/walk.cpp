@@ -472,25 +472,22 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
 
 void Builder::SortBindings() {
   // A binding is a large record: the stable sort by name moves indices, and each binding is moved once,
-  // into its place. Each index carries its name's first eight bytes, big-endian and padded with zeros:
-  // their order never contradicts the names' (a shorter name that the other starts with comes first
-  // either way), so the names are compared only where those bytes agree.
+  // into its place. Each index carries its name's head (NameHead), so the names are compared only where
+  // the heads agree; the heads are kept for the lookups (Model::binding_heads_).
   std::vector<Model::Binding>& bindings = m_.bindings_;
   std::vector<std::pair<uint64_t, uint32_t>> order(bindings.size());
-  for (uint32_t i = 0; i < order.size(); ++i) {
-    const std::string_view name = bindings[i].name;
-    uint64_t head = 0;
-    for (size_t b = 0; b < 8; ++b) {
-      head = (head << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0U);
-    }
-    order[i] = {head, i};
-  }
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = {NameHead(bindings[i].name), i};
   std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first : bindings[a.second].name < bindings[b.second].name;
   });
   std::vector<Model::Binding> sorted;
   sorted.reserve(bindings.size());
-  for (const auto& [head, i] : order) sorted.push_back(std::move(bindings[i]));
+  m_.binding_heads_.clear();
+  m_.binding_heads_.reserve(bindings.size());
+  for (const auto& [head, i] : order) {
+    sorted.push_back(std::move(bindings[i]));
+    m_.binding_heads_.push_back(head);
+  }
   bindings = std::move(sorted);
   // By (name, scope): the bindings are sorted by name now, so each name's run is sorted by scope alone
   // (stably: document order within a scope), with no name comparisons beyond finding the runs.
@@ -552,9 +549,11 @@ void Builder::Run() {
 
   SortBindings();
   std::stable_sort(m_.functions_.begin(), m_.functions_.end(), NameLess{});
+  m_.function_heads_.reserve(m_.functions_.size());
   for (const auto& [name, scope] : m_.functions_) {
     const uint32_t bit = NameBit(name);
     m_.function_name_bits_[bit / 64] |= uint64_t{1} << (bit % 64);
+    m_.function_heads_.push_back(NameHead(name));
   }
   std::stable_sort(m_.classes_.begin(), m_.classes_.end(), NameLess{});
   std::stable_sort(m_.item_writes_.begin(), m_.item_writes_.end(), NameLess{});

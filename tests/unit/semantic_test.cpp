@@ -351,6 +351,24 @@ TEST_CASE("helpers called from the step loop run every step, transitively") {
   CHECK(m.Scopes()[static_cast<size_t>(log_scope)].runs_per_step);
 }
 
+TEST_CASE("helpers whose names share their first eight bytes are told apart") {
+  // Model::FunctionsNamed finds a name's run by its first eight bytes (NameHead), then by the name:
+  // `training_log` and `trainin` run every step, `training_logs` and `training` once an epoch.
+  std::string text;
+  for (const auto& [name, sync] : std::vector<std::pair<std::string, std::string>>{
+           {"training_log", "item"}, {"training_logs", "tolist"}, {"training", "cpu"}, {"trainin", "numpy"}}) {
+    text += "def " + name + "(x): return x." + sync + "()\n";
+  }
+  text += "for epoch in range(3):\n    for i, b in enumerate(loader):\n        training_log(b); trainin(b)\n";
+  text += "    training_logs(b); training(b)\n";
+  auto p = Build(text);
+  const Model& m = *p->model;
+  CHECK(CallStartingWith(m, "x.item()")->per_step());
+  CHECK(CallStartingWith(m, "x.numpy()")->per_step());
+  CHECK_FALSE(CallStartingWith(m, "x.tolist()")->per_step());
+  CHECK_FALSE(CallStartingWith(m, "x.cpu()")->per_step());
+}
+
 TEST_CASE("an epoch loop calling a function with a step loop") {
   auto p = Build(
       "def train_one_epoch(model, train_loader):\n"
