@@ -211,6 +211,7 @@ class Builder {
   void FindConfigClasses();
   void FindConfigRecords();
   void MarkConfigArguments();
+  ts::Node PassedExpression(ts::Node argument) const;
   void CollectHandedOn();
   void CollectRecordWrites();
   void CollectClassWrites();

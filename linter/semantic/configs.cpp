@@ -300,6 +300,16 @@ void Builder::FindConfigRecords() {
   }
 }
 
+// What an argument passes: a keyword argument's value, a splat's operand (`*xs`, `**d`), unparenthesized.
+ts::Node Builder::PassedExpression(ts::Node argument) const {
+  const K k = KindOf(argument);
+  if (k == K::kKeywordArgument) return Unparen(Field(argument, F::kValue));
+  if (k == K::kDictionarySplat || k == K::kListSplat) {
+    return m_.NamedChildCount(argument) > 0 ? Unparen(m_.NamedChild(argument, 0)) : ts::Node();
+  }
+  return Unparen(argument);
+}
+
 // A dict splatted into a constructor or a function of the file (`GPTConfig(**config_args)`), or passed
 // to a class of the file, is a config; so is any variable with a config's name passed to a class of the
 // file (`config = cls.get_default_config(); ...; GPT(config)`). Calls that hand a record on are kept:
@@ -329,12 +339,9 @@ void Builder::MarkConfigArguments() {
       }
     }
     if (!to_local) continue;  // (what follows is about calls of the file's own classes and functions)
-    for (ts::Node arg : m_.NamedChildren(call_args)) {
-      const K k = KindOf(arg);
-      const bool splat = k == K::kDictionarySplat;
-      if (k == K::kKeywordArgument) arg = Field(arg, F::kValue);
-      if (splat || k == K::kListSplat) arg = m_.NamedChildCount(arg) > 0 ? m_.NamedChild(arg, 0) : ts::Node();
-      arg = Unparen(arg);
+    for (const ts::Node argument : m_.NamedChildren(call_args)) {
+      const bool splat = KindOf(argument) == K::kDictionarySplat;
+      const ts::Node arg = PassedExpression(argument);
       if (KindOf(arg) != K::kIdentifier) continue;
       const std::string_view name = m_.Text(arg);
       if (name == "self" || name == "cls") continue;
@@ -369,14 +376,10 @@ void Builder::CollectHandedOn() {
         hand_on(m_.Text(receiver), site.node.StartByte());
       }
     }
-    for (ts::Node arg : m_.NamedChildren(call_args)) {
-      const K k = KindOf(arg);
-      if (k == K::kKeywordArgument) arg = Field(arg, F::kValue);
-      if (k == K::kDictionarySplat || k == K::kListSplat) {
-        arg = m_.NamedChildCount(arg) > 0 ? m_.NamedChild(arg, 0) : ts::Node();
+    for (const ts::Node argument : m_.NamedChildren(call_args)) {
+      if (const ts::Node arg = PassedExpression(argument); KindOf(arg) == K::kIdentifier) {
+        hand_on(m_.Text(arg), site.node.StartByte());
       }
-      arg = Unparen(arg);
-      if (KindOf(arg) == K::kIdentifier) hand_on(m_.Text(arg), site.node.StartByte());
     }
   }
 }
