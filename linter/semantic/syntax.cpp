@@ -147,27 +147,26 @@ bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
   return false;
 }
 
-// The content of a plain string literal (no f-string interpolation, no implicit concatenation).
+// The content of a plain string literal (no f-string, no implicit concatenation): its text between the
+// quotes, escapes as written. A plain string is a leaf of the flat tree (ts::FlatTree), so it is read
+// from the text.
 std::optional<std::string_view> StringContent(ts::Node node, std::string_view source) {
   if (KindOf(node) != K::kString) return std::nullopt;
-  std::string_view content;
-  bool seen_content = false;
-  for (ts::Node child : node.NamedChildren()) {
-    const K kind = KindOf(child);
-    if (kind == K::kInterpolation) return std::nullopt;
-    if (kind == K::kStringContent) {
-      if (seen_content) return std::nullopt;
-      content = child.Text(source);
-      seen_content = true;
-    }
-  }
-  // Prefixes such as f/b change what the bytes mean; only plain and r-strings are constants.
   const std::string_view text = node.Text(source);
-  for (char c : text) {
-    if (c == '"' || c == '\'') break;
+  // Prefixes such as f/b change what the bytes mean; only plain and r-strings are constants.
+  size_t quote = 0;
+  for (; quote < text.size() && text[quote] != '"' && text[quote] != '\''; ++quote) {
+    const char c = text[quote];
     if (c != 'r' && c != 'R' && c != 'u' && c != 'U') return std::nullopt;
   }
-  return content;
+  if (quote == text.size()) return std::nullopt;
+  const std::string_view quoted = text.substr(quote);
+  const std::string_view triple = quoted.substr(0, 3);
+  const size_t width = triple.size() == 3 && triple[1] == triple[0] && triple[2] == triple[0] ? 3 : 1;
+  const std::string_view body = quoted.substr(width);
+  // Unterminated (a parse error): what follows the opening quotes.
+  if (body.size() < width || !body.ends_with(quoted.substr(0, width))) return body;
+  return body.substr(0, body.size() - width);
 }
 
 std::optional<int64_t> ParseIntLiteral(std::string_view text) {

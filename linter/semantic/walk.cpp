@@ -423,13 +423,13 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       return true;
     case K::kString: {
       NoteString(node);
-      // Only f-strings have children worth visiting (interpolations); docstrings are skipped.
+      // Only f-strings have children worth visiting (interpolations); other strings have none in the flat
+      // tree, and no attribute to note.
       const std::string_view text = m_.Text(node);
       for (char c : text) {
         if (c == 'f' || c == 'F') return true;
         if (c == '"' || c == '\'') break;
       }
-      NoteSkippedAttributes(node, depth);
       return false;
     }
     case K::kAssignment: {

@@ -72,6 +72,47 @@ TEST_CASE("a NameSet answers as a search of its names does") {
   CHECK_FALSE(kSet.Contains("nump"));
 }
 
+TEST_CASE("StringContent reads a plain string's text between its quotes; f-strings and bytes have none") {
+  // Each case is `x = LITERAL`, and the content expected of LITERAL, or "<none>".
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"('cuda')", "cuda"},
+      {R"("cuda:0")", "cuda:0"},
+      {R"('')", ""},
+      {R"("")", ""},
+      {R"("""""")", ""},
+      {"'''doc\nmore'''", "doc\nmore"},
+      {R"("""a "quoted" word""")", R"(a "quoted" word)"},
+      {R"(r'\d+')", R"(\d+)"},
+      {R"(u"x")", "x"},
+      {R"(R'''x''')", "x"},
+      {R"('it\'s')", R"(it\'s)"},  // escapes as written
+      {R"('\n')", R"(\n)"},
+      {R"(f'cuda')", "<none>"},
+      {R"(f'{x}')", "<none>"},
+      {R"(rb'x')", "<none>"},
+      {R"(b'x')", "<none>"},
+      {R"('a' 'b')", "<none>"},  // implicit concatenation: not a string node
+  };
+  for (const auto& one : cases) {
+    const std::string& literal = one.first;
+    const std::string& expected = one.second;
+    CAPTURE(literal);
+    const auto parsed = Build("x = " + literal + "\n");
+    const ts::Node value = Field(parsed->tree.Root().NamedChild(0).NamedChild(0), FieldName::kRight);
+    REQUIRE(value);
+    const auto content = StringContent(value, parsed->file.text());
+    CHECK((content ? std::string(*content) : std::string("<none>")) == expected);
+  }
+  // An unterminated literal is no string node in this grammar (an ERROR holding its string_start).
+  const auto broken = Build("x = '''never closed\n");
+  bool any = false;
+  ts::Walk(broken->tree.Root(), [&](ts::Node node) {
+    any = any || KindOf(node) == NodeKind::kString;
+    return true;
+  });
+  CHECK_FALSE(any);
+}
+
 TEST_CASE("imports resolve to canonical names") {
   auto p = Build(
       "import torch\n"

@@ -55,14 +55,32 @@ TEST_CASE("FirstSyntaxError finds the first ERROR or MISSING node") {
 
 namespace {
 
+// Whether the flat tree leaves out the children of `node`: a string literal of `text` whose prefix (the
+// letters before its first quote) has no f. Tree-sitter's children of such a string hold nothing its text
+// does not (ts::FlatTree).
+bool ElidedString(TSNode node, std::string_view text) {
+  if (std::string_view(ts_node_type(node)) != "string" || ts_node_child_count(node) == 0 ||
+      ts_node_end_byte(node) > text.size()) {
+    return false;
+  }
+  for (uint32_t at = ts_node_start_byte(node); at < ts_node_end_byte(node); ++at) {
+    if (text[at] == '"' || text[at] == '\'') return true;
+    if (text[at] == 'f' || text[at] == 'F') return false;
+  }
+  return false;
+}
+
 // Every node of the tree in preorder, read with tree-sitter's own node API (ts_node_child), not with
 // the cursor the flat tree is made with, with the place of its parent (the node whose child it is).
+// The nodes under an elided string are left out, and `inside` maps each of their ids to the string's
+// place.
 struct ApiNode {
   TSNode node;
   uint32_t parent;
   uint32_t slot;  // its place among the parent's children
 };
-std::vector<ApiNode> PreorderByApi(TSNode root) {
+std::vector<ApiNode> PreorderByApi(TSNode root, std::string_view text,
+                                   std::unordered_map<const void*, uint32_t>& inside) {
   std::vector<ApiNode> out;
   std::vector<ApiNode> stack{{root, UINT32_MAX, 0}};
   while (!stack.empty()) {
@@ -70,17 +88,32 @@ std::vector<ApiNode> PreorderByApi(TSNode root) {
     stack.pop_back();
     const auto place = static_cast<uint32_t>(out.size());
     out.push_back(entry);
+    if (ElidedString(entry.node, text)) {
+      std::vector<TSNode> under{entry.node};
+      while (!under.empty()) {
+        const TSNode node = under.back();
+        under.pop_back();
+        for (uint32_t i = 0; i < ts_node_child_count(node); ++i) {
+          const TSNode child = ts_node_child(node, i);
+          inside[child.id] = place;
+          under.push_back(child);
+        }
+      }
+      continue;
+    }
     for (uint32_t i = ts_node_child_count(entry.node); i-- > 0;)
       stack.push_back({ts_node_child(entry.node, i), place, i});
   }
   return out;
 }
 
-// Compares the flat tree under `flat_root` with tree-sitter's answers in `theirs` for every node and
-// every question the Node class answers; returns the number of nodes compared.
-size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree) {
-  const std::vector<ApiNode> api = PreorderByApi(ts_tree_root_node(theirs_tree));
-  std::unordered_map<const void*, uint32_t> index;  // tree-sitter's node id -> preorder place
+// Compares the flat tree under `flat_root` with tree-sitter's answers in `theirs` (parsed from `text`)
+// for every node and every question the Node class answers; returns the number of nodes compared. An
+// elided string answers no children, and a node inside one is answered by the string.
+size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree, std::string_view text) {
+  std::unordered_map<const void*, uint32_t> inside;  // a node under an elided string -> the string's place
+  const std::vector<ApiNode> api = PreorderByApi(ts_tree_root_node(theirs_tree), text, inside);
+  std::unordered_map<const void*, uint32_t> index = inside;  // tree-sitter's node id -> preorder place
   for (uint32_t i = 0; i < api.size(); ++i) index[api[i].node.id] = i;
   std::vector<tl::ts::Node> flat;
   tl::ts::Walk(flat_root, [&](tl::ts::Node node) {
@@ -122,8 +155,9 @@ size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree) 
     expect(mine.IsNamed() == ts_node_is_named(theirs), "named");
     expect(mine.IsMissing() == ts_node_is_missing(theirs), "missing");
     expect(mine.HasError() == ts_node_has_error(theirs), "has error");
-    expect(mine.ChildCount() == ts_node_child_count(theirs), "child count");
-    expect(mine.NamedChildCount() == ts_node_named_child_count(theirs), "named child count");
+    const bool elided = ElidedString(theirs, text);
+    expect(mine.ChildCount() == (elided ? 0 : ts_node_child_count(theirs)), "child count");
+    expect(mine.NamedChildCount() == (elided ? 0 : ts_node_named_child_count(theirs)), "named child count");
     expect(same(mine.Parent(), parent), "parent");
     expect(same(mine.NextSibling(), sibling(1, false)), "next sibling");
     expect(same(mine.PrevSibling(), sibling(-1, false)), "previous sibling");
@@ -134,7 +168,9 @@ size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree) 
         ts_node_start_byte(parent) < ts_node_start_byte(theirs)) {
       expect(same(mine.Parent(), ts_node_parent(theirs)), "tree-sitter's parent");
     }
-    for (uint32_t k = 0; k <= mine.ChildCount(); ++k) expect(same(mine.Child(k), ts_node_child(theirs, k)), "child");
+    for (uint32_t k = 0; k <= mine.ChildCount(); ++k) {
+      expect(same(mine.Child(k), elided ? TSNode{} : ts_node_child(theirs, k)), "child");
+    }
     std::vector<tl::ts::Node> ranged;
     for (tl::ts::Node child : mine.NamedChildren()) ranged.push_back(child);
     expect(ranged.size() == mine.NamedChildCount(), "named children");
@@ -148,13 +184,13 @@ size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree) 
     }
     for (uint32_t k = 0; k <= mine.NamedChildCount(); ++k) {
       if (anonymous_parent) break;
-      expect(same(mine.NamedChild(k), ts_node_named_child(theirs, k)), "named child");
+      expect(same(mine.NamedChild(k), elided ? TSNode{} : ts_node_named_child(theirs, k)), "named child");
       expect(k == ranged.size() || ranged[k] == mine.NamedChild(k), "named children");
     }
     for (TSFieldId field = 1; field <= fields; ++field) {
       // Tree-sitter also answers a field that a child aliased from a hidden rule passes up (a match
       // statement's `alternative`, a case clause inside its block); the flat tree answers children only.
-      const TSNode answer = ts_node_child_by_field_id(theirs, field);
+      const TSNode answer = elided ? TSNode{} : ts_node_child_by_field_id(theirs, field);
       const bool child = ts_node_is_null(answer) || api[index.at(answer.id)].parent == i;
       // Under an ERROR node the two disagree within tree-sitter: its cursor gives a child the field of
       // the rule the parser was in before it recovered (`in` as `operators`), ts_node_child_by_field_id
@@ -181,20 +217,20 @@ size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree) 
 
 // The same for a parsed tree: its flat tree and tree-sitter's parse of the same text (the tree's own, or
 // a full parse of `text` for a tree that was spliced, whose tree-sitter tree is an earlier one).
-size_t CompareWithTreeSitter(const tl::ts::Tree& tree, const std::string& text = std::string()) {
-  if (tree.Exact()) return CompareWithTreeSitter(tree.Root(), tree.raw());
+size_t CompareWithTreeSitter(const tl::ts::Tree& tree, const std::string& text) {
+  if (tree.Exact()) return CompareWithTreeSitter(tree.Root(), tree.raw(), text);
   tl::ts::Parser parser;
   auto fresh = parser.Parse(text);
   REQUIRE(fresh.ok());
   REQUIRE(fresh->Exact());
-  return CompareWithTreeSitter(tree.Root(), fresh->raw());
+  return CompareWithTreeSitter(tree.Root(), fresh->raw(), text);
 }
 
 size_t CompareWithTreeSitter(const std::string& text) {
   tl::ts::Parser parser;
   auto tree = parser.Parse(text);
   REQUIRE(tree.ok());
-  return CompareWithTreeSitter(*tree);
+  return CompareWithTreeSitter(*tree, text);
 }
 
 // Calls `visit(path, text)` for every Python file under the folder TORCHLINT_TS_CORPUS names (a corpus the
@@ -298,6 +334,38 @@ TEST_CASE("the flat tree answers what tree-sitter's node API answers, for every 
   CHECK(nodes > 50000);
 }
 
+TEST_CASE("a string literal without an f prefix is a leaf of the flat tree; an f-string keeps its interpolations") {
+  const std::string text =
+      "a = 'x\\n'\nb = f\"{c} and {'d'}\"\nc = rb'e' u'g'\n\"\"\"doc \"quoted\" \"\"\"\nh = F'''{i!r:>{j}}'''\n";
+  for (const tl::ts::TreeUse use : {tl::ts::TreeUse::kEditable, tl::ts::TreeUse::kReadOnce}) {
+    tl::ts::Parser parser(use);
+    auto tree = parser.Parse(text);
+    REQUIRE(tree.ok());
+    std::vector<std::string> leaves;
+    std::vector<std::string> kept;
+    tl::ts::Walk(tree->Root(), [&](tl::ts::Node node) {
+      if (node.Type() != "string") return true;
+      const std::string literal(node.Text(text));
+      if (node.ChildCount() == 0) {
+        CHECK(node.NamedChildCount() == 0);
+        CHECK_FALSE(node.Child(0));
+        CHECK(node.DescendantForByteRange(node.StartByte() + 1, node.StartByte() + 2) == node);
+        leaves.push_back(literal);
+      } else {
+        // The interpolations are there to read, with the code inside them.
+        bool interpolation = false;
+        for (const tl::ts::Node child : node.NamedChildren()) interpolation |= child.Type() == "interpolation";
+        CHECK(interpolation);
+        kept.push_back(literal);
+      }
+      return true;
+    });
+    CHECK(leaves == std::vector<std::string>{"'x\\n'", "'d'", "rb'e'", "u'g'", "\"\"\"doc \"quoted\" \"\"\""});
+    CHECK(kept == std::vector<std::string>{"f\"{c} and {'d'}\"", "F'''{i!r:>{j}}'''"});
+    CompareWithTreeSitter(*tree, text);
+  }
+}
+
 TEST_CASE("the flat tree agrees with tree-sitter on every Python file of TORCHLINT_TS_CORPUS, when it is set") {
   // A corpus the suite does not ship (a Python library, the mirrored repositories of eval/real): the
   // same node-by-node comparison, for a change to the flat tree or a new grammar.
@@ -308,7 +376,7 @@ TEST_CASE("the flat tree agrees with tree-sitter on every Python file of TORCHLI
         auto tree = parser.Parse(text);
         if (!tree.ok()) return;  // refused (too deep, too large): nothing to compare
         INFO(path);
-        nodes += CompareWithTreeSitter(*tree);
+        nodes += CompareWithTreeSitter(*tree, text);
         ++files;
       })) {
     return;
