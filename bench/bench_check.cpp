@@ -10,7 +10,9 @@
 // and then visits every node of each tree through a TSTreeCursor, asking what the flat tree asks and
 // keeping nothing (the least that reading whole trees through tree-sitter's API costs). Targets
 // (issues 2 and 10): check and check + project on 1 job >= 75% of parse throughput, 2 jobs >= 1.7x 1 job,
-// peak RSS < 100 MB. This prints figures; nothing here asserts.
+// peak RSS < 100 MB. The modes run in interleaved rounds; beside the ratio of each mode's best run to the
+// best bare parse, it prints the median over the rounds of each round's ratio to that round's parse,
+// which a slow stretch of a shared machine moves less. This prints figures; nothing here asserts.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -205,14 +207,17 @@ int main(int argc, char** argv) {
     std::string mode;
     size_t jobs;
     Measurement best;
+    std::vector<double> seconds;  // each round's
   };
-  std::vector<Row> rows = {{"bare parse, 1 job", "parse", 1, {}},         {"full check, 1 job", "check", 1, {}},
-                           {"full check, 2 jobs", "check", 2, {}},        {"check + project, 1 job", "project", 1, {}},
-                           {"check + project, 2 jobs", "project", 2, {}}, {"parse + bare walk, 1 job", "walk", 1, {}}};
+  std::vector<Row> rows = {
+      {"bare parse, 1 job", "parse", 1, {}, {}},         {"full check, 1 job", "check", 1, {}, {}},
+      {"full check, 2 jobs", "check", 2, {}, {}},        {"check + project, 1 job", "project", 1, {}, {}},
+      {"check + project, 2 jobs", "project", 2, {}, {}}, {"parse + bare walk, 1 job", "walk", 1, {}, {}}};
   // Interleaved repetitions, so a burst of load on a shared machine hits every mode alike.
   for (int r = 0; r < repeat; ++r) {
     for (Row& row : rows) {
       const Measurement m = Spawn(argv[0], row.mode, dir, row.jobs);
+      row.seconds.push_back(m.seconds);
       if (row.best.seconds == 0 || m.seconds < row.best.seconds) row.best.seconds = m.seconds;
       if (row.best.cpu_seconds == 0 || m.cpu_seconds < row.best.cpu_seconds) row.best.cpu_seconds = m.cpu_seconds;
       row.best.findings = m.findings;
@@ -237,6 +242,19 @@ int main(int argc, char** argv) {
              100.0 * parse_seconds / rows[3].best.seconds, 100.0 * rows[0].best.cpu_seconds / rows[3].best.cpu_seconds);
   fmt::print("check + project speed-up with 2 jobs: {:.2f}x (target >= 1.7x)\n",
              rows[3].best.seconds / rows[4].best.seconds);
+  // Each round's ratio to the same round's bare parse: a slow stretch of a shared machine slows both
+  // runs of a round, and the median of the rounds' ratios is steadier than a ratio of bests.
+  const auto paired = [&](const Row& row) {
+    std::vector<double> ratios;
+    for (size_t r = 0; r < row.seconds.size(); ++r) ratios.push_back(100.0 * rows[0].seconds[r] / row.seconds[r]);
+    std::sort(ratios.begin(), ratios.end());
+    const size_t n = ratios.size();
+    const double median = n % 2 == 1 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+    return fmt::format("median {:.1f}% over {} rounds (lowest {:.1f}%, highest {:.1f}%)", median, n, ratios.front(),
+                       ratios.back());
+  };
+  fmt::print("check/1 job vs the same round's bare parse: {}\n", paired(rows[1]));
+  fmt::print("check + project/1 job vs the same round's bare parse: {}\n", paired(rows[3]));
   const double walk_share = rows[5].best.seconds / parse_seconds - 1;
   fmt::print(
       "a bare cursor walk of every tree (no work per node) costs {:.0f}% of the parse: at 75% of parse throughput, "
