@@ -123,8 +123,9 @@ class FlatTree {
     std::span<const TSInputEdit> edits;
   };
 
-  // The flat copy of `tree`, parsed from `source` (which it reads only to tell an f-string from another
-  // string, by its prefix), and which it keeps a reference to: the node ids stay valid while it lives.
+  // The flat copy of `tree` (which it keeps a reference to: the node ids stay valid while it lives).
+  // `source` is the text `tree` was parsed from: it is read only to tell an f-string from another string
+  // by its prefix, and not kept; a string outside it keeps its children.
   // With `keep_tree` false, it keeps neither the tree nor its node ids, so that the tree's memory goes
   // when its Tree lets it go (Parser's TreeUse); such a flat tree is never lent (Tree::LendTo).
   FlatTree(const TSTree* tree, std::string_view source, const Reuse* reuse = nullptr, bool keep_tree = true);

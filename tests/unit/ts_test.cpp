@@ -364,6 +364,18 @@ TEST_CASE("a string literal without an f prefix is a leaf of the flat tree; an f
     CHECK(kept == std::vector<std::string>{"f\"{c} and {'d'}\"", "F'''{i!r:>{j}}'''"});
     CompareWithTreeSitter(*tree, text);
   }
+  // A tree read after an edit and before its parse: its text is not known, and its strings keep their
+  // children, as tree-sitter gives them.
+  tl::ts::Parser parser;
+  auto tree = parser.Parse(text);
+  REQUIRE(tree.ok());
+  tree->Edit(EditOf(text, 0, 0, " "));
+  size_t with_children = 0;
+  tl::ts::Walk(tree->Root(), [&](tl::ts::Node node) {
+    if (node.Type() == "string" && node.ChildCount() >= 3) ++with_children;
+    return true;
+  });
+  CHECK(with_children == 7);
 }
 
 TEST_CASE("the flat tree agrees with tree-sitter on every Python file of TORCHLINT_TS_CORPUS, when it is set") {
