@@ -91,19 +91,6 @@ const std::vector<uint8_t>& SymbolTable() {
   return table;
 }
 
-// Whether the string literal at [start, end) of `source` keeps its children in the flat tree: an f-string
-// (an f among the prefix letters before its first quote), or a literal `source` does not hold (a tree
-// read after an edit and before its parse, whose text the tree does not know).
-bool KeepsChildren(std::string_view source, uint32_t start, uint32_t end) {
-  if (end > source.size()) return true;
-  for (uint32_t at = start; at < end; ++at) {
-    const char c = source[at];
-    if (c == '"' || c == '\'') return false;
-    if (c == 'f' || c == 'F') return true;
-  }
-  return true;
-}
-
 // Where byte `at` of the text after `edits` was before them, or nullopt inside text an edit wrote.
 std::optional<uint32_t> BeforeEdits(uint32_t at, std::span<const TSInputEdit> edits) {
   for (size_t i = edits.size(); i-- > 0;) {
@@ -117,7 +104,7 @@ std::optional<uint32_t> BeforeEdits(uint32_t at, std::span<const TSInputEdit> ed
 
 }  // namespace
 
-FlatTree::FlatTree(const TSTree* tree, std::string_view source, const Reuse* reuse, bool keep_tree)
+FlatTree::FlatTree(const TSTree* tree, const Reuse* reuse, bool keep_tree)
     : owner_(keep_tree ? ts_tree_copy(tree) : nullptr) {
   const TSNode root = ts_tree_root_node(tree);
   if (ts_node_is_null(root)) return;
@@ -135,6 +122,14 @@ FlatTree::FlatTree(const TSTree* tree, std::string_view source, const Reuse* reu
   const bool errors = ts_node_has_error(root);
   const std::vector<uint8_t>& symbols = SymbolTable();
   static const TSSymbol kString = ts_language_symbol_for_name(PythonLanguage(), "string", 6, true);
+  static const TSSymbol kStringContent = ts_language_symbol_for_name(PythonLanguage(), "string_content", 14, true);
+  // A string literal without interpolations is a leaf (the class comment): its children are its quotes,
+  // with at most one string_content between them (two contents are always split by an interpolation).
+  // One with an error below it keeps them, for FirstSyntaxError.
+  const auto plain_string = [&](TSNode node, uint32_t kids) {
+    return (kids == 2 || (kids == 3 && ts_node_symbol(ts_node_child(node, 1)) == kStringContent)) &&
+           !(errors && ts_node_has_error(node));
+  };
   const auto bits = [&](TSSymbol symbol) -> uint8_t {
     return symbol < symbols.size() ? symbols[symbol] : uint8_t{kSymbolNamed | kSymbolFields | kSymbolUnderField};
   };
@@ -147,8 +142,7 @@ FlatTree::FlatTree(const TSTree* tree, std::string_view source, const Reuse* reu
     r.symbol = symbol;
     r.kid_count = ts_node_child_count(node);
     r.named_count = r.kid_count == 0 ? 0 : ts_node_named_child_count(node);
-    if (symbol == kString && r.kid_count != 0 && !KeepsChildren(source, r.start, r.end))
-      r.kid_count = r.named_count = 0;
+    if (symbol == kString && plain_string(node, r.kid_count)) r.kid_count = r.named_count = 0;
     r.field = field <= UINT8_MAX ? static_cast<uint8_t>(field) : 0;
     uint8_t flags = (bits(r.symbol) & kSymbolNamed) != 0 ? kNamed : 0;
     if (errors) {
@@ -440,9 +434,8 @@ Node Tree::Root() const {
     }
     FlatTree::Reuse reuse;
     if (previous && previous->built.load(std::memory_order_acquire)) reuse = {previous->tree.get(), edits};
-    flat.tree = std::make_unique<const FlatTree>(tree_.get(), flat.text, reuse.previous != nullptr ? &reuse : nullptr);
+    flat.tree = std::make_unique<const FlatTree>(tree_.get(), reuse.previous != nullptr ? &reuse : nullptr);
     flat.built.store(true, std::memory_order_release);
-    std::string().swap(flat.text);
   });
   return flat.tree->size() == 0 ? Node() : Node(flat.tree.get(), 0);
 }
@@ -623,7 +616,7 @@ std::optional<Tree> Parser::Splice(std::string_view source, const Tree& old) {
   }
   const bool clean = !ts_node_has_error(ts_tree_root_node(piece));
   std::optional<FlatTree> region;
-  if (clean) region.emplace(piece, source.substr(stretch_start, static_cast<size_t>(stretch_end - stretch_start)));
+  if (clean) region.emplace(piece);
   ts_tree_delete(piece);
   if (!clean || region->size() < 2 || region->At(0).symbol != kModule) return std::nullopt;
   Tree out(ts_tree_copy(old.raw()));
@@ -664,13 +657,11 @@ Result<Tree> Parser::ParseWith(std::string_view source, const TSTree* old) {
   Tree out(tree);
   if (use_ == TreeUse::kReadOnce) {
     std::call_once(out.flat_->once, [&] {
-      out.flat_->tree = std::make_unique<const FlatTree>(tree, source, nullptr, /*keep_tree=*/false);
+      out.flat_->tree = std::make_unique<const FlatTree>(tree, nullptr, /*keep_tree=*/false);
       out.flat_->built.store(true, std::memory_order_release);
     });
     out.tree_.reset();
     out.exact_ = false;
-  } else {
-    out.flat_->text.assign(source);  // for the flat tree, made when first read
   }
   return out;
 }

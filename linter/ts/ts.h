@@ -88,13 +88,12 @@ class Node {
 // A tree-sitter tree copied into arrays, in preorder: each node's bytes, symbol, flags, parent, field
 // and subtree end, and each node's children and named children as runs of a shared index array. What
 // every question answers is what tree-sitter's node API answers for the same node (a unit test compares
-// them node by node), with one exception: a string literal without an f prefix is a leaf (where the
-// flat tree is given the text the tree was parsed from, as the parser gives it). Tree-sitter
+// them node by node), with one exception: a string literal without interpolations is a leaf. Tree-sitter
 // gives it children (string_start, string_content and its escape_sequence nodes, string_end) that hold
 // nothing its text does not, and that nothing reads (semantic::StringContent reads the text between the
 // quotes); they are a tenth of the nodes of a library with docstrings, and copying them cost 2% of a
-// check of the Python library (bench/bench_check). An f-string keeps its children: its interpolations
-// hold code.
+// check of the Python library (bench/bench_check). An f-string with interpolations keeps its children:
+// they hold code. So does a string with a syntax error below it.
 class FlatTree {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -124,11 +123,9 @@ class FlatTree {
   };
 
   // The flat copy of `tree` (which it keeps a reference to: the node ids stay valid while it lives).
-  // `source` is the text `tree` was parsed from: it is read only to tell an f-string from another string
-  // by its prefix, and not kept; a string outside it keeps its children.
   // With `keep_tree` false, it keeps neither the tree nor its node ids, so that the tree's memory goes
   // when its Tree lets it go (Parser's TreeUse); such a flat tree is never lent (Tree::LendTo).
-  FlatTree(const TSTree* tree, std::string_view source, const Reuse* reuse = nullptr, bool keep_tree = true);
+  explicit FlatTree(const TSTree* tree, const Reuse* reuse = nullptr, bool keep_tree = true);
   ~FlatTree();
   FlatTree(const FlatTree&) = delete;
   FlatTree& operator=(const FlatTree&) = delete;
@@ -279,6 +276,7 @@ inline NamedChildRange Node::NamedChildren() const { return NamedChildRange(*thi
 
 class Tree {
  public:
+  explicit Tree(TSTree* tree) : tree_(tree, &ts_tree_delete), flat_(std::make_shared<Flat>()) {}
   // The root, from the flat copy (made on the first call, once, whichever thread asks).
   Node Root() const;
   // Tree-sitter's tree; null for a tree of a read-once parser (TreeUse::kReadOnce).
@@ -307,8 +305,6 @@ class Tree {
   struct Flat {
     std::once_flag once;
     std::unique_ptr<const FlatTree> tree;
-    // The text the tree was parsed from, until the flat tree is made (FlatTree reads string prefixes).
-    std::string text;
     std::atomic<bool> built{false};
     // A made flat tree of an earlier state of this tree and the edits since, for the making of this
     // one (FlatTree::Reuse); let go once it is made.
@@ -316,7 +312,6 @@ class Tree {
     std::shared_ptr<Flat> previous;
     std::vector<TSInputEdit> edits;
   };
-  explicit Tree(TSTree* tree) : tree_(tree, &ts_tree_delete), flat_(std::make_shared<Flat>()) {}
   Tree(TSTree* tree, std::shared_ptr<Flat> flat) : tree_(tree, &ts_tree_delete), flat_(std::move(flat)) {}
   // What the flat tree of a tree parsed from this one (after its edits) may reuse, into `into`.
   void LendTo(Flat& into) const;

@@ -55,19 +55,12 @@ TEST_CASE("FirstSyntaxError finds the first ERROR or MISSING node") {
 
 namespace {
 
-// Whether the flat tree leaves out the children of `node`: a string literal of `text` whose prefix (the
-// letters before its first quote) has no f. Tree-sitter's children of such a string hold nothing its text
-// does not (ts::FlatTree).
-bool ElidedString(TSNode node, std::string_view text) {
-  if (std::string_view(ts_node_type(node)) != "string" || ts_node_child_count(node) == 0 ||
-      ts_node_end_byte(node) > text.size()) {
-    return false;
-  }
-  for (uint32_t at = ts_node_start_byte(node); at < ts_node_end_byte(node); ++at) {
-    if (text[at] == '"' || text[at] == '\'') return true;
-    if (text[at] == 'f' || text[at] == 'F') return false;
-  }
-  return false;
+// Whether the flat tree leaves out the children of `node`: a string literal without interpolations (its
+// children are its quotes and at most one string_content) and without an error below it.
+bool ElidedString(TSNode node) {
+  if (std::string_view(ts_node_type(node)) != "string" || ts_node_has_error(node)) return false;
+  const uint32_t count = ts_node_child_count(node);
+  return count == 2 || (count == 3 && std::string_view(ts_node_type(ts_node_child(node, 1))) == "string_content");
 }
 
 // Every node of the tree in preorder, read with tree-sitter's own node API (ts_node_child), not with
@@ -79,8 +72,7 @@ struct ApiNode {
   uint32_t parent;
   uint32_t slot;  // its place among the parent's children
 };
-std::vector<ApiNode> PreorderByApi(TSNode root, std::string_view text,
-                                   std::unordered_map<const void*, uint32_t>& inside) {
+std::vector<ApiNode> PreorderByApi(TSNode root, std::unordered_map<const void*, uint32_t>& inside) {
   std::vector<ApiNode> out;
   std::vector<ApiNode> stack{{root, UINT32_MAX, 0}};
   while (!stack.empty()) {
@@ -88,7 +80,7 @@ std::vector<ApiNode> PreorderByApi(TSNode root, std::string_view text,
     stack.pop_back();
     const auto place = static_cast<uint32_t>(out.size());
     out.push_back(entry);
-    if (ElidedString(entry.node, text)) {
+    if (ElidedString(entry.node)) {
       std::vector<TSNode> under{entry.node};
       while (!under.empty()) {
         const TSNode node = under.back();
@@ -107,12 +99,12 @@ std::vector<ApiNode> PreorderByApi(TSNode root, std::string_view text,
   return out;
 }
 
-// Compares the flat tree under `flat_root` with tree-sitter's answers in `theirs` (parsed from `text`)
-// for every node and every question the Node class answers; returns the number of nodes compared. An
-// elided string answers no children, and a node inside one is answered by the string.
-size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree, std::string_view text) {
+// Compares the flat tree under `flat_root` with tree-sitter's answers in `theirs` for every node and
+// every question the Node class answers; returns the number of nodes compared. An elided string answers
+// no children, and a node inside one is answered by the string.
+size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree) {
   std::unordered_map<const void*, uint32_t> inside;  // a node under an elided string -> the string's place
-  const std::vector<ApiNode> api = PreorderByApi(ts_tree_root_node(theirs_tree), text, inside);
+  const std::vector<ApiNode> api = PreorderByApi(ts_tree_root_node(theirs_tree), inside);
   std::unordered_map<const void*, uint32_t> index = inside;  // tree-sitter's node id -> preorder place
   for (uint32_t i = 0; i < api.size(); ++i) index[api[i].node.id] = i;
   std::vector<tl::ts::Node> flat;
@@ -155,7 +147,7 @@ size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree, 
     expect(mine.IsNamed() == ts_node_is_named(theirs), "named");
     expect(mine.IsMissing() == ts_node_is_missing(theirs), "missing");
     expect(mine.HasError() == ts_node_has_error(theirs), "has error");
-    const bool elided = ElidedString(theirs, text);
+    const bool elided = ElidedString(theirs);
     expect(mine.ChildCount() == (elided ? 0 : ts_node_child_count(theirs)), "child count");
     expect(mine.NamedChildCount() == (elided ? 0 : ts_node_named_child_count(theirs)), "named child count");
     expect(same(mine.Parent(), parent), "parent");
@@ -218,12 +210,12 @@ size_t CompareWithTreeSitter(tl::ts::Node flat_root, const TSTree* theirs_tree, 
 // The same for a parsed tree: its flat tree and tree-sitter's parse of the same text (the tree's own, or
 // a full parse of `text` for a tree that was spliced, whose tree-sitter tree is an earlier one).
 size_t CompareWithTreeSitter(const tl::ts::Tree& tree, const std::string& text) {
-  if (tree.Exact()) return CompareWithTreeSitter(tree.Root(), tree.raw(), text);
+  if (tree.Exact()) return CompareWithTreeSitter(tree.Root(), tree.raw());
   tl::ts::Parser parser;
   auto fresh = parser.Parse(text);
   REQUIRE(fresh.ok());
   REQUIRE(fresh->Exact());
-  return CompareWithTreeSitter(tree.Root(), fresh->raw(), text);
+  return CompareWithTreeSitter(tree.Root(), fresh->raw());
 }
 
 size_t CompareWithTreeSitter(const std::string& text) {
@@ -334,48 +326,53 @@ TEST_CASE("the flat tree answers what tree-sitter's node API answers, for every 
   CHECK(nodes > 50000);
 }
 
-TEST_CASE("a string literal without an f prefix is a leaf of the flat tree; an f-string keeps its interpolations") {
+TEST_CASE("a string literal without interpolations is a leaf of the flat tree; an f-string keeps its interpolations") {
   const std::string text =
-      "a = 'x\\n'\nb = f\"{c} and {'d'}\"\nc = rb'e' u'g'\n\"\"\"doc \"quoted\" \"\"\"\nh = F'''{i!r:>{j}}'''\n";
-  for (const tl::ts::TreeUse use : {tl::ts::TreeUse::kEditable, tl::ts::TreeUse::kReadOnce}) {
-    tl::ts::Parser parser(use);
-    auto tree = parser.Parse(text);
-    REQUIRE(tree.ok());
-    std::vector<std::string> leaves;
-    std::vector<std::string> kept;
-    tl::ts::Walk(tree->Root(), [&](tl::ts::Node node) {
+      "a = 'x\\n'\nb = f\"{c} and {'d'}\"\nc = rb'e' u'g'\n\"\"\"doc \"quoted\" \"\"\"\nh = F'''{i!r:>{j}}'''\n"
+      "k = f'plain' ''\n";
+  const std::vector<std::string> plain = {"'x\\n'",   "'d'", "rb'e'", "u'g'", "\"\"\"doc \"quoted\" \"\"\"",
+                                          "f'plain'", "''"};
+  const std::vector<std::string> interpolated = {"f\"{c} and {'d'}\"", "F'''{i!r:>{j}}'''"};
+  // The strings of `tree` that are leaves and those that are not.
+  const auto sort = [&](const tl::ts::Tree& tree) {
+    std::pair<std::vector<std::string>, std::vector<std::string>> out;
+    tl::ts::Walk(tree.Root(), [&](tl::ts::Node node) {
       if (node.Type() != "string") return true;
       const std::string literal(node.Text(text));
       if (node.ChildCount() == 0) {
         CHECK(node.NamedChildCount() == 0);
         CHECK_FALSE(node.Child(0));
         CHECK(node.DescendantForByteRange(node.StartByte() + 1, node.StartByte() + 2) == node);
-        leaves.push_back(literal);
+        out.first.push_back(literal);
       } else {
         // The interpolations are there to read, with the code inside them.
         bool interpolation = false;
         for (const tl::ts::Node child : node.NamedChildren()) interpolation |= child.Type() == "interpolation";
         CHECK(interpolation);
-        kept.push_back(literal);
+        out.second.push_back(literal);
       }
       return true;
     });
-    CHECK(leaves == std::vector<std::string>{"'x\\n'", "'d'", "rb'e'", "u'g'", "\"\"\"doc \"quoted\" \"\"\""});
-    CHECK(kept == std::vector<std::string>{"f\"{c} and {'d'}\"", "F'''{i!r:>{j}}'''"});
+    return out;
+  };
+  for (const tl::ts::TreeUse use : {tl::ts::TreeUse::kEditable, tl::ts::TreeUse::kReadOnce}) {
+    tl::ts::Parser parser(use);
+    auto tree = parser.Parse(text);
+    REQUIRE(tree.ok());
+    const auto sorted = sort(*tree);
+    CHECK(sorted.first == plain);
+    CHECK(sorted.second == interpolated);
     CompareWithTreeSitter(*tree, text);
   }
-  // A tree read after an edit and before its parse: its text is not known, and its strings keep their
-  // children, as tree-sitter gives them.
+  // The rule reads the tree, not the text: a tree read after an edit and before its parse (whose text it
+  // does not know) has the same leaves.
   tl::ts::Parser parser;
   auto tree = parser.Parse(text);
   REQUIRE(tree.ok());
-  tree->Edit(EditOf(text, 0, 0, " "));
-  size_t with_children = 0;
-  tl::ts::Walk(tree->Root(), [&](tl::ts::Node node) {
-    if (node.Type() == "string" && node.ChildCount() >= 3) ++with_children;
-    return true;
-  });
-  CHECK(with_children == 7);
+  tree->Edit(EditOf(text, static_cast<uint32_t>(text.size()), 0, "\n"));
+  const auto sorted = sort(*tree);
+  CHECK(sorted.first == plain);
+  CHECK(sorted.second == interpolated);
 }
 
 TEST_CASE("the flat tree agrees with tree-sitter on every Python file of TORCHLINT_TS_CORPUS, when it is set") {
