@@ -80,16 +80,20 @@ void RunProjectChecks(std::vector<FileTask> tasks, const DriverOptions& options,
     if (outcome.source && outcome.diagnostics.empty() && !outcome.error && s != nullptr && !s->project_calls &&
         !StarImportsProject(*s) && !s->parameter_reads && !s->builds_loaders && !s->remote_loaders &&
         !(s->device_candidates && !s->own_cuda) && (s->catalog_facts & semantic::kFactCandidates) == 0 &&
-        !originals[i]->collect_facts && ((s->imported_reads.empty() && !ImplicitSyncs(*s)) || !kept[i].text)) {
-      // Most files that read fields of an imported name read a module's (`path.join` of `from os import
-      // path`): kept, their texts were most of the pass's memory on a large tree.
-      if (!s->imported_reads.empty() || ImplicitSyncs(*s)) {
-        reread[i] = 1;
-        if (options.summary_cache == nullptr) {
-          outcome.summary->content_hash = semantic::ContentHash(outcome.source->text());
+        !originals[i]->collect_facts) {
+      // The project may still give it the fields it reads of an imported name, or call its functions
+      // that sync. Most files that read fields of an imported name read a module's (`path.join` of
+      // `from os import path`): kept, their texts were most of the pass's memory on a large tree.
+      const bool project_may_read = !s->imported_reads.empty() || ImplicitSyncs(*s);
+      if (!project_may_read || !kept[i].text) {  // a text the caller gave (no path to read again) is kept
+        if (project_may_read) {
+          reread[i] = 1;
+          if (options.summary_cache == nullptr) {
+            outcome.summary->content_hash = semantic::ContentHash(outcome.source->text());
+          }
         }
+        outcome.source.emplace(outcome.display_path, std::string());
       }
-      outcome.source.emplace(outcome.display_path, std::string());
     }
     outcomes.push_back(std::move(outcome));
   });

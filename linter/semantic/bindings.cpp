@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace tl::semantic {
 
@@ -56,11 +58,21 @@ Value BoundedArithmetic(std::string_view op, const Value& a, const Value& b) {
   return out;
 }
 
+namespace {
+
+// The entries of `items` whose names share `name`'s head (NameHead), `heads` being the heads of those
+// names in the same order: found with integer comparisons, for a search by name inside them.
+template <typename T>
+std::span<const T> HeadRun(const std::vector<uint64_t>& heads, const std::vector<T>& items, std::string_view name) {
+  const auto [lo, hi] = std::equal_range(heads.begin(), heads.end(), NameHead(name));
+  return {items.data() + (lo - heads.begin()), static_cast<size_t>(hi - lo)};
+}
+
+}  // namespace
+
 std::span<const Model::Binding> Model::BindingsOf(std::string_view name) const {
-  // The run of the name's head first, by integers; then the name inside it.
-  const auto [lo, hi] = std::equal_range(binding_heads_.begin(), binding_heads_.end(), NameHead(name));
-  auto [first, last] = std::equal_range(bindings_.begin() + (lo - binding_heads_.begin()),
-                                        bindings_.begin() + (hi - binding_heads_.begin()), name, NameLess{});
+  const std::span<const Binding> run = HeadRun(binding_heads_, bindings_, name);
+  auto [first, last] = std::equal_range(run.begin(), run.end(), name, NameLess{});
   return {first, last};
 }
 
@@ -90,9 +102,8 @@ std::span<const Model::ClassBase> Model::BasesOf(int cls) const {
 std::span<const std::pair<std::string_view, int>> Model::FunctionsNamed(std::string_view name) const {
   const uint32_t bit = NameBit(name);
   if ((function_name_bits_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return {};
-  const auto [lo, hi] = std::equal_range(function_heads_.begin(), function_heads_.end(), NameHead(name));
-  auto [first, last] = std::equal_range(functions_.begin() + (lo - function_heads_.begin()),
-                                        functions_.begin() + (hi - function_heads_.begin()), name, NameLess{});
+  const auto run = HeadRun(function_heads_, functions_, name);
+  auto [first, last] = std::equal_range(run.begin(), run.end(), name, NameLess{});
   return {first, last};
 }
 
@@ -119,11 +130,9 @@ std::span<const uint32_t> Model::BindingsIn(std::string_view name, int first, in
   const ByNameScope less{bindings_};
   // A name's bindings sit in the run of its head (bindings_by_scope_ reorders only inside a name's run,
   // so binding_heads_ lines up with it too): found by integers, then searched by (name, scope).
-  const auto [lo, hi] = std::equal_range(binding_heads_.begin(), binding_heads_.end(), NameHead(name));
-  const auto run_begin = bindings_by_scope_.begin() + (lo - binding_heads_.begin());
-  const auto run_end = bindings_by_scope_.begin() + (hi - binding_heads_.begin());
-  const auto begin = std::lower_bound(run_begin, run_end, std::pair(name, first), less);
-  const auto end = std::upper_bound(begin, run_end, std::pair(name, last), less);
+  const std::span<const uint32_t> run = HeadRun(binding_heads_, bindings_by_scope_, name);
+  const auto begin = std::lower_bound(run.begin(), run.end(), std::pair(name, first), less);
+  const auto end = std::upper_bound(begin, run.end(), std::pair(name, last), less);
   return {begin, end};
 }
 

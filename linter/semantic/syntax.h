@@ -252,7 +252,8 @@ bool OneOf(std::string_view s, const NameSet<N>& set) {
   return set.Contains(s);
 }
 
-// The content of a plain string literal (no f-string interpolation, no implicit concatenation).
+// The content of a plain or raw string literal (no f-string, no bytes, no implicit concatenation): its
+// text between the quotes, escapes as written.
 std::optional<std::string_view> StringContent(ts::Node node, std::string_view source);
 
 // A Python integer literal (underscores, 0x/0o/0b prefixes); nullopt when it does not fit int64.

@@ -423,8 +423,8 @@ bool Builder::Enter(ts::Node node, uint32_t depth) {
       return true;
     case K::kString: {
       NoteString(node);
-      // Only f-strings have children worth visiting (interpolations); other strings have none in the flat
-      // tree, and no attribute to note.
+      // Only f-strings have children worth visiting (interpolations). Other strings hold no code and no
+      // attribute to note; the flat tree gives most of them no children at all.
       const std::string_view text = m_.Text(node);
       for (char c : text) {
         if (c == 'f' || c == 'F') return true;
