@@ -26,12 +26,44 @@ std::string RelativeTo(const fs::path& path, const fs::path& root) {
   return relative.generic_string();
 }
 
-// Files under `root` that an import of `summary` may name: `a.b` as `a/b.py` or `a/b/__init__.py`,
-// from the root and from the importing file's folder (scripts import their neighbours). Paths are
-// built as strings from normalised folders and identifier segments, so no normalising is needed: this
-// runs for every prefix of every import of every file.
+// Directory listings, each read once: the import search asks whether `a/b.py` or `a/b/__init__.py`
+// exists for every prefix of every import of every file, and most of them do not (the standard
+// library, third-party packages), so one listing per folder replaces a stat per question.
+class Listings {
+ public:
+  struct Folder {
+    std::unordered_set<std::string> files;    // regular files (a link to one counts)
+    std::unordered_set<std::string> folders;  // folders (a link to one counts)
+  };
+  // `dir` without a trailing slash, except the root "/".
+  const Folder& Of(const std::string& dir) {
+    auto [it, added] = folders_.try_emplace(dir);
+    if (added) {
+      std::error_code ec;
+      for (fs::directory_iterator entry(dir, ec), end; !ec && entry != end; entry.increment(ec)) {
+        std::error_code type_ec;
+        if (entry->is_regular_file(type_ec)) {
+          it->second.files.insert(entry->path().filename().string());
+        } else if (entry->is_directory(type_ec)) {
+          it->second.folders.insert(entry->path().filename().string());
+        }
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, Folder> folders_;
+};
+
+// The files under `root` that an import of `summary` may name: `a.b` as `a/b.py` or `a/b/__init__.py`,
+// from the root and from the importing file's folder (scripts import their neighbours), for every prefix
+// of the dotted name (`a.b.f` is `a/b.py`'s f). A prefix that names no folder ends the search: nothing
+// below it exists. Paths are built as strings from normalised folders and identifier segments, so no
+// normalising is needed. Most files import the same few modules from the same folders: a folder and a
+// dotted name already searched (`searched`) give only paths already found, and are skipped.
 void CandidateFiles(const semantic::FileSummary& summary, const std::string& file_dir, const std::string& root,
-                    std::vector<std::string>& out) {
+                    Listings& listings, std::unordered_set<std::string>& searched, std::vector<std::string>& out) {
   for (const semantic::ImportSummary& import : summary.imports) {
     std::string_view dotted = import.canonical;
     std::string_view base = root;
@@ -50,47 +82,24 @@ void CandidateFiles(const semantic::FileSummary& summary, const std::string& fil
     if (!import.canonical.starts_with('.') && file_dir != root) bases[1] = file_dir;
     for (std::string_view b : bases) {
       if (b.empty()) continue;
-      std::string p(b);
-      std::string_view rest = dotted;
-      // Every prefix of the dotted name may be the module (`a.b.f` is `a/b.py`'s f).
-      while (!rest.empty()) {
+      std::string dir(b);
+      if (!searched.insert(dir + '\n' + std::string(dotted)).second) continue;
+      for (std::string_view rest = dotted; !rest.empty();) {
         const size_t dot = rest.find('.');
-        const std::string_view segment = rest.substr(0, dot);
-        if (segment.empty() || segment.find('/') != std::string_view::npos) break;
-        if (p.empty() || p.back() != '/') p += '/';
-        p += segment;
-        out.push_back(p + ".py");
-        out.push_back(p + "/__init__.py");
+        const std::string segment(rest.substr(0, dot));
+        if (segment.empty() || segment.find('/') != std::string::npos) break;
+        const Listings::Folder& folder = listings.Of(dir);
+        const std::string prefix = dir.back() == '/' ? dir : dir + '/';
+        if (folder.files.contains(segment + ".py")) out.push_back(prefix + segment + ".py");
+        if (!folder.folders.contains(segment)) break;
+        dir = prefix + segment;
+        if (listings.Of(dir).files.contains("__init__.py")) out.push_back(dir + "/__init__.py");
         if (dot == std::string_view::npos) break;
         rest.remove_prefix(dot + 1);
       }
     }
   }
 }
-
-// Directory listings, each read once: the import search asks whether `a/b.py` or `a/b/__init__.py`
-// exists for every prefix of every import of every file, and most of them do not (the standard
-// library, third-party packages), so one listing per folder replaces a stat per question.
-class Listings {
- public:
-  bool IsFile(std::string_view path) {
-    const size_t slash = path.rfind('/');
-    if (slash == std::string_view::npos) return false;
-    const std::string dir(path.substr(0, slash == 0 ? 1 : slash));
-    auto [it, added] = dirs_.try_emplace(dir);
-    if (added) {
-      std::error_code ec;
-      for (fs::directory_iterator entry(dir, ec), end; !ec && entry != end; entry.increment(ec)) {
-        std::error_code type_ec;
-        if (entry->is_regular_file(type_ec)) it->second.insert(entry->path().filename().string());
-      }
-    }
-    return it->second.contains(std::string(path.substr(slash + 1)));
-  }
-
- private:
-  std::unordered_map<std::string, std::unordered_set<std::string>> dirs_;
-};
 
 // The module name of a path under the root; when a folder on the way is not a package name (a root
 // above `.venv/lib/python3.11/`), the longest tail of the path that is one.
@@ -170,6 +179,7 @@ BuiltIndex BuildProjectIndex(std::vector<IndexSeed> seeds, const ProjectIndexOpt
     }  // else a second file of the same module name: it is checked alone
   }
   Listings listings;
+  std::unordered_set<std::string> searched;
   size_t context = 0;
   while (!pending.empty() && context < options.max_context_files) {
     struct Candidate {
@@ -181,10 +191,10 @@ BuiltIndex BuildProjectIndex(std::vector<IndexSeed> seeds, const ProjectIndexOpt
     std::vector<std::string> candidates;
     for (const auto& [summary, dir] : pending) {
       candidates.clear();
-      CandidateFiles(*summary, dir, root_string, candidates);
+      CandidateFiles(*summary, dir, root_string, listings, searched, candidates);
       for (std::string& candidate : candidates) {
         if (context + level.size() >= options.max_context_files) break;
-        if (!seen.insert(candidate).second || !listings.IsFile(candidate)) continue;
+        if (!seen.insert(candidate).second) continue;
         fs::path path(std::move(candidate));
         std::string relative = RelativeTo(path, root);
         if (relative.starts_with("..")) continue;

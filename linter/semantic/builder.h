@@ -120,6 +120,16 @@ class ValueFlow {
   int budget_ = kBudget;
   std::vector<const Model::Binding*> active_;    // parameters being resolved, innermost last
   std::vector<std::string_view> active_fields_;  // config fields being resolved
+  // Containers: what each parameter's callers pass it, as far as this query followed them (a parameter
+  // reached again by another chain of calls gives the same; one reached around a recursion, nothing
+  // more). Without it a file whose functions hand their parameters on to each other (a hand-written
+  // parser passing `src, pos` everywhere) spends the whole budget on every query.
+  struct ParameterContainers {
+    bool done = false;  // false while its callers are being followed
+    bool unknown = false;
+    std::vector<Place> places;
+  };
+  std::unordered_map<const Model::Binding*, ParameterContainers> parameter_containers_;
 };
 
 // Modules as the code passes them around (instances.cpp): a wrapper whose call runs the wrapped module's

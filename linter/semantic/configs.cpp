@@ -1201,9 +1201,22 @@ std::vector<ValueFlow::Place> ValueFlow::Containers(ts::Node expr, int scope, in
       if (binding != nullptr && binding->kind == Model::BindingKind::kAssign && binding->position == -1) {
         add(Containers(binding->value, binding->scope, depth + 1, unknown));
       } else if (binding != nullptr && binding->kind == Model::BindingKind::kParameter) {
-        for (const Place& argument : Arguments(*binding, depth, unknown)) {
-          add(Containers(argument.expr, argument.scope, depth + 1, unknown));
+        if (auto known = parameter_containers_.find(binding); known != parameter_containers_.end()) {
+          // Followed already in this query, or being followed (a recursion: unknown, as Resolve has it).
+          unknown = unknown || !known->second.done || known->second.unknown;
+          add(known->second.places);
+          break;
         }
+        parameter_containers_.emplace(binding, ParameterContainers{});
+        ParameterContainers found;
+        for (const Place& argument : Arguments(*binding, depth, found.unknown)) {
+          const std::vector<Place> more = Containers(argument.expr, argument.scope, depth + 1, found.unknown);
+          found.places.insert(found.places.end(), more.begin(), more.end());
+        }
+        found.done = true;
+        unknown = unknown || found.unknown;
+        add(found.places);
+        parameter_containers_[binding] = std::move(found);
       } else {
         unknown = true;
       }

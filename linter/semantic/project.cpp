@@ -5,6 +5,7 @@
 #include <cctype>
 #include <functional>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace tl::semantic {
@@ -456,10 +457,15 @@ void ProjectIndex::Finish() {
       component_[root(i)] = root(j);
     }
   }
-  // The calls each function receives from other files: a class's construction runs its `__init__`.
+  // The calls each function receives from other files: a class's construction runs its `__init__`. (A
+  // file calls most of its callees more than once: each is resolved once a file.)
+  std::unordered_map<std::string_view, std::optional<Symbol>> resolved;
   for (size_t i = 0; i < n; ++i) {
+    resolved.clear();
     for (const OutgoingCall& call : files_[i]->calls) {
-      const auto symbol = ResolveSymbol(*files_[i], call.callee, 0);
+      auto [known, added] = resolved.try_emplace(call.callee);
+      if (added) known->second = ResolveSymbol(*files_[i], call.callee, 0);
+      const std::optional<Symbol>& symbol = known->second;
       if (!symbol || symbol->rest.empty() || symbol->file == files_[i].get()) continue;
       const bool construction = HasClass(*symbol->file, symbol->rest);
       called_.insert(symbol->file->module);

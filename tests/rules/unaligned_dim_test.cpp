@@ -16,25 +16,28 @@ std::vector<Diagnostic> Check(const SourceFile& file) {
   return CheckSource(file, options).diagnostics;
 }
 
+// A config dataclass and the head of a model whose `__init__` reads it.
+constexpr std::string_view kGpt =
+    "from dataclasses import dataclass\n"
+    "import torch.nn as nn\n"
+    "@dataclass\n"
+    "class GPTConfig:\n"
+    "    vocab_size: int = 50304\n"
+    "class GPT(nn.Module):\n"
+    "    def __init__(self, config):\n";
+
 std::string_view At(const SourceFile& file, TextRange range) {
   return file.text().substr(range.begin, range.end - range.begin);
 }
 
 TEST_CASE("a config value used by two layers: one finding where it is written, the layers related") {
-  const SourceFile file("model.py",
-                        "from dataclasses import dataclass\n"
-                        "import torch.nn as nn\n"
-                        "@dataclass\n"
-                        "class GPTConfig:\n"
-                        "    vocab_size: int = 50304\n"
-                        "class GPT(nn.Module):\n"
-                        "    def __init__(self, config):\n"
-                        "        self.wte = nn.Embedding(config.vocab_size, 768)\n"
-                        "        self.lm_head = nn.Linear(768, config.vocab_size)\n"
-                        "def from_pretrained(model_type):\n"
-                        "    config_args = {'gpt2': dict(n_layer=12)}[model_type]\n"
-                        "    config_args['vocab_size'] = 50257\n"
-                        "    return GPT(GPTConfig(**config_args))\n");
+  const SourceFile file("model.py", std::string(kGpt) +
+                                        "        self.wte = nn.Embedding(config.vocab_size, 768)\n"
+                                        "        self.lm_head = nn.Linear(768, config.vocab_size)\n"
+                                        "def from_pretrained(model_type):\n"
+                                        "    config_args = {'gpt2': dict(n_layer=12)}[model_type]\n"
+                                        "    config_args['vocab_size'] = 50257\n"
+                                        "    return GPT(GPTConfig(**config_args))\n");
   const std::vector<Diagnostic> found = Check(file);
   REQUIRE(found.size() == 1);
   const Diagnostic& d = found[0];
@@ -56,6 +59,29 @@ TEST_CASE("a config value used by two layers: one finding where it is written, t
   REQUIRE(d.fix->edits.size() == 1);
   CHECK(At(file, d.fix->edits[0].range) == "50257");
   CHECK(d.fix->edits[0].replacement == "50304");
+}
+
+TEST_CASE("a table of config dicts handed on through parameters, by two chains of calls and a recursion") {
+  // `table` reaches `build` from `small` and `large`, and from `build` itself: each caller's argument
+  // is followed once, and the row is a dict either way.
+  const SourceFile file("model.py", std::string(kGpt) +
+                                        "        self.lm_head = nn.Linear(768, config.vocab_size)\n"
+                                        "TABLE = {'gpt2': dict(n_layer=12)}\n"
+                                        "def build(table, model_type, depth):\n"
+                                        "    if depth > 0:\n"
+                                        "        return build(table, model_type, depth - 1)\n"
+                                        "    config_args = table[model_type]\n"
+                                        "    config_args['vocab_size'] = 50257\n"
+                                        "    return GPT(GPTConfig(**config_args))\n"
+                                        "def small(table):\n"
+                                        "    return build(table, 'gpt2', 1)\n"
+                                        "def large(table):\n"
+                                        "    return build(table, 'gpt2', 2)\n"
+                                        "models = [small(TABLE), large(TABLE)]\n");
+  const std::vector<Diagnostic> found = Check(file);
+  REQUIRE(found.size() == 1);
+  CHECK(At(file, found[0].range) == "50257");
+  CHECK(file.lines().Locate(found[0].range.begin).line == 14);
 }
 
 TEST_CASE("a literal in the layer call is reported there, with no related location") {

@@ -218,6 +218,54 @@ TEST_CASE("the project pass follows an imported module, and the summary cache an
   CHECK(Summary(third).find("TL101") == std::string::npos);
 }
 
+TEST_CASE("the project pass follows imports through folders without __init__.py and linked folders") {
+  const auto related = [](const std::vector<FileOutcome>& outcomes) {
+    std::string out;
+    for (const auto& outcome : outcomes) {
+      for (const auto& d : outcome.diagnostics) {
+        if (d.code != "TL101") continue;
+        for (const auto& r : d.related) out += r.path + ";";
+      }
+    }
+    return out;
+  };
+  constexpr std::string_view kHelper = "def log_loss(loss):\n    print(loss.item())\n";
+  {
+    // A namespace folder (`ns/`), a package below it, and a module in it: each level is searched.
+    TempDir dir;
+    dir.Write("train.py", tl::test::ProjectLoop("ns.sub.deep"));
+    dir.Write("ns/sub/__init__.py", "");
+    dir.Write("ns/sub/deep.py", kHelper);
+    dir.Write("ns.txt", "");  // a file whose name starts like the folder's is neither
+    CHECK(related(RunProject(dir, nullptr, 1)) == "ns/sub/deep.py;");
+  }
+  {
+    // A module beside a folder of the same name: both are candidates; the folder's module holds the sync.
+    TempDir dir;
+    dir.Write("train.py", tl::test::ProjectLoop("helpers.logging"));
+    dir.Write("helpers.py", "X = 1\n");
+    dir.Write("helpers/logging.py", kHelper);
+    CHECK(related(RunProject(dir, nullptr, 1)) == "helpers/logging.py;");
+  }
+  {
+    // A module is not a folder: `helpers.logging` names nothing in `helpers.py`.
+    TempDir dir;
+    dir.Write("train.py", tl::test::ProjectLoop("helpers.logging"));
+    dir.Write("helpers.py", kHelper);
+    CHECK(related(RunProject(dir, nullptr, 1)).empty());
+  }
+  {
+    // A linked folder is a folder.
+    TempDir dir;
+    dir.Write("train.py", tl::test::ProjectLoop("linked.logging"));
+    dir.Write("real/logging.py", kHelper);
+    std::error_code ec;
+    std::filesystem::create_directory_symlink(dir / "real", dir / "linked", ec);
+    REQUIRE_FALSE(ec);
+    CHECK(related(RunProject(dir, nullptr, 1)) == "linked/logging.py;");
+  }
+}
+
 TEST_CASE("the project root is the nearest marked folder that is not a package, else the folder above the package") {
   TempDir dir;
   dir.Write("repo/pyproject.toml", "");
