@@ -174,7 +174,8 @@ TEST_CASE("the input guard counts brackets left open, outside comments and strin
 
 namespace {
 
-std::vector<FileOutcome> RunProject(const TempDir& dir, tl::semantic::SummaryCache* cache, size_t jobs) {
+std::vector<FileOutcome> RunProject(const TempDir& dir, tl::semantic::SummaryCache* cache, size_t jobs,
+                                    const std::string& checked = "train.py") {
   std::vector<FileOutcome> outcomes;
   tl::DriverOptions options;
   options.jobs = jobs;
@@ -182,7 +183,7 @@ std::vector<FileOutcome> RunProject(const TempDir& dir, tl::semantic::SummaryCac
   options.project_root = dir.path();
   options.summary_cache = cache;
   std::vector<FileTask> tasks;
-  tasks.push_back(Task(dir / "train.py", "train.py"));  // helpers/ is not checked: the pass follows the import
+  tasks.push_back(Task(dir / checked, checked));  // helpers/ is not checked: the pass follows the import
   tl::RunChecks(std::move(tasks), options, [&](FileOutcome&& outcome) { outcomes.push_back(std::move(outcome)); });
   return outcomes;
 }
@@ -253,6 +254,26 @@ TEST_CASE("the project pass follows imports through folders without __init__.py 
     dir.Write("train.py", tl::test::ProjectLoop("helpers.logging"));
     dir.Write("helpers.py", kHelper);
     CHECK(related(RunProject(dir, nullptr, 1)).empty());
+  }
+  {
+    // A script imports its neighbour by its short name, from its own folder.
+    TempDir dir;
+    dir.Write("scripts/train.py", tl::test::ProjectLoop("util"));
+    dir.Write("scripts/util.py", kHelper);
+    CHECK(related(RunProject(dir, nullptr, 1, "scripts/train.py")) == "scripts/util.py;");
+  }
+  {
+    // Relative imports, one dot and two.
+    TempDir dir;
+    dir.Write("pkg/__init__.py", "");
+    dir.Write("pkg/train.py", tl::test::ProjectLoop(".helpers"));
+    dir.Write("pkg/helpers.py", kHelper);
+    dir.Write("pkg/sub/__init__.py", "");
+    dir.Write("pkg/sub/train.py", tl::test::ProjectLoop("..common.log"));
+    dir.Write("pkg/common/__init__.py", "");
+    dir.Write("pkg/common/log.py", kHelper);
+    CHECK(related(RunProject(dir, nullptr, 1, "pkg/train.py")) == "pkg/helpers.py;");
+    CHECK(related(RunProject(dir, nullptr, 1, "pkg/sub/train.py")) == "pkg/common/log.py;");
   }
   {
     // A linked folder is a folder.
