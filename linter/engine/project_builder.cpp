@@ -26,9 +26,10 @@ std::string RelativeTo(const fs::path& path, const fs::path& root) {
   return relative.generic_string();
 }
 
-// Directory listings, each read once: the import search asks whether `a/b.py` or `a/b/__init__.py`
-// exists for every prefix of every import of every file, and most of them do not (the standard
-// library, third-party packages), so one listing per folder replaces a stat per question.
+// Directory listings, each read once: the import search asks which of `a.py`, `a/` and `a/__init__.py`
+// exist, folder by folder along every import of every file, and most names are in no folder of the
+// project (the standard library, third-party packages), so one listing per folder replaces a stat per
+// question.
 class Listings {
  public:
   struct Folder {
@@ -90,7 +91,7 @@ void CandidateFiles(const semantic::FileSummary& summary, const std::string& fil
         if (segment.empty() || segment.find('/') != std::string::npos) break;
         const Listings::Folder& folder = listings.Of(dir);
         const std::string prefix = dir.back() == '/' ? dir : dir + '/';
-        if (folder.files.contains(segment + ".py")) out.push_back(prefix + segment + ".py");
+        if (std::string module = segment + ".py"; folder.files.contains(module)) out.push_back(prefix + module);
         if (!folder.folders.contains(segment)) break;
         dir = prefix + segment;
         if (listings.Of(dir).files.contains("__init__.py")) out.push_back(dir + "/__init__.py");

@@ -2,6 +2,8 @@
 // at the write, with each layer's argument as a related location, and its suggestion edits the literal.
 #include <doctest/doctest.h>
 
+#include <fmt/core.h>
+
 #include <string>
 
 #include "linter/core/source_file.h"
@@ -16,28 +18,25 @@ std::vector<Diagnostic> Check(const SourceFile& file) {
   return CheckSource(file, options).diagnostics;
 }
 
-// A config dataclass and the head of a model whose `__init__` reads it.
-constexpr std::string_view kGpt =
-    "from dataclasses import dataclass\n"
-    "import torch.nn as nn\n"
-    "@dataclass\n"
-    "class GPTConfig:\n"
-    "    vocab_size: int = 50304\n"
-    "class GPT(nn.Module):\n"
-    "    def __init__(self, config):\n";
-
 std::string_view At(const SourceFile& file, TextRange range) {
   return file.text().substr(range.begin, range.end - range.begin);
 }
 
 TEST_CASE("a config value used by two layers: one finding where it is written, the layers related") {
-  const SourceFile file("model.py", std::string(kGpt) +
-                                        "        self.wte = nn.Embedding(config.vocab_size, 768)\n"
-                                        "        self.lm_head = nn.Linear(768, config.vocab_size)\n"
-                                        "def from_pretrained(model_type):\n"
-                                        "    config_args = {'gpt2': dict(n_layer=12)}[model_type]\n"
-                                        "    config_args['vocab_size'] = 50257\n"
-                                        "    return GPT(GPTConfig(**config_args))\n");
+  const SourceFile file("model.py",
+                        "from dataclasses import dataclass\n"
+                        "import torch.nn as nn\n"
+                        "@dataclass\n"
+                        "class GPTConfig:\n"
+                        "    vocab_size: int = 50304\n"
+                        "class GPT(nn.Module):\n"
+                        "    def __init__(self, config):\n"
+                        "        self.wte = nn.Embedding(config.vocab_size, 768)\n"
+                        "        self.lm_head = nn.Linear(768, config.vocab_size)\n"
+                        "def from_pretrained(model_type):\n"
+                        "    config_args = {'gpt2': dict(n_layer=12)}[model_type]\n"
+                        "    config_args['vocab_size'] = 50257\n"
+                        "    return GPT(GPTConfig(**config_args))\n");
   const std::vector<Diagnostic> found = Check(file);
   REQUIRE(found.size() == 1);
   const Diagnostic& d = found[0];
@@ -61,27 +60,50 @@ TEST_CASE("a config value used by two layers: one finding where it is written, t
   CHECK(d.fix->edits[0].replacement == "50304");
 }
 
-TEST_CASE("a table of config dicts handed on through parameters, by two chains of calls and a recursion") {
-  // `table` reaches `build` from `small` and `large`, and from `build` itself: each caller's argument
-  // is followed once, and the row is a dict either way.
-  const SourceFile file("model.py", std::string(kGpt) +
-                                        "        self.lm_head = nn.Linear(768, config.vocab_size)\n"
-                                        "TABLE = {'gpt2': dict(n_layer=12)}\n"
-                                        "def build(table, model_type, depth):\n"
-                                        "    if depth > 0:\n"
-                                        "        return build(table, model_type, depth - 1)\n"
-                                        "    config_args = table[model_type]\n"
-                                        "    config_args['vocab_size'] = 50257\n"
-                                        "    return GPT(GPTConfig(**config_args))\n"
-                                        "def small(table):\n"
-                                        "    return build(table, 'gpt2', 1)\n"
-                                        "def large(table):\n"
-                                        "    return build(table, 'gpt2', 2)\n"
-                                        "models = [small(TABLE), large(TABLE)]\n");
+// The text and line of `file`'s one finding; "" when it has none or several.
+std::string SoleFinding(const SourceFile& file) {
   const std::vector<Diagnostic> found = Check(file);
-  REQUIRE(found.size() == 1);
-  CHECK(At(file, found[0].range) == "50257");
-  CHECK(file.lines().Locate(found[0].range.begin).line == 14);
+  if (found.size() != 1) return "";
+  return std::string(At(file, found[0].range)) + " on line " +
+         std::to_string(file.lines().Locate(found[0].range.begin).line);
+}
+
+// A table of dicts and a function that builds a layer from the row of the table it is given: the size
+// is reported where the table writes it (line 2) only when the value flow finds which dicts `table`
+// holds, through `build`'s callers (no splat into a config class makes the row a config otherwise).
+constexpr std::string_view kTable =
+    "import torch.nn as nn\n"
+    "TABLE = {'gpt2': dict(vocab_size=50257)}\n"
+    "def build(table, key):\n"
+    "    row = table[key]\n"
+    "    return nn.Linear(768, row['vocab_size'])\n";
+
+TEST_CASE("a table of dicts handed on through parameters, by two chains of calls and a recursion") {
+  // `table` reaches `build` through `again` from `small` and `large`, and around `again`'s recursion.
+  const SourceFile file("model.py", std::string(kTable) +
+                                        "def again(table, depth):\n"
+                                        "    return again(table, depth - 1) if depth else build(table, 'gpt2')\n"
+                                        "def small(table):\n"
+                                        "    return again(table, 1)\n"
+                                        "def large(table):\n"
+                                        "    return again(table, 2)\n"
+                                        "models = [small(TABLE), large(TABLE)]\n");
+  CHECK(SoleFinding(file) == "50257 on line 2");
+}
+
+TEST_CASE("a parameter reached by thousands of chains of calls is followed once, within the query's budget") {
+  // `build` is called from `a1` and `b1`, each of those from both `a2` and `b2`, and so on for 14
+  // levels, whose top passes nothing readable: 16,384 chains, more than a query's 4,000 steps if each
+  // were followed again. The table comes by the last call of `build`: it is found only when each
+  // parameter's callers are followed once (with that undone, this finding is lost).
+  std::string text(kTable);
+  for (int level = 1; level <= 14; ++level) {
+    const std::string below = level == 1 ? "build(t, 'gpt2'), build(t, 'gpt2')"
+                                         : fmt::format("a{0}(t), b{0}(t)", level - 1);
+    for (const char* side : {"a", "b"}) text += fmt::format("def {}{}(t):\n    return [{}]\n", side, level, below);
+  }
+  text += "models = [a14(load()), b14(load()), build(TABLE, 'gpt2')]\n";
+  CHECK(SoleFinding(SourceFile("model.py", text)) == "50257 on line 2");
 }
 
 TEST_CASE("a literal in the layer call is reported there, with no related location") {

@@ -237,7 +237,6 @@ TEST_CASE("the project pass follows imports through folders without __init__.py 
     dir.Write("train.py", tl::test::ProjectLoop("ns.sub.deep"));
     dir.Write("ns/sub/__init__.py", "");
     dir.Write("ns/sub/deep.py", kHelper);
-    dir.Write("ns.txt", "");  // a file whose name starts like the folder's is neither
     CHECK(related(RunProject(dir, nullptr, 1)) == "ns/sub/deep.py;");
   }
   {
