@@ -849,7 +849,10 @@ class Server {
       Log(kLogInfo, fmt::format("torchlint: reading the profiler trace {}", path));
       const Status status = workspace_.LoadTrace(path);
       if (!status.ok()) {
+        // Said first: a check that runs once the trace is dropped publishes findings without verdicts,
+        // and the client should have the reason before it sees them.
         Log(kLogError, fmt::format("torchlint: the trace {} cannot be used: {}", path, status.error().message));
+        workspace_.DropTrace();
       } else {
         Log(kLogInfo, fmt::format("torchlint: findings are now checked against the trace {}", path));
       }

@@ -387,10 +387,7 @@ bool Workspace::Summarize(const std::string& path) {
 
 Status Workspace::LoadTrace(const std::string& path) {
   auto loaded = CrossCheck::Load(path);
-  if (!loaded.ok()) {
-    DropTrace();
-    return loaded.error();
-  }
+  if (!loaded.ok()) return loaded.error();
   auto trace = std::make_shared<const CrossCheck>(std::move(*loaded));
   const std::lock_guard lock(mu_);
   trace_ = std::move(trace);

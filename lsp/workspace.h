@@ -90,8 +90,9 @@ class Workspace {
   // True when the document's tree is tree-sitter's parse now.
   bool Refresh(const std::string& path);
 
-  // The trace: loaded with the streaming reader (call it off the reading thread). An error leaves no
-  // trace loaded. `FindTrace` is where `instrument` writes its trace beside a script, when it exists.
+  // The trace: loaded with the streaming reader (call it off the reading thread). An error leaves the
+  // trace that was loaded before, so that the caller can say why before its findings lose their
+  // verdicts (`DropTrace`). `FindTrace` is where `instrument` writes its trace beside a script, when it exists.
   Status LoadTrace(const std::string& path);
   void DropTrace();
   bool HasTrace() const;

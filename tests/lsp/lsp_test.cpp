@@ -17,6 +17,7 @@
 #include "lsp/protocol.h"
 #include "lsp/transport.h"
 #include "lsp/workspace.h"
+#include "tests/support/paths.h"
 
 namespace tl::lsp {
 namespace {
@@ -493,7 +494,7 @@ TEST_CASE("a document that gets torch from another file's star import is checked
   CHECK(Codes(alone->diagnostics).empty());
 }
 
-TEST_CASE("settings select rules, and a trace that cannot be read is an error that leaves none") {
+TEST_CASE("settings select rules, and a trace that cannot be read is an error that leaves none loaded") {
   test::TempDir dir;
   const std::string path = dir.Write("train.py", kTrain).string();
   Workspace ws;
@@ -507,6 +508,14 @@ TEST_CASE("settings select rules, and a trace that cannot be read is an error th
   CHECK_FALSE(status.ok());
   CHECK_FALSE(ws.HasTrace());
   CHECK_FALSE(Workspace::FindTrace(path).has_value());
+  // Over a trace that was loaded, the error leaves it until the caller, having said why, drops it.
+  const std::string good = (test::SourceDir() / "tests/e2e/traces/sync_item.pt.trace.json.gz").string();
+  REQUIRE(ws.LoadTrace(good).ok());
+  CHECK(ws.TracePath() == good);
+  CHECK_FALSE(ws.LoadTrace(bad).ok());
+  CHECK(ws.TracePath() == good);
+  ws.DropTrace();
+  CHECK_FALSE(ws.HasTrace());
   dir.Write("profiler_logs/host_1.pt.trace.json", "{}");
   CHECK(Workspace::FindTrace(path) == (dir / "profiler_logs").string());
 }
