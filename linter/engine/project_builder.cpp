@@ -36,7 +36,8 @@ class Listings {
     std::unordered_set<std::string> files;    // regular files (a link to one counts)
     std::unordered_set<std::string> folders;  // folders (a link to one counts)
   };
-  // `dir` without a trailing slash, except the root "/".
+  // `dir` without a trailing slash, except the root "/". The folder returned stays where it is while
+  // others are added (the map's nodes do not move).
   const Folder& Of(const std::string& dir) {
     auto [it, added] = folders_.try_emplace(dir);
     if (added) {
@@ -85,16 +86,17 @@ void CandidateFiles(const semantic::FileSummary& summary, const std::string& fil
       if (b.empty()) continue;
       std::string dir(b);
       if (!searched.insert(dir + '\n' + std::string(dotted)).second) continue;
+      const Listings::Folder* folder = &listings.Of(dir);  // the listing of `dir`, kept as the walk descends
       for (std::string_view rest = dotted; !rest.empty();) {
         const size_t dot = rest.find('.');
         const std::string segment(rest.substr(0, dot));
         if (segment.empty() || segment.find('/') != std::string::npos) break;
-        const Listings::Folder& folder = listings.Of(dir);
         const std::string prefix = dir.back() == '/' ? dir : dir + '/';
-        if (std::string module = segment + ".py"; folder.files.contains(module)) out.push_back(prefix + module);
-        if (!folder.folders.contains(segment)) break;
+        if (std::string module = segment + ".py"; folder->files.contains(module)) out.push_back(prefix + module);
+        if (!folder->folders.contains(segment)) break;
         dir = prefix + segment;
-        if (listings.Of(dir).files.contains("__init__.py")) out.push_back(dir + "/__init__.py");
+        folder = &listings.Of(dir);
+        if (folder->files.contains("__init__.py")) out.push_back(dir + "/__init__.py");
         if (dot == std::string_view::npos) break;
         rest.remove_prefix(dot + 1);
       }

@@ -1207,16 +1207,17 @@ std::vector<ValueFlow::Place> ValueFlow::Containers(ts::Node expr, int scope, in
           add(known->second.places);
           break;
         }
-        parameter_containers_.emplace(binding, ParameterContainers{});
-        ParameterContainers found;
-        for (const Place& argument : Arguments(*binding, depth, found.unknown)) {
-          const std::vector<Place> more = Containers(argument.expr, argument.scope, depth + 1, found.unknown);
-          found.places.insert(found.places.end(), more.begin(), more.end());
+        // (The entry stays where it is while the calls below add others: the map's nodes do not move.)
+        ParameterContainers& found = parameter_containers_[binding];
+        bool found_unknown = false;
+        std::vector<Place> places;
+        for (const Place& argument : Arguments(*binding, depth, found_unknown)) {
+          const std::vector<Place> more = Containers(argument.expr, argument.scope, depth + 1, found_unknown);
+          places.insert(places.end(), more.begin(), more.end());
         }
-        found.done = true;
-        unknown = unknown || found.unknown;
-        add(found.places);
-        parameter_containers_[binding] = std::move(found);
+        unknown = unknown || found_unknown;
+        add(places);
+        found = {.done = true, .unknown = found_unknown, .places = std::move(places)};
       } else {
         unknown = true;
       }
